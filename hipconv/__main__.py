@@ -1,0 +1,3 @@
+from hipconv.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,274 @@
+"""The command line: options -> Settings -> pipeline -> report -> exit code.
+
+The only module that prints or chooses an exit code. Exit codes: 0 done;
+1 unported APIs remain and --strict was given; 2 usage, configuration or I/O
+errors (including any file that could not be read or translated).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from hipconv import __version__
+from hipconv.diagnostics import CODES
+from hipconv.discover import OUTPUT_MARKER, plan
+from hipconv.errors import HipconvError
+from hipconv.output import backup, content_of, unified_diff, write_atomic
+from hipconv.pipeline import FileResult, Status, run
+from hipconv.report import Summary, json_report, print_result, stats_table
+from hipconv.resources import hip_releases
+from hipconv.ruleset import load_ruleset
+from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
+
+EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def _default_rocm() -> str:
+    releases = hip_releases()
+    return releases[-1] if releases else "6.3"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hipconv")
+def cli() -> None:
+    """hipconv: translate CUDA sources to HIP."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Output file (one input) or directory (a tree).")
+@click.option("--in-place", is_flag=True, help="Rewrite the inputs, keeping a backup of each changed file.")
+@click.option("--backup-suffix", default=".orig", show_default=True, help="Suffix of --in-place backups.")
+@click.option("--dry-run", is_flag=True, help="Translate and report, write nothing.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff on stdout, write nothing.")
+@click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default="chevron", show_default=True,
+              help="Keep <<<...>>> launches, or rewrite them to hipLaunchKernelGGL.")
+@click.option("--rocm-version", default=None, metavar="X.Y",
+              help="Targeted ROCm release [default: the newest bundled inventory].")
+@click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths (relative to the input) matching GLOB.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--stats", is_flag=True, help="Print a summary table on stderr.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path), help="Write a JSON report of every file.")
+@click.option("--strict", is_flag=True, help="Exit 1 when unported CUDA APIs remain.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file or a foreign output directory.")
+@click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
+def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, backup_suffix: str, dry_run: bool,
+              show_diff: bool, kernel_launch: str, rocm_version: str | None, experimental: bool,
+              exclude: tuple[str, ...], jobs: int, stats: bool, report_path: Path | None, strict: bool,
+              force: bool, rules_dir: tuple[Path, ...]) -> None:
+    """Translate CUDA files or trees (PATHS) to HIP."""
+    if dry_run and show_diff:
+        raise click.UsageError("--dry-run and --diff exclude each other")
+    settings = Settings(Version.parse(rocm_version or _default_rocm()), kernel_launch, experimental, jobs)
+    writes = not (dry_run or show_diff)
+    the_plan = plan(list(paths), output, in_place=in_place, excludes=exclude, writes=writes, force=force)
+    table = load_ruleset(rules_dir).table(settings)
+    console = _stderr()
+    summary = Summary(keep_files=report_path is not None)
+    stdout = sys.stdout.buffer
+    write_errors = 0
+
+    def handle(result: FileResult) -> None:
+        nonlocal write_errors
+        try:
+            _emit(result)
+        except OSError as exc:
+            write_errors += 1
+            result = FileResult(result.path, Status.FAILED, reason=f"cannot write output: {exc.strerror or exc}",
+                                diagnostics=result.diagnostics, replacements=result.replacements, size=result.size)
+        summary.add(result)
+        print_result(progress.console if progress else console, result)
+
+    def _emit(result: FileResult) -> None:
+        dest = the_plan.destinations.get(result.path)
+        source_path = next_paths[result.path]
+        if show_diff:
+            unified_diff(result, source_path, stdout)
+            return
+        if dry_run or result.status is Status.SKIPPED:
+            return
+        if in_place:
+            if result.status is Status.CONVERTED and result.output is not None:
+                backup(Path(source_path), backup_suffix)
+                write_atomic(Path(source_path), result.output, mode_from=source_path)
+            return
+        data = content_of(result, source_path)
+        if data is None:
+            return
+        if dest is None:
+            stdout.write(data)
+        else:
+            write_atomic(dest, data, mode_from=source_path)
+
+    next_paths = {job.display: job.path for job in the_plan.jobs}
+    for problem in the_plan.problems:
+        summary.add(problem)
+        print_result(console, problem)
+    progress = _progress(console, len(the_plan.jobs)) if the_plan.tree else None
+    try:
+        if progress is not None:
+            with progress:
+                task = progress.add_task("translating", total=len(the_plan.jobs))
+                for result in run(the_plan.jobs, table, settings):
+                    handle(result)
+                    progress.advance(task)
+        else:
+            _plain = _PlainProgress(console, len(the_plan.jobs)) if the_plan.tree else None
+            for result in run(the_plan.jobs, table, settings):
+                handle(result)
+                if _plain:
+                    _plain.advance()
+    except KeyboardInterrupt:
+        console.print("interrupted: the report covers the files finished so far", style="bold red")
+        write_errors += 1
+    if the_plan.output_root is not None and writes:
+        write_atomic(the_plan.output_root / OUTPUT_MARKER,
+                     json.dumps({"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}).encode() + b"\n")
+    if report_path is not None:
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(report_path, (json.dumps(json_report(summary, settings), indent=2) + "\n").encode())
+    if stats:
+        console.print(stats_table(summary))
+    if summary.failed or write_errors:
+        raise SystemExit(EXIT_ERROR)
+    if strict and summary.unported_count:
+        raise SystemExit(EXIT_UNPORTED)
+
+
+def _progress(console: Console, total: int) -> Progress | None:
+    if not console.is_terminal or total < 2:
+        return None
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=console, transient=True)
+
+
+class _PlainProgress:
+    """Progress for logs (stderr not a terminal): a line at every tenth of the work."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        self.console, self.total, self.done, self.next_mark = console, total, 0, 1
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.total >= 20 and self.done * 10 >= self.next_mark * self.total:
+            self.console.print(f"hipconv: {self.done}/{self.total} files", highlight=False)
+            self.next_mark += 1
+
+
+@cli.group()
+def rules() -> None:
+    """Inspect and check the rule set."""
+
+
+@rules.command("validate")
+@click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
+def rules_validate(rules_dir: tuple[Path, ...]) -> None:
+    """Load every rule file and report all problems at once."""
+    ruleset = load_ruleset(rules_dir)
+    click.echo(f"{len(ruleset.rules)} rules OK")
+
+
+@rules.command("list")
+@click.option("--library", default=None, help="Only rules of this library (cudart, cuda_driver, device, ...).")
+@click.option("--status", default=None, help="Only rules with this status.")
+def rules_list(library: str | None, status: str | None) -> None:
+    """One line per rule: id, CUDA spelling, HIP spelling, status, ROCm range."""
+    for rule in load_ruleset().rules:
+        if (library and rule.library != library) or (status and rule.status.value != status):
+            continue
+        since = rule.rocm.get("since", "")
+        until = rule.rocm.get("until")
+        rng = f"{since}..{until}" if until else f"{since}+" if since else ""
+        click.echo(f"{rule.id}\t{rule.cuda}\t{rule.hip or '-'}\t{rule.status.value}\t{rng}")
+
+
+@rules.command("show")
+@click.argument("name")
+def rules_show(name: str) -> None:
+    """Everything hipconv knows about a CUDA (or HIP) spelling or a rule id."""
+    ruleset = load_ruleset()
+    found = ruleset.find(name)
+    if not found:
+        library = ruleset.cuda_api.get(name)
+        if library:
+            click.echo(f"{name}: CUDA API ({library}) with no rule: left unchanged with warning HC001")
+            return
+        raise HipconvError(f"no rule for {name!r}")
+    for rule in found:
+        click.echo(f"{rule.id}  ({rule.origin})")
+        for label, value in (("cuda", rule.cuda), ("hip", rule.hip), ("kind", rule.kind), ("status", rule.status.value),
+                             ("library", rule.library), ("rocm", {k: str(v) for k, v in rule.rocm.items()} or None),
+                             ("params", rule.params), ("args", rule.args), ("drops", rule.drops or None),
+                             ("lane_mask", rule.lane_mask), ("requires_define", rule.requires_define),
+                             ("note", rule.note or None)):
+            if value is not None:
+                click.echo(f"  {label}: {value}")
+
+
+@cli.group()
+def debug() -> None:
+    """Tools for looking at what hipconv sees."""
+
+
+@debug.command("tokens")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def debug_tokens(file: Path) -> None:
+    """Dump the lossless token stream of FILE (kind, offsets, text)."""
+    from hipconv.lexer import lex
+    from hipconv.source import DecodeFailure, SourceFile
+
+    try:
+        source = SourceFile.from_bytes(str(file), file.read_bytes())
+    except DecodeFailure as exc:
+        raise HipconvError(f"{file}: {exc}") from None
+    for token in lex(source.body).with_gaps():
+        line, col = source.line_col(token.start)
+        click.echo(f"{line}:{col}\t{token.kind.name.lower()}\t{token.text!r}")
+
+
+@cli.command("codes")
+def codes() -> None:
+    """The diagnostic codes and what they mean."""
+    for code in CODES.values():
+        click.echo(f"{code.code}\t{code.severity.value}\t{code.title}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: returns the exit code (the console script raises SystemExit with it)."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="hipconv", standalone_mode=False)
+    except HipconvError as exc:
+        console = _stderr()
+        console.print(f"error: {exc}", highlight=False, markup=False)
+        if exc.hint:
+            console.print(f"hint: {exc.hint}", highlight=False, markup=False)
+        return EXIT_ERROR
+    except click.exceptions.Abort:
+        _stderr().print("aborted", markup=False)
+        return EXIT_ERROR
+    except click.ClickException as exc:
+        exc.show()
+        return EXIT_ERROR
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except BrokenPipeError:
+        sys.stderr.close()
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

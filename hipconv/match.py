@@ -1,0 +1,376 @@
+"""Matchers: tokens + lookup table -> edits, diagnostics and a record of replacements.
+
+One matcher per kind of construct: identifiers (functions, types, enums,
+macros; with call reshapes where the rule has params), include directives,
+kernel launches, and the implicit runtime include of .cu files.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from hipconv.diagnostics import Diagnostic
+from hipconv.edits import Edit, Part
+from hipconv.lexer import TokenKind, Tokens
+from hipconv.ruleset import Action, LookupTable, Resolution, Rule
+from hipconv.settings import Settings
+from hipconv.source import SourceFile
+from hipconv.syntax import Span, next_code, parse_call, parse_launch, prev_code
+
+# Constructs that make a .cu file CUDA even when it includes no CUDA header.
+CUDA_CONSTRUCTS = frozenset(
+    {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "__launch_bounds__",
+     "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads", "warpSize"}
+)
+# HIP spellings used by launch rewrites (checked against the HIP inventory in the tests).
+HIP_LAUNCH = "hipLaunchKernelGGL"
+HIP_KERNEL_NAME = "HIP_KERNEL_NAME"
+_MESSAGE_DIRECTIVES = (b"error", b"warning")
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)([uUlL]*)")
+_FULL_MASK_32 = 0xFFFFFFFF
+_FULL_MASK_64 = "0xffffffffffffffffull"
+
+
+@dataclass(frozen=True)
+class Replacement:
+    line: int
+    col: int
+    cuda: str
+    hip: str
+    rule_id: str
+    library: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"line": self.line, "col": self.col, "cuda": self.cuda, "hip": self.hip,
+                "rule": self.rule_id, "library": self.library}
+
+
+@dataclass(frozen=True)
+class FileMatches:
+    edits: tuple[Edit, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    replacements: tuple[Replacement, ...]
+
+
+@dataclass
+class _Collector:
+    source: SourceFile
+    tokens: Tokens
+    table: LookupTable
+    settings: Settings
+    edits: list[Edit] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    replacements: list[Replacement] = field(default_factory=list)
+    defines_needed: set[str] = field(default_factory=set)
+
+    def diag(self, offset: int, code: str, message: str, rule: Rule | None = None, symbol: str = "") -> None:
+        line, col = self.source.line_col(offset)
+        self.diagnostics.append(Diagnostic(self.source.path, line, col, code, message, rule.id if rule else "", symbol))
+
+    def replaced(self, offset: int, cuda: str, hip: str, rule_id: str, library: str) -> None:
+        line, col = self.source.line_col(offset)
+        self.replacements.append(Replacement(line, col, cuda, hip, rule_id, library))
+
+
+def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, *, is_cu: bool) -> FileMatches:
+    c = _Collector(source, tokens, table, settings)
+    directives = _directive_lines(tokens)
+    include_spans, has_runtime = _match_includes(c, directives)
+    skip = sorted(include_spans + directives[1])
+    uses_cuda = _match_identifiers(c, skip)
+    if settings.kernel_launch == "hip":
+        _match_launches(c)
+    nl = _nl(source)
+    lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives[2])]
+    if is_cu and not has_runtime and table.runtime_header and (uses_cuda or c.edits):
+        lines.append(f"#include <{table.runtime_header}>")
+    if lines:
+        _insert_at_top(c, nl.join(lines))
+    return FileMatches(tuple(c.edits), tuple(c.diagnostics), tuple(c.replacements))
+
+
+def _nl(source: SourceFile) -> str:
+    return source.newline.decode()
+
+
+# ---------------------------------------------------------------- directives
+
+
+def _directive_lines(tokens: Tokens) -> tuple[list[tuple[int, int, str]], list[Span], set[str]]:
+    """(`#` token index, name token index, name) per directive; spans of #error/#warning lines; #defined names."""
+    body = tokens.body
+    found = []
+    message_spans: list[Span] = []
+    defined: set[str] = set()
+    for i in range(len(tokens)):
+        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i]:tokens.ends[i]] not in (b"#", b"%:"):
+            continue
+        line_start = body.rfind(b"\n", 0, tokens.starts[i]) + 1
+        if body[line_start:tokens.starts[i]].strip():
+            continue
+        j = next_code(tokens, i)
+        if j >= len(tokens) or tokens.kinds[j] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+            continue
+        name = tokens.raw(j)
+        found.append((i, j, name.decode()))
+        if name in _MESSAGE_DIRECTIVES:
+            message_spans.append((tokens.ends[j], _logical_line_end(body, tokens.ends[j])))
+        elif name == b"define":
+            k = next_code(tokens, j)
+            if k < len(tokens):
+                defined.add(tokens.text(k))
+    return found, message_spans, defined
+
+
+def _logical_line_end(body: bytes, pos: int) -> int:
+    while True:
+        nl = body.find(b"\n", pos)
+        if nl == -1:
+            return len(body)
+        if body[nl - 1:nl] == b"\\" or body[nl - 2:nl] == b"\\\r":
+            pos = nl + 1
+            continue
+        return nl
+
+
+def _match_includes(c: _Collector, directives: tuple) -> tuple[list[Span], bool]:
+    tokens, body = c.tokens, c.tokens.body
+    spans: list[Span] = []
+    has_runtime = False
+    for hash_i, name_i, name in directives[0]:
+        if name not in ("include", "include_next", "import"):
+            continue
+        j = next_code(c.tokens, name_i)
+        if j >= len(tokens):
+            continue
+        first = body[tokens.starts[j]:tokens.ends[j]]
+        if tokens.kinds[j] == TokenKind.LITERAL and first.startswith(b'"'):
+            path_span = (tokens.starts[j] + 1, tokens.ends[j] - 1)
+        elif first == b"<":
+            close = body.find(b">", tokens.ends[j], _logical_line_end(body, tokens.ends[j]))
+            if close == -1:
+                continue
+            path_span = (tokens.ends[j], close)
+        else:
+            continue  # a computed include (macro)
+        spans.append((tokens.starts[hash_i], path_span[1] + 1))
+        path = body[path_span[0]:path_span[1]].decode()
+        if path in c.table.hip_headers:
+            has_runtime = True
+        resolution = c.table.includes.get(path)
+        if resolution is None:
+            continue
+        has_runtime = True
+        _apply_resolution(c, path_span[0], path_span[1], path, resolution, rename=True)
+    return spans, has_runtime
+
+
+# ---------------------------------------------------------------- identifiers
+
+
+def _match_identifiers(c: _Collector, skip: list[Span]) -> bool:
+    tokens, table = c.tokens, c.table
+    identifiers = table.identifiers
+    uses_cuda = False
+    skip_starts = [s for s, _ in skip]
+    kinds, starts, ends, body = tokens.kinds, tokens.starts, tokens.ends, tokens.body
+    for i in range(len(tokens)):
+        kind = kinds[i]
+        if kind == TokenKind.PUNCTUATION:
+            if not uses_cuda and body[starts[i]:ends[i]] == b"<<<":
+                uses_cuda = True
+            continue
+        if kind != TokenKind.IDENTIFIER and kind != TokenKind.KEYWORD:
+            continue
+        name = body[starts[i]:ends[i]].decode()
+        if "\\" in name:
+            name = tokens.text(i)
+        resolution = identifiers.get(name)
+        if resolution is None:
+            if not uses_cuda and name in CUDA_CONSTRUCTS:
+                uses_cuda = True
+            continue
+        if _inside(skip, skip_starts, starts[i]) or _is_member_or_foreign(tokens, i, identifiers):
+            continue
+        uses_cuda = True
+        rule = resolution.rule
+        if rule is not None and rule.reshapes_call and resolution.rewrites:
+            _reshape_call(c, i, rule, resolution)
+        else:
+            _apply_resolution(c, starts[i], ends[i], name, resolution, rename=True)
+    return uses_cuda
+
+
+def _inside(spans: list[Span], span_starts: list[int], pos: int) -> bool:
+    k = bisect.bisect_right(span_starts, pos) - 1
+    return k >= 0 and pos < spans[k][1]
+
+
+def _is_member_or_foreign(tokens: Tokens, i: int, identifiers: dict) -> bool:
+    """`x.cudaFoo`, `p->cudaFoo` and `mylib::cudaFoo` are not the CUDA API."""
+    j = prev_code(tokens, i)
+    if j < 0 or tokens.kinds[j] != TokenKind.PUNCTUATION:
+        return False
+    before = tokens.raw(j)
+    if before in (b".", b"->"):
+        return True
+    if before == b"::":
+        q = prev_code(tokens, j)
+        return q >= 0 and tokens.kinds[q] == TokenKind.IDENTIFIER and tokens.text(q) not in identifiers
+    return False
+
+
+def _apply_resolution(c: _Collector, start: int, end: int, cuda: str, resolution: Resolution, *, rename: bool) -> None:
+    """Turn one resolution into an edit and/or a diagnostic: the status policy lives here."""
+    rule, action = resolution.rule, resolution.action
+    note = f" ({rule.note})" if rule is not None and rule.note else ""
+    if action is Action.NO_RULE:
+        c.diag(start, "HC001", f"{cuda} ({resolution.library}) is CUDA API with no hipconv rule; left unchanged", symbol=cuda)
+        return
+    assert rule is not None
+    if action is Action.UNSUPPORTED:
+        c.diag(start, "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}", rule, cuda)
+    elif action is Action.REMOVED:
+        c.diag(start, "HC006", f"{cuda} was removed from HIP; left unchanged{note}", rule, cuda)
+    elif action is Action.UNAVAILABLE:
+        when = (f"it appeared in {rule.rocm['since']}" if rule.covers(c.settings.rocm)
+                else f"it is the HIP spelling only before ROCm {rule.rocm['until']}")
+        c.diag(start, "HC003", f"{rule.hip} is not available in ROCm {c.settings.rocm} "
+               f"({when}); {cuda} left unchanged{note}", rule, cuda)
+    elif action is Action.KEEP_EXPERIMENTAL:
+        c.diag(start, "HC005", f"{rule.hip} is experimental; {cuda} left unchanged (pass --experimental to translate it)", rule, cuda)
+    else:
+        if action is Action.REWRITE_DEPRECATED:
+            c.diag(start, "HC004", f"{cuda} is deprecated; translated to {rule.hip}{note}", rule, cuda)
+        if rule.requires_define:
+            c.defines_needed.add(rule.requires_define)
+        if rename and rule.hip != cuda:
+            c.edits.append(Edit.replace(start, end, rule.hip or "", rule.id))
+            c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+def _reshape_call(c: _Collector, i: int, rule: Rule, resolution: Resolution) -> None:
+    tokens = c.tokens
+    start, end = tokens.starts[i], tokens.ends[i]
+    cuda = tokens.text(i)
+    assert rule.params is not None and rule.args is not None
+    call = parse_call(tokens, i)
+    if call is None or len(call.args) > len(rule.params) or (len(call.args) == 1 and call.args[0][0] == call.args[0][1]):
+        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule)
+        return
+    bound = dict(zip(rule.params, call.args))
+    kept = [name for name in rule.args if name in bound]
+    if kept != list(rule.args[:len(kept)]):
+        c.diag(start, "HC007", f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; left unchanged", rule)
+        return
+    if rule.lane_mask and rule.lane_mask in bound:
+        _check_lane_mask(c, rule, cuda, bound[rule.lane_mask], dropped=rule.lane_mask not in rule.args)
+    if list(rule.args) == list(rule.params):
+        _apply_resolution(c, start, end, cuda, resolution, rename=True)
+        return
+    _apply_resolution(c, start, end, cuda, resolution, rename=False)
+    parts: list[Part] = [rule.hip or "", "("]
+    for n, name in enumerate(kept):
+        if n:
+            parts.append(", ")
+        parts.append(bound[name])
+    parts.append(")")
+    c.edits.append(Edit(start, tokens.ends[call.close], tuple(parts), rule.id))
+    c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+def _check_lane_mask(c: _Collector, rule: Rule, cuda: str, span: Span, *, dropped: bool) -> None:
+    tokens = c.tokens
+    text = tokens.body[span[0]:span[1]].decode()
+    k = bisect.bisect_left(tokens.starts, span[0])
+    single_literal = k < len(tokens) and tokens.ends[k] == span[1] and tokens.kinds[k] == TokenKind.LITERAL
+    literal = _INT_LITERAL.fullmatch(text) if single_literal else None
+    value = _literal_value(literal) if literal else None
+    is_32bit = value is not None and value <= _FULL_MASK_32 and "ll" not in literal.group(2).lower()
+    if dropped:
+        if is_32bit:
+            c.diag(span[0], "HC101", f"32-bit lane mask {text} covers lanes 0-31 only of a 64-wide wavefront; "
+                   f"ROCm {c.settings.rocm} has only the mask-less {rule.hip}, which acts on all active lanes, "
+                   "so the mask was dropped", rule)
+        else:
+            c.diag(span[0], "HC102", f"lane mask {text!r} dropped: ROCm {c.settings.rocm} has only the mask-less "
+                   f"{rule.hip}, which acts on all active lanes", rule)
+    elif is_32bit:
+        widened = _FULL_MASK_64 if value == _FULL_MASK_32 else literal.group(1) + "ull"
+        extent = "all 32 lanes of a CUDA warp" if value == _FULL_MASK_32 else "lanes 0-31 only"
+        c.diag(span[0], "HC101", f"32-bit lane mask {text} covers {extent}; ROCm's {rule.hip} needs a 64-bit mask "
+               f"for 64-wide wavefronts: written as {widened}", rule)
+        c.edits.append(Edit.replace(span[0], span[1], widened, rule.id + ".mask"))
+    elif value is None:
+        c.diag(span[0], "HC103", f"lane mask {text!r} must be a 64-bit integer covering the wavefront's 64 lanes "
+               f"for ROCm's {rule.hip}", rule)
+
+
+def _literal_value(match: re.Match[str]) -> int | None:
+    digits = match.group(1).replace("'", "")
+    try:
+        if digits[:2].lower() in ("0x", "0b"):
+            return int(digits, 0)
+        return int(digits, 8) if digits.startswith("0") and len(digits) > 1 else int(digits)
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- launches
+
+
+def _match_launches(c: _Collector) -> None:
+    tokens, body = c.tokens, c.tokens.body
+    for i in range(len(tokens)):
+        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i]:tokens.ends[i]] != b"<<<":
+            continue
+        launch = parse_launch(tokens, i)
+        if launch is None:
+            c.diag(tokens.starts[i], "HC008", "cannot read this kernel launch; left as a <<<...>>> launch")
+            continue
+        name: list[Part] = [HIP_KERNEL_NAME + "(", launch.name, ")"] if launch.templated else [launch.name]
+        parts: list[Part] = [HIP_LAUNCH + "(", *name]
+        for n, span in enumerate(launch.config):
+            parts.append(", ")
+            parts.extend(_as_dim3(body, span) if n < 2 else [span])
+        parts.extend(", 0" for _ in range(4 - len(launch.config)))
+        for span in launch.args:
+            if span[0] != span[1]:
+                parts.extend([", ", span])
+        parts.append(")")
+        start = tokens.starts[launch.start]
+        c.edits.append(Edit(start, tokens.ends[launch.close], tuple(parts), "launch.hipLaunchKernelGGL"))
+        c.replaced(start, "<<<...>>>", HIP_LAUNCH, "launch.hipLaunchKernelGGL", "launch")
+
+
+def _as_dim3(body: bytes, span: Span) -> list[Part]:
+    text = body[span[0]:span[1]]
+    if re.fullmatch(rb"dim3\s*[({].*[)}]", text, re.S):
+        return [span]
+    return ["dim3(", span, ")"]
+
+
+# ---------------------------------------------------------------- insertions
+
+
+def _insert_at_top(c: _Collector, text: str, rule_id: str = "insert.top") -> None:
+    """Insert a line after the leading comment block (before the first code or directive)."""
+    tokens, body = c.tokens, c.tokens.body
+    nl = _nl(c.source)
+    first = 0
+    while first < len(tokens) and tokens.kinds[first] == TokenKind.COMMENT:
+        first += 1
+    if first == len(tokens):
+        pos = len(body)
+        prefix = nl if body and not body.endswith(b"\n") else ""
+        c.edits.append(Edit.replace(pos, pos, prefix + text + nl, rule_id))
+        return
+    pos = tokens.starts[first]
+    line_start = body.rfind(b"\n", 0, pos) + 1
+    comment_end = tokens.ends[first - 1] if first else 0
+    if line_start >= comment_end and not body[line_start:pos].strip():
+        c.edits.append(Edit.replace(line_start, line_start, text + nl, rule_id))
+    else:
+        c.edits.append(Edit.replace(pos, pos, text + nl, rule_id))

@@ -1,0 +1,119 @@
+"""All rendering: diagnostics lines, progress, the stats table and the JSON report."""
+
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from hipconv import __version__
+from hipconv.diagnostics import UNPORTED_CODES, Severity
+from hipconv.pipeline import FileResult, Status
+from hipconv.settings import Settings
+
+_SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "magenta", Severity.NOTE: "cyan"}
+
+
+@dataclass
+class Summary:
+    """Counters accumulated while results stream past (so memory stays flat without --report)."""
+
+    keep_files: bool = False
+    started: float = field(default_factory=time.monotonic)
+    files: collections.Counter[str] = field(default_factory=collections.Counter)
+    bytes_in: int = 0
+    replacements: collections.Counter[str] = field(default_factory=collections.Counter)
+    unported: collections.Counter[tuple[str, str]] = field(default_factory=collections.Counter)
+    severities: collections.Counter[str] = field(default_factory=collections.Counter)
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, result: FileResult) -> None:
+        self.files[result.status.value] += 1
+        self.bytes_in += result.size
+        for r in result.replacements:
+            self.replacements[r.library] += 1
+        for d in result.diagnostics:
+            self.severities[d.severity.value] += 1
+            if d.code in UNPORTED_CODES:
+                self.unported[(d.symbol, d.code)] += 1
+        if self.keep_files:
+            self.entries.append(file_entry(result))
+
+    @property
+    def failed(self) -> int:
+        return self.files[Status.FAILED.value]
+
+    @property
+    def unported_count(self) -> int:
+        return sum(self.unported.values())
+
+
+def file_entry(result: FileResult) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "path": result.path,
+        "status": result.status.value,
+        "replacements": [r.to_json() for r in result.replacements],
+        "diagnostics": [d.to_json() for d in result.diagnostics],
+    }
+    if result.reason:
+        entry["reason"] = result.reason
+    return entry
+
+
+def print_result(console: Console, result: FileResult) -> None:
+    """Diagnostics in clang style, and a line for a file that failed or was skipped."""
+    for d in result.diagnostics:
+        text = Text(f"{d.path}:{d.line}:{d.col}: ")
+        text.append(d.severity.value, style=_SEVERITY_STYLE[d.severity])
+        text.append(f"[{d.code}{' ' + d.rule_id if d.rule_id else ''}]: {d.message}")
+        console.print(text, soft_wrap=True, highlight=False)
+    if result.status in (Status.FAILED, Status.SKIPPED):
+        level = "error" if result.status is Status.FAILED else "note"
+        text = Text(f"{result.path}: ")
+        text.append(level, style="bold red" if level == "error" else "cyan")
+        text.append(f": {result.reason}")
+        if result.output is not None and result.status is Status.FAILED:
+            text.append(" (copied unchanged)")
+        console.print(text, soft_wrap=True, highlight=False)
+        if result.trace:
+            console.print(result.trace, soft_wrap=True, highlight=False, markup=False)
+
+
+def stats_table(summary: Summary) -> Table:
+    elapsed = max(time.monotonic() - summary.started, 1e-9)
+    table = Table(title="hipconv translate", show_header=True, header_style="bold")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for status in Status:
+        if summary.files[status.value]:
+            table.add_row(f"files {status.value}", str(summary.files[status.value]))
+    table.add_row("source MB/s", f"{summary.bytes_in / elapsed / 1e6:.2f}")
+    for library, n in sorted(summary.replacements.items()):
+        table.add_row(f"replacements: {library}", str(n))
+    for severity, n in sorted(summary.severities.items()):
+        table.add_row(f"diagnostics: {severity}", str(n))
+    for (symbol, code), n in summary.unported.most_common(15):
+        table.add_row(f"unported [{code}] {symbol}", str(n))
+    if len(summary.unported) > 15:
+        table.add_row(f"unported: {len(summary.unported) - 15} more APIs", "")
+    return table
+
+
+def json_report(summary: Summary, settings: Settings) -> dict[str, Any]:
+    return {
+        "hipconv": __version__,
+        "settings": {"rocm_version": str(settings.rocm), "kernel_launch": settings.kernel_launch,
+                     "experimental": settings.experimental},
+        "summary": {
+            "files": dict(summary.files),
+            "replacements": dict(summary.replacements),
+            "diagnostics": dict(summary.severities),
+            "unported": [{"symbol": s, "code": c, "count": n} for (s, c), n in sorted(summary.unported.items())],
+        },
+        "files": summary.entries,
+    }

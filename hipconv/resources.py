@@ -1,0 +1,35 @@
+"""Where the shipped data lives: the only module that knows.
+
+In a wheel, rules/ and templates/ are mapped to hipconv/_data/; in a source
+checkout (editable install, tests) they are the top-level folders beside the package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _data_dir(name: str) -> Path:
+    bundled = _PACKAGE / "_data" / name
+    return bundled if bundled.is_dir() else _PACKAGE.parent / name
+
+
+def rules_dir() -> Path:
+    return _data_dir("rules")
+
+
+def templates_dir() -> Path:
+    return _data_dir("templates")
+
+
+def data_file(name: str) -> Path:
+    """Compact inventory data derived by tools/derive_rules.py (see hipconv/data/README.md)."""
+    return _PACKAGE / "data" / name
+
+
+def hip_releases() -> list[str]:
+    """The ROCm releases whose HIP inventory is bundled (hip-X.Y.names), oldest first."""
+    found = [p.name[len("hip-"):-len(".names")] for p in (_PACKAGE / "data").glob("hip-*.names")]
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))

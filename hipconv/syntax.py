@@ -1,0 +1,229 @@
+"""Token-level structure: call argument lists and kernel launches.
+
+Works on the lexer's tokens alone (no AST), so it sees code in every
+preprocessor branch and inside macro definitions. Results are plain byte
+spans; nothing here knows about rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hipconv.lexer import TokenKind, Tokens
+
+Span = tuple[int, int]  # byte offsets [start, end) into the body
+
+_OPEN = {"(": ")", "[": "]", "{": "}", "<:": ":>", "<%": "%>"}
+_CLOSE = {v: k for k, v in _OPEN.items()}
+# Tokens that cannot appear inside template arguments: seeing one means a `<` was a comparison.
+_NOT_IN_TEMPLATE = {";", "{", "}", "&&", "||", "<%", "%>"}
+
+
+@dataclass(frozen=True)
+class Call:
+    callee: int  # token index of the callee identifier
+    open: int  # token index of "("
+    close: int  # token index of ")"
+    args: tuple[Span, ...]  # one span per argument, whitespace trimmed
+
+
+@dataclass(frozen=True)
+class Launch:
+    name: Span  # the kernel expression: `k`, `ns::k`, `k<float, 4>`
+    templated: bool
+    config: tuple[Span, ...]  # grid, block[, shared memory[, stream]]
+    args: tuple[Span, ...]
+    start: int  # token index of the first token of the name
+    close: int  # token index of the ")" closing the arguments
+
+
+def next_code(tokens: Tokens, i: int) -> int:
+    """Index of the first non-comment token after i, or len(tokens)."""
+    i += 1
+    while i < len(tokens) and tokens.kinds[i] == TokenKind.COMMENT:
+        i += 1
+    return i
+
+
+def prev_code(tokens: Tokens, i: int) -> int:
+    i -= 1
+    while i >= 0 and tokens.kinds[i] == TokenKind.COMMENT:
+        i -= 1
+    return i
+
+
+def _is(tokens: Tokens, i: int, text: str) -> bool:
+    return 0 <= i < len(tokens) and tokens.kinds[i] == TokenKind.PUNCTUATION and tokens.raw(i) == text.encode()
+
+
+def matching_close(tokens: Tokens, i: int) -> int | None:
+    """For a bracket at i, the index of its partner; None when unbalanced."""
+    stack = []
+    for j in range(i, len(tokens)):
+        if tokens.kinds[j] != TokenKind.PUNCTUATION:
+            continue
+        t = tokens.raw(j).decode()
+        if t in _OPEN:
+            stack.append(_OPEN[t])
+        elif t in _CLOSE:
+            if not stack or stack.pop() != t:
+                return None
+            if not stack:
+                return j
+    return None
+
+
+def template_close(tokens: Tokens, i: int, limit: int) -> int | None:
+    """If the `<` at i opens template arguments (it follows a name), the index of its `>`."""
+    before = prev_code(tokens, i)
+    if before < 0 or tokens.kinds[before] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        return None
+    depth = 0
+    j = i
+    while j < limit:
+        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+            t = tokens.raw(j).decode()
+            if t in _OPEN:
+                close = matching_close(tokens, j)
+                if close is None or close >= limit:
+                    return None
+                j = close
+            elif t in _CLOSE or t in _NOT_IN_TEMPLATE:
+                return None
+            elif t == "<":
+                depth += 1
+            elif t in (">", ">>"):
+                depth -= len(t)
+                if depth <= 0:
+                    return j if depth == 0 else None
+        j += 1
+    return None
+
+
+def split_top_level(tokens: Tokens, first: int, last: int) -> tuple[Span, ...] | None:
+    """Split tokens[first:last] at top-level commas into trimmed byte spans."""
+    spans: list[Span] = []
+    start_tok = first
+    j = first
+    while j < last:
+        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+            t = tokens.raw(j).decode()
+            if t in _OPEN:
+                close = matching_close(tokens, j)
+                if close is None or close >= last:
+                    return None
+                j = close
+            elif t in _CLOSE:
+                return None
+            elif t == "<":
+                close = template_close(tokens, j, last)
+                if close is not None:
+                    j = close
+            elif t == ",":
+                spans.append(_span(tokens, start_tok, j))
+                start_tok = j + 1
+        j += 1
+    if start_tok < last or spans:
+        spans.append(_span(tokens, start_tok, last))
+    return tuple(spans)
+
+
+def _span(tokens: Tokens, first: int, end: int) -> Span:
+    if first >= end:  # an empty argument, as in f(a, , b)
+        pos = tokens.ends[first - 1] if first > 0 else 0
+        return (pos, pos)
+    return (tokens.starts[first], tokens.ends[end - 1])
+
+
+def parse_call(tokens: Tokens, callee: int) -> Call | None:
+    """The call whose callee identifier is at `callee`, if a `(` follows it."""
+    open_ = next_code(tokens, callee)
+    if not _is(tokens, open_, "("):
+        return None
+    close = matching_close(tokens, open_)
+    if close is None:
+        return None
+    args = split_top_level(tokens, open_ + 1, close)
+    if args is None:
+        return None
+    return Call(callee, open_, close, args)
+
+
+def parse_launch(tokens: Tokens, chevron: int) -> Launch | None:
+    """The launch `name<<<config>>>(args)` whose `<<<` token is at `chevron`."""
+    start = _kernel_name_start(tokens, prev_code(tokens, chevron))
+    if start is None:
+        return None
+    templated = any(_is(tokens, k, "<") for k in range(start, chevron))
+    end_config = chevron + 1
+    while end_config < len(tokens) and not _is(tokens, end_config, ">>>"):
+        if _is(tokens, end_config, "<<<") or _is(tokens, end_config, ";"):
+            return None
+        end_config += 1
+    if end_config >= len(tokens):
+        return None
+    config = split_top_level(tokens, chevron + 1, end_config)
+    if config is None or not 2 <= len(config) <= 4 or any(s == e for s, e in config):
+        return None
+    open_ = next_code(tokens, end_config)
+    if not _is(tokens, open_, "("):
+        return None
+    close = matching_close(tokens, open_)
+    if close is None:
+        return None
+    args = split_top_level(tokens, open_ + 1, close)
+    if args is None:
+        return None
+    return Launch((tokens.starts[start], tokens.ends[prev_code(tokens, chevron)]), templated, config, args, start, close)
+
+
+def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
+    """Walk back over `ns::kernel<T, N>` from its last token."""
+    if j < 0:
+        return None
+    if _is(tokens, j, ">") or _is(tokens, j, ">>"):
+        depth = 0
+        while j >= 0:
+            if tokens.kinds[j] == TokenKind.PUNCTUATION:
+                t = tokens.raw(j).decode()
+                if t in (">", ">>"):
+                    depth += len(t)
+                elif t == "<":
+                    depth -= 1
+                elif t in _CLOSE:
+                    opener = _matching_open(tokens, j)
+                    if opener is None:
+                        return None
+                    j = opener
+                elif t in (";", "{", "}"):
+                    return None
+                if depth == 0:
+                    break
+            j -= 1
+        j = prev_code(tokens, j)
+    if j < 0 or tokens.kinds[j] != TokenKind.IDENTIFIER:
+        return None
+    while True:
+        sep = prev_code(tokens, j)
+        if not _is(tokens, sep, "::"):
+            return j
+        qualifier = prev_code(tokens, sep)
+        if qualifier >= 0 and tokens.kinds[qualifier] == TokenKind.IDENTIFIER:
+            j = qualifier
+        else:
+            return sep  # a leading `::` (global namespace)
+
+
+def _matching_open(tokens: Tokens, i: int) -> int | None:
+    depth = 0
+    for j in range(i, -1, -1):
+        if tokens.kinds[j] != TokenKind.PUNCTUATION:
+            continue
+        t = tokens.raw(j).decode()
+        if t in _CLOSE:
+            depth += 1
+        elif t in _OPEN:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
