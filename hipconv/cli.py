@@ -252,9 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         cli.main(args=list(argv) if argv is not None else None, prog_name="hipconv", standalone_mode=False)
     except HipconvError as exc:
         console = _stderr()
-        console.print(f"error: {exc}", highlight=False, markup=False)
+        console.print(f"error: {exc}", highlight=False, markup=False, soft_wrap=True)
         if exc.hint:
-            console.print(f"hint: {exc.hint}", highlight=False, markup=False)
+            console.print(f"hint: {exc.hint}", highlight=False, markup=False, soft_wrap=True)
         return EXIT_ERROR
     except click.exceptions.Abort:
         _stderr().print("aborted", markup=False)

@@ -13,6 +13,7 @@ slow path takes over if it ever disagrees.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import enum
 import functools
@@ -103,6 +104,8 @@ def _clang() -> tuple[Any, Any]:
             f"cannot load libclang: {exc}",
             hint="reinstall the 'libclang' wheel from PyPI, or point LIBCLANG_PATH at a libclang.so",
         ) from None
+    # Free the index before interpreter teardown, while cindex can still reach libclang.
+    atexit.register(_clang.cache_clear)
     return cindex, index
 
 

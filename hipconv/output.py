@@ -57,7 +57,7 @@ def backup(path: Path, suffix: str) -> Path:
 
 
 def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:
-    if result.output is None:
+    if result.status is not Status.CONVERTED or result.output is None:
         return
     with open(source_path, "rb") as fh:
         before = fh.read().decode("utf-8").splitlines(keepends=True)

@@ -83,6 +83,8 @@ def translate_source(source: SourceFile, table: LookupTable, settings: Settings)
 
 def _may_need_work(body: bytes, table: LookupTable, settings: Settings, is_cu: bool) -> bool:
     """The prefilter: one regex scan; files with no CUDA name skip libclang entirely."""
+    if b"\\\n" in body or b"\\\r\n" in body:  # a line splice may join an identifier
+        body = body.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
     names = set(_IDENTIFIER.findall(body))
     if b"include" in names:
         return True  # include rules match header paths, not identifiers

@@ -103,11 +103,13 @@ class RuleSet:
     cuda_api: Mapping[str, str]  # CUDA inventory name -> library, for names HIP does not share
 
     def resolve(self, rules: Iterable[Rule], settings: Settings) -> Resolution:
-        candidates = [r for r in rules if r.covers(settings.rocm)]
-        if not candidates:
+        lowest = Version((0,))
+        covering = sorted((r for r in rules if r.covers(settings.rocm)), key=lambda r: r.rocm.get("since", lowest))
+        if not covering:  # every spelling we know was replaced before the target
             rule = max(rules, key=lambda r: r.rocm["until"])
             return Resolution(Action.UNAVAILABLE, rule, rule.library)
-        rule = candidates[0]
+        available = [r for r in covering if r.available(settings.rocm)]
+        rule = available[-1] if available else covering[0]
         if rule.status is Status.UNSUPPORTED:
             return Resolution(Action.UNSUPPORTED, rule, rule.library)
         if rule.status is Status.REMOVED:
@@ -261,9 +263,11 @@ def _build_rule(node: yaml.Node, defaults: Mapping[str, Any], where: str, proble
         return None
     before = len(problems)
     fields = dict(defaults)
-    for key, (_, value_node) in _mapping(node, where, problems).items():
+    for key, (key_node, value_node) in _mapping(node, where, problems).items():
         if key not in RULE_KEYS:
-            problems.append(f"{where}: unknown key {key!r}")
+            cuda_node = next((v for k, v in node.value if k.value == "cuda"), None)
+            named = f" ({cuda_node.value})" if isinstance(cuda_node, yaml.ScalarNode) else ""
+            problems.append(f"{where.rsplit(':', 1)[0]}:{key_node.start_mark.line + 1}{named}: unknown key {key!r}")
             continue
         fields[key] = _plain(value_node)
     cuda = fields.get("cuda")
@@ -312,6 +316,8 @@ def _build_rule(node: yaml.Node, defaults: Mapping[str, Any], where: str, proble
         lane = fields.get("lane_mask")
         if lane is not None and lane not in params:
             problems.append(f"{label}: lane_mask {lane!r} is not among params")
+    elif fields.get("lane_mask") is not None:
+        problems.append(f"{label}: 'lane_mask' needs 'params' (the names of the call's arguments)")
     if len(problems) > before:
         return None
     library = fields["library"]
