@@ -1,0 +1,103 @@
+"""Golden fixtures: each tests/fixtures/<case>/cuda tree translates to <case>/hip exactly.
+
+`pytest --update-golden` rewrites the expected trees; review the diff.
+Inline annotations in the CUDA sources (comments, so they survive translation):
+`// expect: HC001 [rule-id]` - the next line must produce that diagnostic;
+`// expect-ok` - the next line must produce no diagnostic.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import comment_annotations, run_cli, tree
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CASES = sorted(p.parent for p in FIXTURES.glob("*/case.yaml"))
+TRANSLATION_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".hip")
+
+
+def case_config(case: Path) -> dict:
+    return yaml.safe_load((case / "case.yaml").read_text()) or {}
+
+
+def translate_case(case: Path, out: Path, source: Path | None = None) -> tuple[int, dict]:
+    report = out.parent / f"{out.name}.report.json"
+    result = run_cli("translate", source or case / "cuda", "-o", out, "--report", report, "--force",
+                     *case_config(case).get("args", []))
+    assert result.code in (0, 1), result.stderr
+    return result.code, json.loads(report.read_text())
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_golden(case: Path, tmp_path: Path, update_golden: bool) -> None:
+    out = tmp_path / "hip"
+    translate_case(case, out)
+    expected_dir = case / "hip"
+    if update_golden:
+        shutil.rmtree(expected_dir, ignore_errors=True)
+        shutil.copytree(out, expected_dir, ignore=shutil.ignore_patterns(".hipconv-output"))
+    got, expected = tree(out), tree(expected_dir)
+    assert sorted(got) == sorted(expected)
+    for name in expected:
+        assert got[name].decode() == expected[name].decode(), name
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_idempotent(case: Path, tmp_path: Path) -> None:
+    """Translating the translation again changes nothing."""
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    translate_case(case, once)
+    translate_case(case, twice, source=once)
+    assert tree(twice) == tree(once)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_annotations(case: Path, tmp_path: Path) -> None:
+    _, report = translate_case(case, tmp_path / "hip")
+    diagnostics = {}
+    for entry in report["files"]:
+        rel = Path(entry["path"]).relative_to(case / "cuda").as_posix()
+        diagnostics[rel] = entry["diagnostics"]
+    checked = 0
+    for source in sorted((case / "cuda").rglob("*")):
+        if not source.is_file():
+            continue
+        rel = source.relative_to(case / "cuda").as_posix()
+        for line, annotation in comment_annotations(source.read_bytes()):
+            on_line = [d for d in diagnostics.get(rel, []) if d["line"] == line]
+            if annotation.startswith("expect-ok"):
+                assert on_line == [], f"{rel}:{line}: expected no diagnostic, got {on_line}"
+            elif annotation.startswith("expect:"):
+                code, *rule = annotation.split(":", 1)[1].split()
+                hits = [d for d in on_line if d["code"] == code and (not rule or d["rule"] == rule[0])]
+                assert hits, f"{rel}:{line}: missed {code} {' '.join(rule)}; got {on_line}"
+            checked += 1
+    if checked == 0:
+        pytest.skip("no annotations in this fixture")
+
+
+COMPILE_CASES = [c for c in CASES if case_config(c).get("compile")]
+
+
+@pytest.mark.hipcc
+@pytest.mark.parametrize("case", COMPILE_CASES, ids=[c.name for c in COMPILE_CASES])
+def test_compiles_with_hipcc(case: Path, tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """The golden HIP output builds with a real hipcc for an AMD target."""
+    hip_dir = case / "hip"
+    units = sorted(p for p in hip_dir.rglob("*") if p.suffix in TRANSLATION_UNITS)
+    assert units, "a compile case needs at least one translation unit"
+    include_dirs = sorted({str(p.parent) for p in hip_dir.rglob("*") if p.suffix in (".h", ".cuh", ".hpp")})
+    for unit in units:
+        language = ["-x", "hip"] if unit.suffix in (".cu", ".hip") else []
+        cmd = ["hipcc", "--offload-arch=gfx90a", *language, *[f"-I{d}" for d in include_dirs],
+               "-c", str(unit), "-o", str(tmp_path / (unit.stem + ".o"))]
+        done = subprocess.run(cmd, env=hip_env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-4000:]}"
+        assert (tmp_path / (unit.stem + ".o")).stat().st_size > 0

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from hipconv.lexer import TokenKind, lex
+
+
+def kinds_and_texts(src: bytes) -> list[tuple[str, str]]:
+    return [(t.kind.name, t.text) for t in lex(src).with_gaps() if t.kind is not TokenKind.WHITESPACE]
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param(b"", id="empty"),
+        pytest.param(b"int x;\r\nint y;\r\n", id="crlf"),
+        pytest.param(b"a \t\n\n  b   \n", id="blanks"),
+        pytest.param(b'auto s = R"x(cudaMalloc ) " )x";\n', id="raw-string"),
+        pytest.param(b"#define A \\\n  cudaMalloc \\\n  (p)\n", id="line-continuation"),
+        pytest.param(b"int x = 1; /* unterminated", id="unterminated-comment"),
+        pytest.param(b'const char* s = "unterminated', id="unterminated-string"),
+        pytest.param(b"x = y <% %> <: :> %: %:%:", id="digraphs"),
+        pytest.param("const char* s = \"\u00e9\u4e2d\"; // \u00fc\n".encode(), id="utf8"),
+        pytest.param(b"#if 0\n#endif\n#endif\n#else\n", id="unbalanced-directives"),
+        pytest.param(b"x\\", id="trailing-backslash"),
+    ],
+)
+def test_round_trip(src: bytes) -> None:
+    assert "".join(t.text for t in lex(src).with_gaps()).encode() == src
+
+
+def test_chevrons_are_single_tokens() -> None:
+    assert ("PUNCTUATION", "<<<") in kinds_and_texts(b"k<<<g, b>>>(x);")
+    assert ("PUNCTUATION", ">>>") in kinds_and_texts(b"k<<<g, b>>>(x);")
+
+
+def test_shift_in_template_is_not_a_launch() -> None:
+    texts = [t for _, t in kinds_and_texts(b"a<b<<c>> x;")]
+    assert "<<<" not in texts and "<<" in texts
+
+
+def test_comments_and_strings_are_tokens() -> None:
+    got = kinds_and_texts(b'f("cudaMalloc"); // cudaFree\n/* cudaMemcpy */')
+    assert ("LITERAL", '"cudaMalloc"') in got
+    assert ("COMMENT", "// cudaFree") in got
+    assert ("COMMENT", "/* cudaMemcpy */") in got
+
+
+def test_inactive_branches_are_lexed() -> None:
+    got = kinds_and_texts(b"#if 0\ncudaMalloc(p);\n#else\ncudaFree(p);\n#endif\n")
+    assert ("IDENTIFIER", "cudaMalloc") in got and ("IDENTIFIER", "cudaFree") in got
+
+
+def test_spliced_identifier_spelling() -> None:
+    tokens = lex(b"cuda\\\nMalloc(p);")
+    assert tokens.text(0) == "cudaMalloc"
+    assert tokens.raw(0) == b"cuda\\\nMalloc"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), max_size=200))
+def test_round_trip_property(text: str) -> None:
+    src = text.encode("utf-8")
+    assert "".join(t.text for t in lex(src).with_gaps()).encode() == src

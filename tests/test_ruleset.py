@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hipconv.errors import RuleSchemaError
+from hipconv.resources import rules_dir
+from hipconv.ruleset import Action, load_ruleset, load_rules
+from hipconv.settings import Settings, Version
+
+INVALID = Path(__file__).parent / "fixtures" / "rules_invalid"
+CASES = sorted(INVALID.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_invalid_rule_file_is_a_clear_error(path: Path) -> None:
+    expected = path.read_text().splitlines()[0].removeprefix("# error: ")
+    with pytest.raises(RuleSchemaError) as info:
+        load_rules([path])
+    message = str(info.value).replace("tests/fixtures/", "")
+    assert expected in message
+
+
+def test_all_problems_are_reported_at_once() -> None:
+    with pytest.raises(RuleSchemaError) as info:
+        load_rules(CASES)
+    assert f"{len(CASES)} problem(s)" in str(info.value) or "problem(s)" in str(info.value)
+    for path in CASES:
+        if path.stem != "not_yaml":
+            assert path.name in str(info.value)
+
+
+def test_shipped_rules_load() -> None:
+    ruleset = load_ruleset()
+    assert len(ruleset.rules) > 1000
+    assert {p.stem for p in rules_dir().glob("*.yaml")} >= {"runtime", "driver", "device", "includes", "complex", "fp16"}
+
+
+def resolve(name: str, rocm: str) -> Action:
+    table = load_ruleset().table(Settings(Version.parse(rocm)))
+    return table.identifiers[name].action
+
+
+def test_version_split_rules_pick_the_targets_spelling() -> None:
+    table52 = load_ruleset().table(Settings(Version.parse("5.2")))
+    table63 = load_ruleset().table(Settings(Version.parse("6.3")))
+    assert table52.identifiers["__shfl_xor_sync"].rule.hip == "__shfl_xor"
+    assert table63.identifiers["__shfl_xor_sync"].rule.hip == "__shfl_xor_sync"
+
+
+def test_rule_newer_than_target_is_unavailable() -> None:
+    ruleset = load_ruleset()
+    newer = [r for r in ruleset.rules if r.kind != "include" and r.rocm.get("since") == Version.parse("6.3")
+             and "until" not in r.rocm and r.status.value == "supported"]
+    assert newer, "the inventory has names that are only in ROCm 6.3"
+    assert resolve(newer[0].cuda, "5.2") is Action.UNAVAILABLE
+    assert resolve(newer[0].cuda, "6.3") is Action.REWRITE
+
+
+def test_lookup_is_one_dict() -> None:
+    table = load_ruleset().table(Settings(Version.parse("6.3")))
+    assert isinstance(table.identifiers, dict)
+    assert table.identifiers["cudaMalloc"].rule.hip == "hipMalloc"

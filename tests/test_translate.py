@@ -1,0 +1,199 @@
+"""Unit cases for the matchers, pyupgrade style: (src, expected) pairs and *_noop inputs."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from hipconv.pipeline import Status, translate_source
+from hipconv.ruleset import load_ruleset
+from hipconv.settings import Settings, Version
+from hipconv.source import SourceFile
+
+
+@functools.lru_cache(maxsize=None)
+def _table(rocm: str, launch: str):
+    settings = Settings(Version.parse(rocm), kernel_launch=launch)
+    return load_ruleset().table(settings), settings
+
+
+def translate(src: str, *, rocm: str = "6.3", launch: str = "chevron", path: str = "t.cpp"):
+    table, settings = _table(rocm, launch)
+    result = translate_source(SourceFile.from_bytes(path, src.encode()), table, settings)
+    text = result.output.decode() if result.output is not None else src
+    return text, result
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param("cudaMalloc(&p, n);", "hipMalloc(&p, n);", id="function"),
+        pytest.param("cudaStream_t s; cudaEvent_t e;", "hipStream_t s; hipEvent_t e;", id="types"),
+        pytest.param("cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);", "hipMemcpy(d, h, n, hipMemcpyHostToDevice);",
+                     id="enumerator"),
+        pytest.param("if (e != cudaSuccess) {}", "if (e != hipSuccess) {}", id="success"),
+        pytest.param("cudaMemcpyKind::cudaMemcpyDeviceToHost", "hipMemcpyKind::hipMemcpyDeviceToHost", id="qualified-enum"),
+        pytest.param("::cudaFree(p);", "::hipFree(p);", id="global-scope"),
+        pytest.param("#if 0\ncudaFree(p);\n#else\ncudaFree(q);\n#endif\n", "#if 0\nhipFree(p);\n#else\nhipFree(q);\n#endif\n",
+                     id="inactive-branch"),
+        pytest.param("#define FREE(p) cudaFree(p)\n", "#define FREE(p) hipFree(p)\n", id="macro-body"),
+        pytest.param("#define F(p) \\\n  cudaFree(p)\n", "#define F(p) \\\n  hipFree(p)\n", id="continued-macro"),
+        pytest.param("cuda\\\nFree(p);", "hipFree(p);", id="spliced-identifier"),
+        pytest.param("cudaFree(p);\r\ncudaFree(q);\r\n", "hipFree(p);\r\nhipFree(q);\r\n", id="crlf"),
+        pytest.param("\tcudaFree(p);   \n", "\thipFree(p);   \n", id="whitespace-kept"),
+        pytest.param("#include <cuda_runtime.h>\n", "#include <hip/hip_runtime.h>\n", id="include-angled"),
+        pytest.param('#include "cuda_runtime.h"\n', '#include "hip/hip_runtime.h"\n', id="include-quoted"),
+        pytest.param("  #  include <cuda_runtime.h>\n", "  #  include <hip/hip_runtime.h>\n", id="include-spaced"),
+    ],
+)
+def test_translate(src: str, expected: str) -> None:
+    assert translate(src)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param('const char* s = "cudaMalloc failed";', id="string"),
+        pytest.param("// cudaMalloc(&p, n);\n/* cudaFree */", id="comments"),
+        pytest.param('auto k = R"(cudaMalloc(&p, n);)";', id="raw-string"),
+        pytest.param("char c = 'c'; int cudaMallocX = 0;", id="longer-identifier"),
+        pytest.param("obj.cudaMalloc(p); ptr->cudaFree(q);", id="members"),
+        pytest.param("mylib::cudaMalloc(p);", id="foreign-namespace"),
+        pytest.param("a<b<<c>> x; y = a << 2 >> 1;", id="shifts"),
+        pytest.param("int main() { return 0; }\n", id="plain-cpp"),
+        pytest.param("", id="empty"),
+        pytest.param("\ufeffint x;\r\n", id="bom-crlf"),
+        pytest.param("#error cudaMalloc is required\n", id="error-directive"),
+    ],
+)
+def test_translate_noop(src: str) -> None:
+    text, result = translate(src)
+    assert text == src
+    assert result.status is Status.UNCHANGED
+
+
+def test_bom_is_kept() -> None:
+    text, _ = translate("\ufeffcudaFree(p);\n")
+    assert text == "\ufeffhipFree(p);\n"
+
+
+def test_unsupported_api_is_left_with_error() -> None:
+    text, result = translate("cudaDeviceFlushGPUDirectRDMAWrites(t, s);")
+    assert text.startswith("cudaDeviceFlushGPUDirectRDMAWrites")
+    assert [d.code for d in result.diagnostics] == ["HC002"]
+    assert result.diagnostics[0].format().startswith("t.cpp:1:1: error[HC002 ")
+
+
+def test_cuda_api_without_rule_warns() -> None:
+    text, result = translate("cublasSgemm(h, a, b);")
+    assert text == "cublasSgemm(h, a, b);"
+    assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC001", "cublasSgemm")]
+
+
+# ---------------------------------------------------------------- warp intrinsics
+
+
+def test_shfl_sync_before_6_2_drops_the_mask() -> None:
+    text, result = translate("v += __shfl_xor_sync(0xffffffff, v, 16);", rocm="5.2")
+    assert text == "v += __shfl_xor(v, 16);"
+    assert [d.code for d in result.diagnostics] == ["HC101"]
+
+
+def test_shfl_sync_keeps_width_and_translates_nested_calls() -> None:
+    text, _ = translate("x = __shfl_down_sync(mask, __shfl_xor_sync(mask, v, 1, 16), off, 16);", rocm="5.2")
+    assert text == "x = __shfl_down(__shfl_xor(v, 1, 16), off, 16);"
+
+
+def test_non_literal_mask_dropped_is_reported() -> None:
+    _, result = translate("b = __ballot_sync(active, pred);", rocm="5.2")
+    assert [d.code for d in result.diagnostics] == ["HC102"]
+
+
+def test_shfl_sync_on_6_3_widens_the_mask_and_opts_in() -> None:
+    text, result = translate("// k\n#include <cuda_runtime.h>\nv = __shfl_xor_sync(0xffffffffu, v, 16);\n", rocm="6.3")
+    assert text == ("// k\n#ifndef HIP_ENABLE_WARP_SYNC_BUILTINS\n#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#endif\n"
+                    "#include <hip/hip_runtime.h>\nv = __shfl_xor_sync(0xffffffffffffffffull, v, 16);\n")
+    assert [d.code for d in result.diagnostics] == ["HC101"]
+
+
+def test_partial_32bit_mask_on_6_3_keeps_its_value() -> None:
+    text, result = translate("v = __shfl_sync(0x0000ffff, v, 0);", rocm="6.3")
+    assert "__shfl_sync(0x0000ffffull, v, 0)" in text
+    assert "lanes 0-31 only" in result.diagnostics[0].message
+
+
+def test_variable_mask_on_6_3_gets_a_note() -> None:
+    _, result = translate("v = __shfl_sync(m, v, 0);", rocm="6.3")
+    assert [d.code for d in result.diagnostics] == ["HC103"]
+
+
+# ---------------------------------------------------------------- kernel launches
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param("k<<<g, b>>>(x, y);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x, y);", id="two-config"),
+        pytest.param("k<<<g, b, shm>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), shm, 0, x);", id="three-config"),
+        pytest.param("k<<<g, b, 0, s>>>();", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s);", id="no-args"),
+        pytest.param("k<<<dim3(1, 2), 256>>>(p);", "hipLaunchKernelGGL(k, dim3(1, 2), dim3(256), 0, 0, p);",
+                     id="dim3-kept"),
+        pytest.param("ns::k<<<g, b>>>(p);", "hipLaunchKernelGGL(ns::k, dim3(g), dim3(b), 0, 0, p);", id="qualified"),
+        pytest.param("scale<float, 4><<<g, b, 0, st>>>(p, n);",
+                     "hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float, 4>), dim3(g), dim3(b), 0, st, p, n);",
+                     id="template"),
+        pytest.param("k<<<(n + 255) / 256, 256>>>(f(a, b), std::min<int>(x, y), [=](int i) { return i; });",
+                     "hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, 0, f(a, b), std::min<int>(x, y), "
+                     "[=](int i) { return i; });", id="nested-args"),
+        pytest.param("#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)\n",
+                     "#define LAUNCH(k, g, b, ...) hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, __VA_ARGS__)\n",
+                     id="macro-definition"),
+        pytest.param("CHECK((k<<<g, b>>>(p), cudaGetLastError()));",
+                     "CHECK((hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, p), hipGetLastError()));", id="macro-argument"),
+        pytest.param("k<<<g, b, 0, cudaStreamPerThread>>>(p);",
+                     "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, hipStreamPerThread, p);", id="translated-inside"),
+    ],
+)
+def test_kernel_launch_hip(src: str, expected: str) -> None:
+    assert translate(src, launch="hip")[0] == expected
+
+
+def test_kernel_launch_chevron_is_kept_by_default() -> None:
+    src = "k<<<g, b, 0, s>>>(p);"
+    assert translate(src)[0] == src
+
+
+def test_unreadable_launch_is_reported() -> None:
+    text, result = translate("k<<<g>>>(p);", launch="hip")
+    assert text == "k<<<g>>>(p);"
+    assert [d.code for d in result.diagnostics] == ["HC008"]
+
+
+# ---------------------------------------------------------------- implicit runtime include
+
+
+def test_cu_without_cuda_header_gets_runtime_include_after_leading_comments() -> None:
+    src = "// Copyright\n// License\n\n#include <cstdio>\n__global__ void k() {}\n"
+    text, _ = translate(src, path="k.cu")
+    assert text == "// Copyright\n// License\n\n#include <hip/hip_runtime.h>\n#include <cstdio>\n__global__ void k() {}\n"
+
+
+def test_cu_insertion_uses_file_newlines() -> None:
+    text, _ = translate("/* c */\r\n__global__ void k() {}\r\n", path="k.cu")
+    assert text == "/* c */\r\n#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"
+
+
+def test_cu_with_cuda_header_gets_no_extra_include() -> None:
+    text, _ = translate("#include <cuda_runtime.h>\n__global__ void k() {}\n", path="k.cu")
+    assert text.count("#include") == 1
+
+
+def test_plain_cu_without_cuda_constructs_is_untouched() -> None:
+    src = "int add(int a, int b) { return a + b; }\n"
+    assert translate(src, path="k.cu")[0] == src
+
+
+def test_cpp_file_gets_no_implicit_include() -> None:
+    src = "__global__ void k() {}\n"
+    assert translate(src, path="k.cpp")[0] == src
