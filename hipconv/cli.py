@@ -23,10 +23,11 @@ from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.errors import HipconvError
 from hipconv.output import backup, content_of, unified_diff, write_atomic
 from hipconv.pipeline import FileResult, Status, run
-from hipconv.report import Summary, json_report, print_result, stats_table
+from hipconv.report import Summary, generated_sections, json_report, print_result, splice_sections, stats_table
 from hipconv.resources import hip_releases
 from hipconv.ruleset import load_ruleset
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
+from hipconv.templates import render
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 
@@ -61,7 +62,7 @@ def cli() -> None:
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths (relative to the input) matching GLOB.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--stats", is_flag=True, help="Print a summary table on stderr.")
-@click.option("--report", "report_path", type=click.Path(path_type=Path), help="Write a JSON report of every file.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path), help="Write a report of every file: JSON, or Markdown when FILE ends in .md.")
 @click.option("--strict", is_flag=True, help="Exit 1 when unported CUDA APIs remain.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file or a foreign output directory.")
 @click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
@@ -138,8 +139,9 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
         write_atomic(the_plan.output_root / OUTPUT_MARKER,
                      json.dumps({"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}).encode() + b"\n")
     if report_path is not None:
-        report_path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(report_path, (json.dumps(json_report(summary, settings), indent=2) + "\n").encode())
+        data = json_report(summary, settings)
+        text = render("report/summary.md.j2", report=data) if report_path.suffix == ".md" else json.dumps(data, indent=2) + "\n"
+        write_atomic(report_path, text.encode())
     if stats:
         console.print(stats_table(summary))
     if summary.failed or write_errors:
@@ -216,6 +218,30 @@ def rules_show(name: str) -> None:
                              ("note", rule.note or None)):
             if value is not None:
                 click.echo(f"  {label}: {value}")
+
+
+@rules.command("docs")
+@click.option("--write", "target", type=click.Path(dir_okay=False, path_type=Path),
+              help="Update the generated sections of this Markdown file (e.g. README.md) in place.")
+@click.option("--check", "check", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Exit 1 when the generated sections of this file are stale.")
+def rules_docs(target: Path | None, check: Path | None) -> None:
+    """Print (or update in a file) the generated Markdown: diagnostic codes and rule coverage."""
+    sections = generated_sections(load_ruleset())
+    if target is None and check is None:
+        for name, text in sections.items():
+            click.echo(f"<!-- {name} -->\n{text}")
+        return
+    path = target or check
+    assert path is not None
+    current = path.read_text(encoding="utf-8")
+    updated = splice_sections(current, sections, str(path))
+    if check is not None:
+        if updated != current:
+            _stderr().print(f"{path} is stale: run `hipconv rules docs --write {path}`", markup=False)
+            raise SystemExit(EXIT_UNPORTED)
+        return
+    write_atomic(path, updated.encode("utf-8"))
 
 
 @cli.group()

@@ -31,7 +31,7 @@ CODES = _codes(
     Code("HC004", Severity.WARNING, "deprecated API; translated, but plan to replace it"),
     Code("HC005", Severity.WARNING, "experimental HIP equivalent; left unchanged unless --experimental"),
     Code("HC006", Severity.ERROR, "API removed from HIP; left unchanged"),
-    Code("HC007", Severity.WARNING, "call arguments could not be parsed; call left unchanged"),
+    Code("HC007", Severity.WARNING, "call arguments could not be read or do not fit the rule; call left unchanged"),
     Code("HC008", Severity.WARNING, "kernel launch could not be parsed; left as a <<<...>>> launch"),
     Code("HC009", Severity.ERROR, "two rewrites overlap; the later one was not applied"),
     Code("HC101", Severity.WARNING, "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only"),
@@ -71,4 +71,4 @@ class Diagnostic:
 
 
 # Codes that mean "this CUDA API was not ported" (what --strict fails on, what --stats lists).
-UNPORTED_CODES = frozenset({"HC001", "HC002", "HC003", "HC005", "HC006"})
+UNPORTED_CODES = frozenset({"HC001", "HC002", "HC003", "HC005", "HC006", "HC007"})

@@ -257,13 +257,19 @@ def _reshape_call(c: _Collector, i: int, rule: Rule, resolution: Resolution) -> 
     cuda = tokens.text(i)
     assert rule.params is not None and rule.args is not None
     call = parse_call(tokens, i)
-    if call is None or len(call.args) > len(rule.params) or (len(call.args) == 1 and call.args[0][0] == call.args[0][1]):
-        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule)
+    if call is None:
+        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
+        return
+    count = 0 if call.args == ((call.args[0][0],) * 2,) else len(call.args)
+    if count > len(rule.params):
+        c.diag(start, "HC007", f"{cuda} is called with {count} arguments; the HIP rewrite knows the form "
+               f"({', '.join(rule.params)}); left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
         return
     bound = dict(zip(rule.params, call.args))
     kept = [name for name in rule.args if name in bound]
     if kept != list(rule.args[:len(kept)]):
-        c.diag(start, "HC007", f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; left unchanged", rule)
+        c.diag(start, "HC007", f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; "
+               "left unchanged", rule, cuda)
         return
     if rule.lane_mask and rule.lane_mask in bound:
         _check_lane_mask(c, rule, cuda, bound[rule.lane_mask], dropped=rule.lane_mask not in rule.args)
@@ -336,9 +342,9 @@ def _match_launches(c: _Collector) -> None:
             parts.append(", ")
             parts.extend(_as_dim3(body, span) if n < 2 else [span])
         parts.extend(", 0" for _ in range(4 - len(launch.config)))
-        for span in launch.args:
-            if span[0] != span[1]:
-                parts.extend([", ", span])
+        if any(a != b for a, b in launch.args):  # keep the argument list as written (line breaks in macros)
+            inside = launch.inside_parens
+            parts.extend(["," if body[inside[0]:inside[0] + 1].isspace() else ", ", inside])
         parts.append(")")
         start = tokens.starts[launch.start]
         c.edits.append(Edit(start, tokens.ends[launch.close], tuple(parts), "launch.hipLaunchKernelGGL"))

@@ -12,7 +12,9 @@ from rich.table import Table
 from rich.text import Text
 
 from hipconv import __version__
-from hipconv.diagnostics import UNPORTED_CODES, Severity
+from hipconv.diagnostics import CODES, UNPORTED_CODES, Severity
+from hipconv.errors import ConfigError
+from hipconv.ruleset import RuleSet, Status as RuleStatus
 from hipconv.pipeline import FileResult, Status
 from hipconv.settings import Settings
 
@@ -117,3 +119,33 @@ def json_report(summary: Summary, settings: Settings) -> dict[str, Any]:
         },
         "files": summary.entries,
     }
+
+
+# ---------------------------------------------------------------- generated documentation
+
+_BEGIN, _END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
+
+
+def generated_sections(ruleset: RuleSet) -> dict[str, str]:
+    """Markdown derived from the code and the rules; README.md embeds it (a test keeps it current)."""
+    codes = ["| code | severity | meaning |", "| --- | --- | --- |"]
+    codes += [f"| {c.code} | {c.severity.value} | {c.title} |" for c in CODES.values()]
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for rule in ruleset.rules:
+        counts[rule.library][rule.status.value] += 1
+    statuses = [s.value for s in RuleStatus]
+    coverage = ["| family | rules | " + " | ".join(statuses) + " |", "| --- | ---: | " + " | ".join("---:" for _ in statuses) + " |"]
+    for library in sorted(counts):
+        row = counts[library]
+        coverage.append(f"| {library} | {sum(row.values())} | " + " | ".join(str(row[s]) for s in statuses) + " |")
+    return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n"}
+
+
+def splice_sections(text: str, sections: dict[str, str], where: str) -> str:
+    for name, body in sections.items():
+        begin, end = _BEGIN.format(name), _END.format(name)
+        start, stop = text.find(begin), text.find(end)
+        if start == -1 or stop == -1 or stop < start:
+            raise ConfigError(f"{where} has no '{begin}' ... '{end}' section")
+        text = text[:start + len(begin)] + "\n" + body + text[stop:]
+    return text

@@ -33,6 +33,7 @@ class Launch:
     templated: bool
     config: tuple[Span, ...]  # grid, block[, shared memory[, stream]]
     args: tuple[Span, ...]
+    inside_parens: Span  # everything between the argument list's parentheses, as written
     start: int  # token index of the first token of the name
     close: int  # token index of the ")" closing the arguments
 
@@ -174,7 +175,8 @@ def parse_launch(tokens: Tokens, chevron: int) -> Launch | None:
     args = split_top_level(tokens, open_ + 1, close)
     if args is None:
         return None
-    return Launch((tokens.starts[start], tokens.ends[prev_code(tokens, chevron)]), templated, config, args, start, close)
+    name = (tokens.starts[start], tokens.ends[prev_code(tokens, chevron)])
+    return Launch(name, templated, config, args, (tokens.ends[open_], tokens.starts[close]), start, close)
 
 
 def _kernel_name_start(tokens: Tokens, j: int) -> int | None:

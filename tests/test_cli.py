@@ -269,3 +269,32 @@ def test_rules_show_and_list() -> None:
     assert run_cli("rules", "show", "noSuchThing").code == 2
     listing = run_cli("rules", "list", "--library", "cudart", "--status", "unsupported").stdout.decode()
     assert "cudaDeviceFlushGPUDirectRDMAWrites" in listing and "hipMalloc" not in listing
+
+
+def test_markdown_report(project: Path, tmp_path: Path) -> None:
+    (project / "u.cu").write_bytes(UNPORTED)
+    report = tmp_path / "nested" / "report.md"
+    assert run_cli("translate", project, "-o", tmp_path / "hip", "--report", report).code == 0
+    text = report.read_text()
+    assert text.startswith("# hipconv translation report\n")
+    assert "| cudart |" in text
+    assert "| `cudaDeviceFlushGPUDirectRDMAWrites` | HC002 | 1 |" in text
+    assert "u.cu` (converted)" in text and "error HC002 `cudart.cudaDeviceFlushGPUDirectRDMAWrites`" in text
+
+
+def test_readme_generated_sections_are_current() -> None:
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    result = run_cli("rules", "docs", "--check", readme)
+    assert result.code == 0, result.stderr
+
+
+def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
+                   "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n")
+    assert run_cli("rules", "docs", "--check", doc).code == 1
+    assert run_cli("rules", "docs", "--write", doc).code == 0
+    assert "| HC101 | warning |" in doc.read_text()
+    assert run_cli("rules", "docs", "--check", doc).code == 0
+    (tmp_path / "bare.md").write_text("nothing here\n")
+    assert run_cli("rules", "docs", "--write", tmp_path / "bare.md").code == 2
