@@ -238,7 +238,7 @@ def rules_docs(target: Path | None, check: Path | None) -> None:
     updated = splice_sections(current, sections, str(path))
     if check is not None:
         if updated != current:
-            _stderr().print(f"{path} is stale: run `hipconv rules docs --write {path}`", markup=False)
+            _stderr().print(f"{path} is stale: run `hipconv rules docs --write {path}`", markup=False, soft_wrap=True)
             raise SystemExit(EXIT_UNPORTED)
         return
     write_atomic(path, updated.encode("utf-8"))

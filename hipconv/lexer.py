@@ -14,6 +14,7 @@ slow path takes over if it ever disagrees.
 from __future__ import annotations
 
 import atexit
+import bisect
 import ctypes
 import enum
 import functools
@@ -25,6 +26,7 @@ from typing import Any, Iterator
 
 from hipconv.errors import ToolNotFound
 
+_BATCH_SEPARATOR = b"\n"
 _PREFIX = b"#if 0\n"
 _SUFFIX = b"\n#endif\n"
 _VIRTUAL_NAME = "/__hipconv__/input.cu"
@@ -107,6 +109,39 @@ def _clang() -> tuple[Any, Any]:
     # Free the index before interpreter teardown, while cindex can still reach libclang.
     atexit.register(_clang.cache_clear)
     return cindex, index
+
+
+def lex_many(bodies: list[bytes]) -> list[Tokens]:
+    """Tokenize several bodies with one libclang translation unit (its set-up dominates for small files).
+
+    The bodies are lexed joined by newlines; a body whose last token runs past its end
+    (an unterminated comment or raw string, a line splice at the end) is lexed again alone.
+    """
+    if len(bodies) < 2:
+        return [lex(body) for body in bodies]
+    joined = lex(_BATCH_SEPARATOR.join(bodies))
+    starts, ends = joined.starts, joined.ends
+    out: list[Tokens] = []
+    offset = 0
+    for n, body in enumerate(bodies):
+        end = offset + len(body)
+        first = bisect.bisect_left(starts, offset)
+        last = bisect.bisect_left(starts, end, lo=first)
+        tail = body[ends[last - 1] - offset:] if last > first else body
+        if tail.strip(b" \t\r\n\f\v"):  # an unterminated comment or a line splice reaches past the body
+            return out + [lex(body)] + lex_many(bodies[n + 1:])
+        if (first > 0 and ends[first - 1] > offset) or (last > first and ends[last - 1] > end):
+            out.append(lex(body))
+        else:
+            shift = itertools.repeat(offset, last - first)
+            out.append(Tokens(
+                body,
+                joined.kinds[first:last],
+                array("I", map(operator.sub, starts[first:last], shift)),
+                array("I", map(operator.sub, ends[first:last], itertools.repeat(offset, last - first))),
+            ))
+        offset = end + len(_BATCH_SEPARATOR)
+    return out
 
 
 def lex(body: bytes) -> Tokens:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.edits import Edit, Part
@@ -98,20 +99,21 @@ def _nl(source: SourceFile) -> str:
 # ---------------------------------------------------------------- directives
 
 
+_DIRECTIVE_START = re.compile(rb"^[ \t]*(?:#|%:)", re.M)
+
+
 def _directive_lines(tokens: Tokens) -> tuple[list[tuple[int, int, str]], list[Span], set[str]]:
     """(`#` token index, name token index, name) per directive; spans of #error/#warning lines; #defined names."""
     body = tokens.body
     found = []
     message_spans: list[Span] = []
     defined: set[str] = set()
-    for i in range(len(tokens)):
-        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i]:tokens.ends[i]] not in (b"#", b"%:"):
-            continue
-        line_start = body.rfind(b"\n", 0, tokens.starts[i]) + 1
-        if body[line_start:tokens.starts[i]].strip():
-            continue
+    for m in _DIRECTIVE_START.finditer(body):
+        i = bisect.bisect_left(tokens.starts, m.end() - (2 if body[m.end() - 1:m.end()] == b":" else 1))
+        if i >= len(tokens) or tokens.kinds[i] != TokenKind.PUNCTUATION or tokens.ends[i] != m.end():
+            continue  # inside a comment or a literal
         j = next_code(tokens, i)
-        if j >= len(tokens) or tokens.kinds[j] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        if j >= len(tokens) or tokens.kinds[j] not in _WORDY_KINDS:
             continue
         name = tokens.raw(j)
         found.append((i, j, name.decode()))
@@ -173,24 +175,14 @@ def _match_includes(c: _Collector, directives: tuple) -> tuple[list[Span], bool]
 def _match_identifiers(c: _Collector, skip: list[Span]) -> bool:
     tokens, table = c.tokens, c.table
     identifiers = table.identifiers
-    uses_cuda = False
     skip_starts = [s for s, _ in skip]
-    kinds, starts, ends, body = tokens.kinds, tokens.starts, tokens.ends, tokens.body
-    for i in range(len(tokens)):
-        kind = kinds[i]
-        if kind == TokenKind.PUNCTUATION:
-            if not uses_cuda and body[starts[i]:ends[i]] == b"<<<":
-                uses_cuda = True
-            continue
-        if kind != TokenKind.IDENTIFIER and kind != TokenKind.KEYWORD:
-            continue
-        name = body[starts[i]:ends[i]].decode()
-        if "\\" in name:
-            name = tokens.text(i)
+    starts, ends = tokens.starts, tokens.ends
+    uses_cuda = bool(_token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,)))
+    for i in _identifier_tokens(tokens, table.names, CUDA_CONSTRUCTS):
+        name = tokens.text(i)
         resolution = identifiers.get(name)
         if resolution is None:
-            if not uses_cuda and name in CUDA_CONSTRUCTS:
-                uses_cuda = True
+            uses_cuda = True  # one of CUDA_CONSTRUCTS
             continue
         if _inside(skip, skip_starts, starts[i]) or _is_member_or_foreign(tokens, i, identifiers):
             continue
@@ -201,6 +193,49 @@ def _match_identifiers(c: _Collector, skip: list[Span]) -> bool:
         else:
             _apply_resolution(c, starts[i], ends[i], name, resolution, rename=True)
     return uses_cuda
+
+
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+SPLICED_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n")  # a line splice right after a name may cut it
+_WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
+
+
+def _identifier_tokens(tokens: Tokens, names: frozenset[str], more: frozenset[str]) -> list[int]:
+    """Indices of the identifier tokens spelled as one of `names` or `more`, in order.
+
+    Searches the text for the few names the file mentions instead of walking every
+    token; a file with line splices (which may cut an identifier) is walked in full.
+    """
+    body = tokens.body
+    if SPLICED_WORD.search(body):
+        return [i for i in range(len(tokens))
+                if tokens.kinds[i] in _WORDY_KINDS and (tokens.text(i) in names or tokens.text(i) in more)]
+    present = sorted({w for w in set(_WORD.findall(body)) if w.decode() in names or w.decode() in more},
+                     key=len, reverse=True)
+    if not present:
+        return []
+    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in present) + rb")\b")
+    starts, ends, kinds = tokens.starts, tokens.ends, tokens.kinds
+    found = []
+    for m in pattern.finditer(body):
+        i = bisect.bisect_left(starts, m.start())
+        if i < len(starts) and starts[i] == m.start() and ends[i] == m.end() and kinds[i] in _WORDY_KINDS:
+            found.append(i)
+    return found
+
+
+def _token_occurrences(tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...]) -> list[int]:
+    body, starts, ends = tokens.body, tokens.starts, tokens.ends
+    found = []
+    for needle in spellings:
+        pos = body.find(needle)
+        while pos != -1:
+            i = bisect.bisect_left(starts, pos)
+            if i < len(starts) and starts[i] == pos and ends[i] == pos + len(needle) and tokens.kinds[i] in kinds:
+                found.append(i)
+            pos = body.find(needle, pos + 1)
+    found.sort()
+    return found
 
 
 def _inside(spans: list[Span], span_starts: list[int], pos: int) -> bool:

@@ -8,12 +8,13 @@ import os
 import re
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.edits import apply
-from hipconv.lexer import lex
-from hipconv.match import CUDA_CONSTRUCTS, Replacement, match_file
+from hipconv.errors import HipconvError
+from hipconv.lexer import Tokens, lex, lex_many
+from hipconv.match import CUDA_CONSTRUCTS, SPLICED_WORD, Replacement, match_file
 from hipconv.ruleset import LookupTable
 from hipconv.settings import Settings
 from hipconv.source import DecodeFailure, SourceFile
@@ -57,12 +58,38 @@ class Job:
 
 def translate_source(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
     """Translate one decoded source. Pure: no I/O."""
-    suffix = os.path.splitext(source.path)[1].lower()
-    is_cu = suffix in CU_SUFFIXES
-    if not _may_need_work(source.body, table, settings, is_cu):
-        return FileResult(source.path, Status.UNCHANGED, size=len(source.data))
-    tokens = lex(source.body)
-    found = match_file(source, tokens, table, settings, is_cu=is_cu)
+    return translate_sources([source], table, settings)[0]
+
+
+def translate_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings) -> list[FileResult]:
+    """Translate decoded sources, lexing those that need it with one libclang call. Never raises."""
+    results: list[FileResult | None] = [None] * len(sources)
+    todo = []
+    for n, source in enumerate(sources):
+        if _may_need_work(source, table, settings):
+            todo.append(n)
+        else:
+            results[n] = FileResult(source.path, Status.UNCHANGED, size=len(source.data))
+    try:
+        lexed = lex_many([sources[n].body for n in todo])
+    except HipconvError:
+        raise
+    except Exception:  # a bug in batching: lex the files one by one below
+        lexed = [None] * len(todo)
+    for n, tokens in zip(todo, lexed):
+        source = sources[n]
+        try:
+            results[n] = _translate_tokens(source, tokens if tokens is not None else lex(source.body), table, settings)
+        except HipconvError:
+            raise
+        except Exception as exc:  # a bug: keep the traceback, go on with the other files
+            results[n] = FileResult(source.path, Status.FAILED, output=source.data, size=len(source.data),
+                                    reason=f"internal error: {exc!r}", trace=traceback.format_exc())
+    return [r for r in results if r is not None]
+
+
+def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings) -> FileResult:
+    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source))
     result = apply(source.body, found.edits)
     diagnostics = list(found.diagnostics)
     for edit in result.rejected:
@@ -71,19 +98,25 @@ def translate_source(source: SourceFile, table: LookupTable, settings: Settings)
                                       "this rewrite overlaps another one and was not applied", edit.rule_id))
     diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
     changed = result.data != source.body
+    rejected = {e.rule_id for e in result.rejected}
     return FileResult(
         source.path,
         Status.CONVERTED if changed else Status.UNCHANGED,
         output=source.bom + result.data if changed else None,
         diagnostics=tuple(diagnostics),
-        replacements=tuple(r for r in found.replacements if r.rule_id not in {e.rule_id for e in result.rejected}),
+        replacements=tuple(r for r in found.replacements if r.rule_id not in rejected),
         size=len(source.data),
     )
 
 
-def _may_need_work(body: bytes, table: LookupTable, settings: Settings, is_cu: bool) -> bool:
+def _is_cu(source: SourceFile) -> bool:
+    return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
+
+
+def _may_need_work(source: SourceFile, table: LookupTable, settings: Settings) -> bool:
     """The prefilter: one regex scan; files with no CUDA name skip libclang entirely."""
-    if b"\\\n" in body or b"\\\r\n" in body:  # a line splice may join an identifier
+    body = source.body
+    if SPLICED_WORD.search(body):  # a line splice may cut an identifier
         body = body.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
     names = set(_IDENTIFIER.findall(body))
     if b"include" in names:
@@ -93,11 +126,11 @@ def _may_need_work(body: bytes, table: LookupTable, settings: Settings, is_cu: b
     words = {n.decode() for n in names}
     if not words.isdisjoint(table.names):
         return True
-    return is_cu and (b"<<<" in body or not words.isdisjoint(CUDA_CONSTRUCTS))
+    return _is_cu(source) and (b"<<<" in body or not words.isdisjoint(CUDA_CONSTRUCTS))
 
 
-def translate_job(job: Job, table: LookupTable, settings: Settings) -> FileResult:
-    """Read and translate one file; never raises."""
+def _read(job: Job) -> SourceFile | FileResult:
+    """Read one file: its SourceFile, or the result that says why there is none."""
     try:
         size = os.path.getsize(job.path)
         if size > MAX_SOURCE_BYTES:
@@ -110,18 +143,25 @@ def translate_job(job: Job, table: LookupTable, settings: Settings) -> FileResul
     if not job.translate:
         return FileResult(job.display, Status.COPIED, output=data, size=len(data))
     try:
-        source = SourceFile.from_bytes(job.display, data)
+        return SourceFile.from_bytes(job.display, data)
     except DecodeFailure as exc:
         return FileResult(job.display, Status.FAILED, output=data, reason=str(exc), size=len(data))
-    try:
-        return translate_source(source, table, settings)
-    except Exception as exc:  # a bug: keep the traceback, go on with the other files
-        return FileResult(job.display, Status.FAILED, output=data, size=len(data),
-                          reason=f"internal error: {exc!r}", trace=traceback.format_exc())
+
+
+def translate_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings) -> list[FileResult]:
+    """Read and translate a batch of files; never raises for a file's sake."""
+    read = [_read(job) for job in jobs]
+    sources = [r for r in read if isinstance(r, SourceFile)]
+    translated = iter(translate_sources(sources, table, settings))
+    return [next(translated) if isinstance(r, SourceFile) else r for r in read]
 
 
 # ---------------------------------------------------------------- running many files
 
+BATCH_FILES = 64  # files lexed per libclang call (its per-call set-up dominates for small files)
+BATCH_BYTES = 4 * 1024 * 1024
+
+# Per-worker state set once by the pool initializer (a fork inherits the tables, spawn pickles them).
 _WORKER_STATE: dict[str, object] = {}
 
 
@@ -130,16 +170,34 @@ def _init_worker(table: LookupTable, settings: Settings) -> None:
     _WORKER_STATE["settings"] = settings
 
 
-def _worker(job: Job) -> FileResult:
-    return translate_job(job, _WORKER_STATE["table"], _WORKER_STATE["settings"])  # type: ignore[arg-type]
+def _worker(batch: list[Job]) -> list[FileResult]:
+    return translate_jobs(batch, _WORKER_STATE["table"], _WORKER_STATE["settings"])  # type: ignore[arg-type]
+
+
+def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
+    batch: list[Job] = []
+    size = 0
+    for job in jobs:
+        try:
+            job_size = os.path.getsize(job.path)
+        except OSError:
+            job_size = 0
+        if batch and (len(batch) >= BATCH_FILES or size + job_size > BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(job)
+        size += job_size
+    if batch:
+        yield batch
 
 
 def run(jobs: Sequence[Job], table: LookupTable, settings: Settings) -> Iterator[FileResult]:
     """Yield one FileResult per job, in job order. In-process for one job or one file."""
     if settings.jobs <= 1 or len(jobs) <= 1:
-        for job in jobs:
-            yield translate_job(job, table, settings)
+        for batch in batches(jobs):
+            yield from translate_jobs(batch, table, settings)
         return
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     with context.Pool(settings.jobs, initializer=_init_worker, initargs=(table, settings)) as pool:
-        yield from pool.imap(_worker, jobs, chunksize=4)
+        for results in pool.imap(_worker, batches(jobs)):
+            yield from results

@@ -69,21 +69,25 @@ def file_entry(result: FileResult) -> dict[str, Any]:
 
 def print_result(console: Console, result: FileResult) -> None:
     """Diagnostics in clang style, and a line for a file that failed or was skipped."""
-    for d in result.diagnostics:
-        text = Text(f"{d.path}:{d.line}:{d.col}: ")
-        text.append(d.severity.value, style=_SEVERITY_STYLE[d.severity])
-        text.append(f"[{d.code}{' ' + d.rule_id if d.rule_id else ''}]: {d.message}")
-        console.print(text, soft_wrap=True, highlight=False)
+    lines: list[tuple[str, str, Severity | None, str]] = [
+        (f"{d.path}:{d.line}:{d.col}: ", d.severity.value, d.severity,
+         f"[{d.code}{' ' + d.rule_id if d.rule_id else ''}]: {d.message}") for d in result.diagnostics
+    ]
     if result.status in (Status.FAILED, Status.SKIPPED):
-        level = "error" if result.status is Status.FAILED else "note"
-        text = Text(f"{result.path}: ")
-        text.append(level, style="bold red" if level == "error" else "cyan")
-        text.append(f": {result.reason}")
-        if result.output is not None and result.status is Status.FAILED:
-            text.append(" (copied unchanged)")
+        failed = result.status is Status.FAILED
+        copied = " (copied unchanged)" if failed and result.output is not None else ""
+        lines.append((f"{result.path}: ", "error" if failed else "note", Severity.ERROR if failed else Severity.NOTE,
+                      f": {result.reason}{copied}"))
+    if not console.is_terminal:  # logs and pipes: plain text, without rich's per-line rendering cost
+        console.file.write("".join(f"{a}{level}{b}\n" for a, level, _, b in lines) + result.trace)
+        return
+    for head, level, severity, tail in lines:
+        text = Text(head)
+        text.append(level, style=_SEVERITY_STYLE[severity] if severity else "")
+        text.append(tail)
         console.print(text, soft_wrap=True, highlight=False)
-        if result.trace:
-            console.print(result.trace, soft_wrap=True, highlight=False, markup=False)
+    if result.trace:
+        console.print(result.trace, soft_wrap=True, highlight=False, markup=False)
 
 
 def stats_table(summary: Summary) -> Table:

@@ -234,10 +234,11 @@ def _load_file(path: Path, problems: list[str]) -> list[Rule]:
     if not isinstance(rnode, yaml.SequenceNode):
         problems.append(f"{name}:{rnode.start_mark.line + 1}: 'rules' must be a list")
         return []
+    values = _plain(rnode)  # one construction for the whole list; the nodes give line numbers
     out = []
-    for entry in rnode.value:
+    for entry, value in zip(rnode.value, values):
         where = f"{name}:{entry.start_mark.line + 1}"
-        rule = _build_rule(entry, defaults, where, problems)
+        rule = _build_rule(entry, value, defaults, where, problems)
         if rule is not None:
             out.append(rule)
     return out
@@ -257,19 +258,19 @@ def _plain(node: yaml.Node) -> Any:
     return _Loader("").construct_document(node)
 
 
-def _build_rule(node: yaml.Node, defaults: Mapping[str, Any], where: str, problems: list[str]) -> Rule | None:
+def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str,
+                problems: list[str]) -> Rule | None:
     if not isinstance(node, yaml.MappingNode):
         problems.append(f"{where}: a rule must be a mapping")
         return None
     before = len(problems)
     fields = dict(defaults)
-    for key, (key_node, value_node) in _mapping(node, where, problems).items():
+    for key, (key_node, _) in _mapping(node, where, problems).items():
         if key not in RULE_KEYS:
-            cuda_node = next((v for k, v in node.value if k.value == "cuda"), None)
-            named = f" ({cuda_node.value})" if isinstance(cuda_node, yaml.ScalarNode) else ""
+            named = f" ({value['cuda']})" if isinstance(value.get("cuda"), str) else ""
             problems.append(f"{where.rsplit(':', 1)[0]}:{key_node.start_mark.line + 1}{named}: unknown key {key!r}")
             continue
-        fields[key] = _plain(value_node)
+        fields[key] = value[key]
     cuda = fields.get("cuda")
     label = f"{where} ({cuda})" if isinstance(cuda, str) else where
     if not isinstance(cuda, str) or not cuda:

@@ -10,6 +10,12 @@ and hipconv/data/{hip-6.3.names,hip-5.2.names,hip-6.3.headers,hip-5.2.headers,cu
 
 Every HIP name that a rule emits is checked against the HIP snapshot of every
 release in the rule's [since, until) range; a failed check aborts the run.
+
+Runtime/driver mappings are split by ROCm release where the HIP name is deprecated
+or missing in a release that has a non-deprecated sibling spelling with the same
+parameter types or value (ROCm 5.2 hipHostFree / 6.3 hipFreeHost), or where the
+deprecation of the HIP name changes between releases (the engine reads `status`
+per rule, not `rocm.deprecated`).
 """
 from __future__ import annotations
 
@@ -174,6 +180,30 @@ def param_counts(recs: list[dict]) -> set[int] | None:
 
 def object_like_macro(recs: list[dict]) -> bool:
     return any(r["kind"] == "macro" and not r.get("params") for r in recs)
+
+
+def constant_value(recs: list[dict]) -> int | None:
+    """Integer value of an enumerator or object-like macro, None when not a plain number."""
+    for r in recs:
+        if r["kind"] == "enumerator" or (r["kind"] == "macro" and not r.get("params")):
+            text = str(r.get("value", "")).strip().strip("()")
+            text = re.sub(r"(?<=[0-9a-fA-F])[uUlL]+$", "", text)
+            try:
+                return int(text, 0)
+            except ValueError:
+                continue
+    return None
+
+
+def param_types(recs: list[dict]) -> set[tuple[str, ...]]:
+    """Parameter type lists of a function's overloads (spacing normalised)."""
+    return {tuple(re.sub(r"\s+", "", p["type"]) for p in r["params"])
+            for r in recs if r["kind"] == "function" and "params" in r}
+
+
+def sibling_key(name: str) -> tuple[str, ...]:
+    """The words of a HIP name, unordered, Malloc read as Alloc."""
+    return tuple(sorted("alloc" if w == "malloc" else w for w in words(name)))
 
 
 def type_shape(recs: list[dict]) -> str | None:
@@ -385,6 +415,8 @@ class Deriver:
         self.problems: list[str] = []
         self._fuzzy: dict[str, set[str]] | None = None
         self._constants: dict[str, set[str]] | None = None
+        self._siblings: dict[str, dict[tuple, set[str]]] | None = None
+        self.family_library = ""
 
     # -- availability and status of a HIP name ---------------------------------------
     def hip_span(self, hip: str) -> dict:
@@ -460,15 +492,40 @@ class Deriver:
         if not hip_recs:
             self.problems.append(f"curated {cuda} -> {hip}: HIP name not in inventory")
             return None
-        if not self.fits(cuda, cuda_recs, hip) and not fact.get("signature_differs"):
+        if not self.fits(cuda, cuda_recs, hip) and not fact.get("signature_differs") and not fact.get("legacy_form"):
             self.problems.append(f"curated {cuda} -> {hip}: kind/parameter mismatch without signature_differs")
             return None
-        return self.mapped_rule(cuda, hip, kind, header, fact.get("note"))
+        cval, hval = constant_value(cuda_recs), constant_value(hip_recs)
+        flag = object_like_macro(cuda_recs) or object_like_macro(hip_recs)   # enum values may differ by design
+        if flag and cval is not None and hval is not None and cval != hval:
+            self.problems.append(f"curated {cuda} -> {hip}: values differ ({cval} vs {hval})")
+            return None
+        rule = self.mapped_rule(cuda, hip, kind, header, fact.get("note"))
+        if fact.get("legacy_form"):
+            self.legacy_form(cuda, cuda_recs, hip, rule)
+        return rule
+
+    def legacy_form(self, cuda: str, cuda_recs: list[dict], hip: str, rule: dict) -> None:
+        """CUDA 13 changed the signature; HIP has the earlier form that existing code
+        calls.  `params` = `args` = HIP's parameters: calls with that many arguments or
+        fewer are translated, calls with more (the CUDA 13 form) are left with a diagnostic."""
+        counts = {len(r["params"]) for r in self.latest_or_any(hip) if r["kind"] == "function" and "params" in r}
+        hip_params = [[p["name"] for p in r["params"]] for rel in RELEASES
+                      for r in self.inv.hip[rel].records(hip) if r["kind"] == "function"]
+        cuda_counts = param_counts(cuda_recs) or set()
+        if len(counts) != 1 or not cuda_counts or min(cuda_counts) <= min(counts):
+            self.problems.append(f"legacy form {cuda} -> {hip}: needs one HIP parameter count below "
+                                 f"CUDA 13's (HIP {sorted(counts)}, CUDA {sorted(cuda_counts)})")
+            return
+        params = next(ps for ps in hip_params if len(ps) in counts)
+        rule["params"] = params
+        rule["args"] = list(params)
 
     # -- families ---------------------------------------------------------------------
     def host_family(self, fam: Family, cuda_lib: str, enum_map: dict[str, str]) -> None:
         """runtime / driver: every public name gets a rule."""
         names = sorted({r["name"] for r in self.inv.cuda.by_lib[cuda_lib]})
+        self.family_library = fam.library
         for cuda in names:
             if not IDENT.match(cuda) or cuda in self.claimed or cuda in self.cur.ignore:
                 continue
@@ -486,7 +543,101 @@ class Deriver:
                 hip = self.resolve(cuda, recs, enum_map)
                 rule = (self.mapped_rule(cuda, hip, kind, header) if hip
                         else self.unsupported_rule(cuda, kind, header, self.unsupported_note(cuda, recs)))
-            self.claim_mapped(fam, self.add_nvidia(rule, recs))
+            for part in self.release_spans(cuda, recs, rule):
+                self.claim_mapped(fam, self.add_nvidia(part, recs))
+
+    # -- per-release spellings: deprecated or missing twins ---------------------------
+    def deprecated_in(self, hip: str, rel: str) -> bool:
+        recs = self.inv.hip[rel].records(hip)
+        main = [r for r in recs if r["kind"] != "macro"] or recs
+        return bool(main) and all(r.get("deprecated") for r in main)
+
+    @property
+    def siblings(self) -> dict[str, dict[tuple, set[str]]]:
+        """release -> sibling key -> HIP names (functions and constants)."""
+        if self._siblings is None:
+            self._siblings = {}
+            for rel in RELEASES:
+                index: dict[tuple, set[str]] = collections.defaultdict(set)
+                for name, recs in self.inv.hip[rel].by_name.items():
+                    if re.match(r"^hip[A-Z]\w*$", name) and any(
+                            r["kind"] in ("function", "enumerator") or (r["kind"] == "macro" and not r.get("params"))
+                            for r in recs):
+                        index[sibling_key(name)].add(name)
+                self._siblings[rel] = index
+        return self._siblings
+
+    def sibling(self, cuda: str, cuda_recs: list[dict], hip: str, rel: str) -> str | None:
+        """A non-deprecated spelling of `hip` in release `rel`: the same words in another
+        order or with Alloc/Malloc (hipFreeHost ~ hipHostFree, hipHostAlloc ~
+        hipHostMalloc, hipHostAllocMapped ~ hipHostMallocMapped), the same parameter
+        types (functions) or the same value (constants), fitting the CUDA name.
+        Unambiguous hits only."""
+        model = self.latest_or_any(hip)
+        kind = rule_kind({r["kind"] for r in model})
+        hits = []
+        for cand in sorted(self.siblings[rel].get(sibling_key(hip), ())):
+            if cand == hip or self.deprecated_in(cand, rel):
+                continue
+            crecs = self.inv.hip[rel].records(cand)
+            if kind == "function":
+                if not (param_types(model) & param_types(crecs)) or not self.fits(cuda, cuda_recs, cand):
+                    continue
+            else:
+                value = constant_value(model)
+                if value is None or constant_value(crecs) != value or constant_value(cuda_recs) not in (None, value):
+                    continue
+            hits.append(cand)
+        return hits[0] if len(hits) == 1 else None
+
+    def release_spans(self, cuda: str, cuda_recs: list[dict], rule: dict) -> list[dict]:
+        """Split a mapping rule by ROCm release where its HIP name is deprecated or missing
+        in a release that has a sibling spelling (see `sibling`), or where the
+        deprecation of the HIP name changes between releases."""
+        hip = rule.get("hip")
+        if hip is None or "params" in rule:
+            return [rule]
+        # a curated signature_differs mapping rests on what the inventory does not record
+        # (a default argument): a sibling need not share it
+        siblings = not (self.cur.mapping(cuda) or {}).get("signature_differs")
+        choice: list[tuple[str, bool] | None] = []
+        for rel in RELEASES:
+            name = hip
+            if siblings and (not self.inv.hip[rel].has(hip) or self.deprecated_in(hip, rel)):
+                name = self.sibling(cuda, cuda_recs, hip, rel) or hip
+            choice.append((name, self.deprecated_in(name, rel)) if self.inv.hip[rel].has(name) else None)
+        if len({c for c in choice if c}) <= 1:
+            return [rule]
+        spans: list[tuple[tuple[str, bool], str, str | None]] = []
+        for rel, c in zip(RELEASES, choice):
+            if spans and spans[-1][0] == c:
+                continue
+            if spans and spans[-1][2] is None:
+                spans[-1] = (spans[-1][0], spans[-1][1], rel)
+            spans.append((c, rel, None))
+        out = []
+        base = {k: v for k, v in rule.items() if k not in ("hip", "rocm", "status")}
+        for c, since, until in spans:
+            if c is None:
+                if out:                                  # the spelling vanished from a later release
+                    out.append({"cuda": cuda, "id": f"{out[-1]['id'].split('@')[0]}.removed", "kind": rule["kind"],
+                                "status": "removed", "library": rule.get("library"), "section": rule.get("section"),
+                                "rocm": {"since": since, "removed": since} | ({"until": until} if until else {}),
+                                "note": f"{out[-1]['hip']} is not in the ROCm {since} headers"})
+                continue
+            name, deprecated = c
+            part = dict(base, hip=name, id=f"{rule.get('library', self.family_library)}.{cuda}@{since}",
+                        rocm={"since": self.cur.since(name) or since} | ({"until": until} if until else {}))
+            if deprecated:
+                part["status"] = "deprecated"
+                part["rocm"]["deprecated"] = since
+            if name != hip:
+                why = "deprecated" if self.inv.hip[since].has(hip) else "missing"
+                same = "the same call" if rule["kind"] == "function" else "the same value"
+                extra = f"{hip} is {why} in ROCm {since}; {name} is {same}"
+                part["note"] = f"{part['note']}; {extra}" if part.get("note") else extra
+            out.append(part)
+        return out
 
     def cuda_records(self, name: str, lib: str) -> list[dict]:
         """Records of a CUDA name; a macro that only forwards to a function
@@ -711,7 +862,32 @@ class Deriver:
             if hip_group:
                 for c, h in match_enumerators(cmembers[group], hmembers[hip_group]).items():
                     result.setdefault(c, h)
+        for group, via in sorted(self.cur.section("enum_bridges").items()):
+            self.bridge_enumerators(cmembers.get(calias.get(group, group), []),
+                                    cmembers.get(calias.get(via, via), []), result)
         return result
+
+    def bridge_enumerators(self, members: list[str], via: list[str], result: dict[str, str]) -> None:
+        """Map the unmatched enumerators of one CUDA enum through the enumerator of
+        another CUDA enum with the same value that already has a HIP counterpart
+        (CUDA_ERROR_LAUNCH_FAILED = 719 = cudaErrorLaunchFailure -> hipErrorLaunchFailure).
+        Unambiguous only: one enumerator with that value, and no HIP name used twice."""
+        by_value: dict[int, list[str]] = collections.defaultdict(list)
+        for name in via:
+            if (v := constant_value(self.inv.cuda.records(name))) is not None:
+                by_value[v].append(name)
+        taken = collections.Counter(result[m] for m in members if m in result)
+        proposed: dict[str, str] = {}
+        for name in members:
+            if name in result or (v := constant_value(self.inv.cuda.records(name))) is None:
+                continue
+            bridge = by_value.get(v, [])
+            if len(bridge) == 1 and (hip := result.get(bridge[0]) or (self.cur.mapping(bridge[0]) or {}).get("hip")):
+                proposed[name] = hip
+        counts = collections.Counter(proposed.values()) + taken
+        for name, hip in sorted(proposed.items()):
+            if counts[hip] == 1:
+                result[name] = hip
 
 
 # --------------------------------------------------------------------------- output
