@@ -8,7 +8,6 @@ errors (including any file that could not be read or translated).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Sequence

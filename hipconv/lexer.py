@@ -73,7 +73,7 @@ class Tokens:
         raw = self.body[self.starts[i]:self.ends[i]]
         if b"\\" in raw and self.kinds[i] != TokenKind.LITERAL:
             raw = raw.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
-        return raw.decode("utf-8")
+        return raw.decode()
 
     def token(self, i: int) -> Token:
         return Token(TokenKind(self.kinds[i]), self.raw(i).decode("utf-8"), self.starts[i], self.ends[i])
@@ -111,41 +111,72 @@ def _clang() -> tuple[Any, Any]:
     return cindex, index
 
 
+@dataclass(frozen=True)
+class _Raw:
+    """libclang's tokens of a buffer: kinds, locations and lengths; `base` is the location of offset 0."""
+
+    kinds: list[int]
+    locations: list[int]
+    lengths: list[int]
+    base: int
+
+    def end(self, i: int) -> int:
+        return self.locations[i] + self.lengths[i] - self.base
+
+    def tokens(self, body: bytes, offset: int = 0) -> Tokens:
+        """The tokens lying in body, which starts at `offset` of the lexed buffer."""
+        first = bisect.bisect_left(self.locations, self.base + offset)
+        last = bisect.bisect_left(self.locations, self.base + offset + len(body), lo=first)
+        count = last - first
+        starts = array("I", map(operator.sub, self.locations[first:last], itertools.repeat(self.base + offset, count)))
+        ends = array("I", map(operator.add, starts, self.lengths[first:last]))
+        for i in range(count - 1, -1, -1):  # only a token cut off by the end of the body can overrun it
+            if ends[i] <= len(body):
+                break
+            ends[i] = len(body)
+        return Tokens(body, array("B", self.kinds[first:last]), starts, ends)
+
+    def crosses_start(self, offset: int) -> bool:
+        """True when a token that starts before `offset` runs past it."""
+        first = bisect.bisect_left(self.locations, self.base + offset)
+        return first > 0 and self.end(first - 1) > offset
+
+    def tail_start(self, offset: int, size: int) -> int:
+        """Where the text after the last token starting in [offset, offset + size) begins."""
+        first = bisect.bisect_left(self.locations, self.base + offset)
+        last = bisect.bisect_left(self.locations, self.base + offset + size, lo=first)
+        return self.end(last - 1) if last > first else offset
+
+
 def lex_many(bodies: list[bytes]) -> list[Tokens]:
     """Tokenize several bodies with one libclang translation unit (its set-up dominates for small files).
 
-    The bodies are lexed joined by newlines; a body whose last token runs past its end
-    (an unterminated comment or raw string, a line splice at the end) is lexed again alone.
+    The bodies are lexed joined by newlines. A body whose tokens do not end cleanly
+    inside it (an unterminated comment or raw string, a line splice at its end) is lexed
+    alone, and so is everything after it.
     """
     if len(bodies) < 2:
         return [lex(body) for body in bodies]
-    joined = lex(_BATCH_SEPARATOR.join(bodies))
-    starts, ends = joined.starts, joined.ends
+    joined = _BATCH_SEPARATOR.join(bodies)
+    raw = _lex_raw(joined)
     out: list[Tokens] = []
     offset = 0
     for n, body in enumerate(bodies):
         end = offset + len(body)
-        first = bisect.bisect_left(starts, offset)
-        last = bisect.bisect_left(starts, end, lo=first)
-        tail = body[ends[last - 1] - offset:] if last > first else body
-        if tail.strip(b" \t\r\n\f\v"):  # an unterminated comment or a line splice reaches past the body
+        tail = raw.tail_start(offset, len(body))
+        if tail > end or joined[tail:end].strip(b" \t\r\n\f\v"):
             return out + [lex(body)] + lex_many(bodies[n + 1:])
-        if (first > 0 and ends[first - 1] > offset) or (last > first and ends[last - 1] > end):
-            out.append(lex(body))
-        else:
-            shift = itertools.repeat(offset, last - first)
-            out.append(Tokens(
-                body,
-                joined.kinds[first:last],
-                array("I", map(operator.sub, starts[first:last], shift)),
-                array("I", map(operator.sub, ends[first:last], itertools.repeat(offset, last - first))),
-            ))
+        out.append(lex(body) if raw.crosses_start(offset) else raw.tokens(body, offset))
         offset = end + len(_BATCH_SEPARATOR)
     return out
 
 
 def lex(body: bytes) -> Tokens:
     """Tokenize `body` (UTF-8 bytes, no BOM) as CUDA."""
+    return _lex_raw(body).tokens(body)
+
+
+def _lex_raw(body: bytes) -> _Raw:
     cindex, index = _clang()
     content = _PREFIX + body + _SUFFIX
     tu = index.parse(
@@ -165,13 +196,13 @@ def lex(body: bytes) -> Tokens:
     n = count.value
     try:
         if n == 0:
-            return Tokens(body, array("B"), array("I"), array("I"))
-        return _read_tokens(cindex, tu, tokens_ptr, n, body)
+            return _Raw([], [], [], 0)
+        return _read_tokens(cindex, tu, tokens_ptr, n)
     finally:
         lib.clang_disposeTokens(tu, tokens_ptr, count)
 
 
-def _read_tokens(cindex: Any, tu: Any, tokens_ptr: Any, n: int, body: bytes) -> Tokens:
+def _read_tokens(cindex: Any, tu: Any, tokens_ptr: Any, n: int) -> _Raw:
     lib = cindex.conf.lib
     words_per_token = ctypes.sizeof(cindex.Token) // 4  # unsigned int_data[4]; void *ptr_data
     raw = (ctypes.c_uint32 * (words_per_token * n)).from_address(ctypes.addressof(tokens_ptr.contents))
@@ -184,27 +215,11 @@ def _read_tokens(cindex: Any, tu: Any, tokens_ptr: Any, n: int, body: bytes) -> 
         return int(lib.clang_getTokenLocation(tu, tokens_ptr[i]).offset) - len(_PREFIX)
 
     base = locations[0] - api_offset(0)
-    fast = (
-        words_per_token == 6
-        and locations[n - 1] - base == api_offset(n - 1)
-        and all(k <= TokenKind.COMMENT for k in kinds[:64])
-    )
-    limit = len(body)
-    if fast:
-        starts = array("I", map(operator.sub, locations, itertools.repeat(base, n)))
-        ends = array("I", map(operator.add, starts, lengths))
-        for i in range(n - 1, -1, -1):  # only a token cut off by the end of the body can overrun it
-            if ends[i] <= limit:
-                break
-            ends[i] = limit
-    else:  # pragma: no cover - only if libclang's token layout ever changes
-        starts = array("I", (api_offset(i) for i in range(n)))
-        ends = array(
-            "l",
-            (min(int(lib.clang_getTokenExtent(tu, tokens_ptr[i]).end.offset) - len(_PREFIX), limit) for i in range(n)),
-        )
-        kinds = [int(lib.clang_getTokenKind(tokens_ptr[i])) for i in range(n)]
-    keep = len(starts)
-    while keep and starts[keep - 1] >= limit:  # tokens of the #endif suffix
-        keep -= 1
-    return Tokens(body, array("B", kinds[:keep]), starts[:keep], ends[:keep])
+    if (words_per_token == 6 and locations[n - 1] - base == api_offset(n - 1)
+            and all(k <= TokenKind.COMMENT for k in kinds[:64])):
+        return _Raw(kinds, locations, lengths, base)
+    # pragma: no cover - only if libclang's token layout ever changes: ask the API token by token
+    starts = [api_offset(i) for i in range(n)]
+    ends = [int(lib.clang_getTokenExtent(tu, tokens_ptr[i]).end.offset) - len(_PREFIX) for i in range(n)]
+    return _Raw([int(lib.clang_getTokenKind(tokens_ptr[i])) for i in range(n)], starts,
+                [e - s for s, e in zip(starts, ends)], 0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Mapping, NamedTuple
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.edits import Edit, Part
@@ -25,6 +25,7 @@ CUDA_CONSTRUCTS = frozenset(
     {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "__launch_bounds__",
      "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads", "warpSize"}
 )
+CUDA_CONSTRUCT_WORDS = frozenset(w.encode() for w in CUDA_CONSTRUCTS)
 # HIP spellings used by launch rewrites (checked against the HIP inventory in the tests).
 HIP_LAUNCH = "hipLaunchKernelGGL"
 HIP_KERNEL_NAME = "HIP_KERNEL_NAME"
@@ -34,8 +35,7 @@ _FULL_MASK_32 = 0xFFFFFFFF
 _FULL_MASK_64 = "0xffffffffffffffffull"
 
 
-@dataclass(frozen=True)
-class Replacement:
+class Replacement(NamedTuple):
     line: int
     col: int
     cuda: str
@@ -75,12 +75,14 @@ class _Collector:
         self.replacements.append(Replacement(line, col, cuda, hip, rule_id, library))
 
 
-def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, *, is_cu: bool) -> FileMatches:
+def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, *, is_cu: bool,
+               words: frozenset[bytes] | None = None) -> FileMatches:
+    """`words`: the file's identifier-like words, when the caller has already scanned for them."""
     c = _Collector(source, tokens, table, settings)
     directives = _directive_lines(tokens)
     include_spans, has_runtime = _match_includes(c, directives)
     skip = sorted(include_spans + directives[1])
-    uses_cuda = _match_identifiers(c, skip)
+    uses_cuda = _match_identifiers(c, skip, words if words is not None else file_words(source.body))
     if settings.kernel_launch == "hip":
         _match_launches(c)
     nl = _nl(source)
@@ -172,26 +174,26 @@ def _match_includes(c: _Collector, directives: tuple) -> tuple[list[Span], bool]
 # ---------------------------------------------------------------- identifiers
 
 
-def _match_identifiers(c: _Collector, skip: list[Span]) -> bool:
-    tokens, table = c.tokens, c.table
-    identifiers = table.identifiers
+def _match_identifiers(c: _Collector, skip: list[Span], words: frozenset[bytes]) -> bool:
+    tokens, identifiers = c.tokens, c.table.identifiers
     skip_starts = [s for s, _ in skip]
     starts, ends = tokens.starts, tokens.ends
     uses_cuda = bool(_token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,)))
-    for i in _identifier_tokens(tokens, table.names, CUDA_CONSTRUCTS):
+    for i in _identifier_tokens(tokens, (words & c.table.names) | (words & CUDA_CONSTRUCT_WORDS)):
         name = tokens.text(i)
         resolution = identifiers.get(name)
         if resolution is None:
-            uses_cuda = True  # one of CUDA_CONSTRUCTS
+            uses_cuda = uses_cuda or name in CUDA_CONSTRUCTS
             continue
-        if _inside(skip, skip_starts, starts[i]) or _is_member_or_foreign(tokens, i, identifiers):
+        start = starts[i]
+        if (skip and _inside(skip, skip_starts, start)) or _is_member_or_foreign(tokens, i, identifiers):
             continue
         uses_cuda = True
         rule = resolution.rule
-        if rule is not None and rule.reshapes_call and resolution.rewrites:
+        if rule is not None and rule.params is not None and resolution.rewrites:
             _reshape_call(c, i, rule, resolution)
         else:
-            _apply_resolution(c, starts[i], ends[i], name, resolution, rename=True)
+            _apply_resolution(c, start, ends[i], name, resolution, rename=True)
     return uses_cuda
 
 
@@ -200,40 +202,40 @@ SPLICED_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n")  # a line splice right after 
 _WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
 
 
-def _identifier_tokens(tokens: Tokens, names: frozenset[str], more: frozenset[str]) -> list[int]:
-    """Indices of the identifier tokens spelled as one of `names` or `more`, in order.
+def file_words(body: bytes) -> frozenset[bytes]:
+    """Every identifier-like word of a body (comments and strings included), joining line splices."""
+    if SPLICED_WORD.search(body):
+        body = body.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+    return frozenset(_WORD.findall(body))
+
+
+def _identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
+    """Indices of the identifier tokens spelled as one of `present`, in order.
 
     Searches the text for the few names the file mentions instead of walking every
-    token; a file with line splices (which may cut an identifier) is walked in full.
+    token, plus the rare identifiers that a line splice cuts in two.
     """
-    body = tokens.body
-    if SPLICED_WORD.search(body):
-        return [i for i in range(len(tokens))
-                if tokens.kinds[i] in _WORDY_KINDS and (tokens.text(i) in names or tokens.text(i) in more)]
-    present = sorted({w for w in set(_WORD.findall(body)) if w.decode() in names or w.decode() in more},
-                     key=len, reverse=True)
-    if not present:
-        return []
-    pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w) for w in present) + rb")\b")
     starts, ends, kinds = tokens.starts, tokens.ends, tokens.kinds
-    found = []
-    for m in pattern.finditer(body):
-        i = bisect.bisect_left(starts, m.start())
-        if i < len(starts) and starts[i] == m.start() and ends[i] == m.end() and kinds[i] in _WORDY_KINDS:
-            found.append(i)
-    return found
+    found = set(_token_occurrences(tokens, present, _WORDY_KINDS))
+    for m in SPLICED_WORD.finditer(tokens.body):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and ends[i] > m.end() and kinds[i] in _WORDY_KINDS and tokens.text(i).encode() in present:
+            found.add(i)
+    return sorted(found)
 
 
 def _token_occurrences(tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...]) -> list[int]:
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     found = []
+    count = len(starts)
     for needle in spellings:
+        size = len(needle)
         pos = body.find(needle)
-        while pos != -1:
+        while pos != -1:  # bytes.find is C-fast; the token check rejects hits inside longer names
             i = bisect.bisect_left(starts, pos)
-            if i < len(starts) and starts[i] == pos and ends[i] == pos + len(needle) and tokens.kinds[i] in kinds:
+            if i < count and starts[i] == pos and ends[i] == pos + size and tokens.kinds[i] in kinds:
                 found.append(i)
-            pos = body.find(needle, pos + 1)
+            pos = body.find(needle, pos + size)
     found.sort()
     return found
 
@@ -243,13 +245,13 @@ def _inside(spans: list[Span], span_starts: list[int], pos: int) -> bool:
     return k >= 0 and pos < spans[k][1]
 
 
-def _is_member_or_foreign(tokens: Tokens, i: int, identifiers: dict) -> bool:
+def _is_member_or_foreign(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> bool:
     """`x.cudaFoo`, `p->cudaFoo` and `mylib::cudaFoo` are not the CUDA API."""
     j = prev_code(tokens, i)
     if j < 0 or tokens.kinds[j] != TokenKind.PUNCTUATION:
         return False
-    before = tokens.raw(j)
-    if before in (b".", b"->"):
+    before = tokens.body[tokens.starts[j]:tokens.ends[j]]
+    if before == b"." or before == b"->":
         return True
     if before == b"::":
         q = prev_code(tokens, j)
@@ -260,6 +262,14 @@ def _is_member_or_foreign(tokens: Tokens, i: int, identifiers: dict) -> bool:
 def _apply_resolution(c: _Collector, start: int, end: int, cuda: str, resolution: Resolution, *, rename: bool) -> None:
     """Turn one resolution into an edit and/or a diagnostic: the status policy lives here."""
     rule, action = resolution.rule, resolution.action
+    if action is Action.REWRITE and rename:  # the hot path: a plain rename
+        assert rule is not None and rule.hip is not None
+        if rule.requires_define:
+            c.defines_needed.add(rule.requires_define)
+        if rule.hip != cuda:
+            c.edits.append(Edit(start, end, (rule.hip,), rule.id))
+            c.replaced(start, cuda, rule.hip, rule.id, rule.library)
+        return
     note = f" ({rule.note})" if rule is not None and rule.note else ""
     if action is Action.NO_RULE:
         c.diag(start, "HC001", f"{cuda} ({resolution.library}) is CUDA API with no hipconv rule; left unchanged", symbol=cuda)

@@ -5,16 +5,15 @@ from __future__ import annotations
 import enum
 import multiprocessing
 import os
-import re
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.edits import apply
 from hipconv.errors import HipconvError
 from hipconv.lexer import Tokens, lex, lex_many
-from hipconv.match import CUDA_CONSTRUCTS, SPLICED_WORD, Replacement, match_file
+from hipconv.match import CUDA_CONSTRUCT_WORDS, Replacement, file_words, match_file
 from hipconv.ruleset import LookupTable
 from hipconv.settings import Settings
 from hipconv.source import DecodeFailure, SourceFile
@@ -26,7 +25,6 @@ SOURCE_SUFFIXES = frozenset(
 )
 CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Status(enum.Enum):
@@ -65,11 +63,14 @@ def translate_sources(sources: Sequence[SourceFile], table: LookupTable, setting
     """Translate decoded sources, lexing those that need it with one libclang call. Never raises."""
     results: list[FileResult | None] = [None] * len(sources)
     todo = []
+    words = {}
     for n, source in enumerate(sources):
-        if _may_need_work(source, table, settings):
-            todo.append(n)
-        else:
+        found = _words_if_work(source, table, settings)
+        if found is None:
             results[n] = FileResult(source.path, Status.UNCHANGED, size=len(source.data))
+        else:
+            todo.append(n)
+            words[n] = found
     try:
         lexed = lex_many([sources[n].body for n in todo])
     except HipconvError:
@@ -79,7 +80,8 @@ def translate_sources(sources: Sequence[SourceFile], table: LookupTable, setting
     for n, tokens in zip(todo, lexed):
         source = sources[n]
         try:
-            results[n] = _translate_tokens(source, tokens if tokens is not None else lex(source.body), table, settings)
+            results[n] = _translate_tokens(source, tokens if tokens is not None else lex(source.body), table, settings,
+                                           words[n])
         except HipconvError:
             raise
         except Exception as exc:  # a bug: keep the traceback, go on with the other files
@@ -88,8 +90,9 @@ def translate_sources(sources: Sequence[SourceFile], table: LookupTable, setting
     return [r for r in results if r is not None]
 
 
-def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings) -> FileResult:
-    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source))
+def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings,
+                      words: frozenset[bytes]) -> FileResult:
+    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words)
     result = apply(source.body, found.edits)
     diagnostics = list(found.diagnostics)
     for edit in result.rejected:
@@ -113,20 +116,15 @@ def _is_cu(source: SourceFile) -> bool:
     return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
 
 
-def _may_need_work(source: SourceFile, table: LookupTable, settings: Settings) -> bool:
-    """The prefilter: one regex scan; files with no CUDA name skip libclang entirely."""
-    body = source.body
-    if SPLICED_WORD.search(body):  # a line splice may cut an identifier
-        body = body.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
-    names = set(_IDENTIFIER.findall(body))
-    if b"include" in names:
-        return True  # include rules match header paths, not identifiers
-    if settings.kernel_launch == "hip" and b"<<<" in body:
-        return True
-    words = {n.decode() for n in names}
-    if not words.isdisjoint(table.names):
-        return True
-    return _is_cu(source) and (b"<<<" in body or not words.isdisjoint(CUDA_CONSTRUCTS))
+def _words_if_work(source: SourceFile, table: LookupTable, settings: Settings) -> frozenset[bytes] | None:
+    """The prefilter: one regex scan. None when the file needs no lexing at all."""
+    words = file_words(source.body)
+    if (b"include" in words  # include rules match header paths, not identifiers
+            or (settings.kernel_launch == "hip" and b"<<<" in source.body)
+            or not words.isdisjoint(table.names)
+            or (_is_cu(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))):
+        return words
+    return None
 
 
 def _read(job: Job) -> SourceFile | FileResult:

@@ -6,6 +6,7 @@ checkout (editable install, tests) they are the top-level folders beside the pac
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -27,6 +28,15 @@ def templates_dir() -> Path:
 def data_file(name: str) -> Path:
     """Compact inventory data derived by tools/derive_rules.py (see hipconv/data/README.md)."""
     return _PACKAGE / "data" / name
+
+
+def cache_dir() -> Path:
+    """$HIPCONV_CACHE_DIR, else $XDG_CACHE_HOME/hipconv, else ~/.cache/hipconv."""
+    explicit = os.environ.get("HIPCONV_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hipconv"
 
 
 def hip_releases() -> list[str]:

@@ -7,14 +7,19 @@ together as one RuleSchemaError.
 from __future__ import annotations
 
 import enum
+import hashlib
+import os
+import pickle
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
 from hipconv.errors import ConfigError, RuleSchemaError
-from hipconv.resources import data_file, rules_dir
+from hipconv import __version__
+from hipconv.resources import cache_dir, data_file, rules_dir
 from hipconv.settings import Settings, Version
 
 try:  # the C loader is ~10x faster; marks (line numbers) work with both
@@ -136,7 +141,7 @@ class RuleSet:
         return LookupTable(
             identifiers=identifiers,
             includes=includes,
-            names=frozenset(identifiers),
+            names=frozenset(name.encode() for name in identifiers),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
             hip_headers=frozenset(r.hip for r in self.rules if r.kind == "include" and r.hip),
         )
@@ -149,7 +154,7 @@ class RuleSet:
 class LookupTable:
     identifiers: Mapping[str, Resolution]
     includes: Mapping[str, Resolution]  # CUDA header path as written -> resolution
-    names: frozenset[str]  # the identifier keys, for the prefilter
+    names: frozenset[bytes]  # the identifier keys as bytes, for scanning file bodies
     runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
     hip_headers: frozenset[str]  # every HIP header a rule emits (a file including one is already HIP)
 
@@ -163,7 +168,35 @@ def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:
         if not extra.is_dir():
             raise ConfigError(f"rule directory {extra} does not exist")
         files.extend(sorted(extra.glob("*.yaml")))
-    return RuleSet(load_rules(files), load_cuda_api())
+    return _cached(files, lambda: RuleSet(load_rules(files), load_cuda_api()))
+
+
+def _cached(files: list[Path], build: Callable[[], RuleSet]) -> RuleSet:
+    """Validated rule sets are pickled under the user's cache directory, keyed by the exact bytes
+    of every input, so a start-up (a pre-commit hook, a CI step) skips YAML parsing."""
+    digest = hashlib.sha256(__version__.encode())
+    for path in [*files, data_file("cuda-13.names")]:
+        try:
+            digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
+        except OSError:
+            return build()
+    cache = cache_dir() / f"rules-{digest.hexdigest()[:32]}.pickle"
+    try:
+        cached = pickle.loads(cache.read_bytes())
+        if isinstance(cached, RuleSet):
+            return cached
+    except Exception:  # missing, unreadable or from another Python: rebuild it
+        pass
+    ruleset = build()
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, cache)
+    except OSError:
+        pass  # a read-only home is fine: no cache
+    return ruleset
 
 
 def load_cuda_api() -> dict[str, str]:

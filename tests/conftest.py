@@ -10,6 +10,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_INVENTORY = Path(__file__).resolve().parents[1].parent / "shared" / "api-inventory"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _private_rule_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep the tests' pickled rule sets out of the user's cache directory."""
+    os.environ["HIPCONV_CACHE_DIR"] = str(tmp_path_factory.mktemp("hipconv-cache"))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite the expected HIP trees of the fixtures")
 

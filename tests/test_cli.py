@@ -298,3 +298,17 @@ def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
     assert run_cli("rules", "docs", "--check", doc).code == 0
     (tmp_path / "bare.md").write_text("nothing here\n")
     assert run_cli("rules", "docs", "--write", tmp_path / "bare.md").code == 2
+
+
+def test_rule_cache_follows_rule_edits(tmp_path: Path) -> None:
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    rule = rules / "mine.yaml"
+    rule.write_text("defaults: {library: mine, kind: function}\nrules:\n  - cuda: cudaMyThing\n    hip: hipFree\n")
+    f = tmp_path / "k.cpp"
+    f.write_bytes(b"void g() { cudaMyThing(p); }\n")
+    assert run_cli("translate", f, "--rules-dir", rules).stdout == b"void g() { hipFree(p); }\n"
+    rule.write_text(rule.read_text().replace("hipFree", "hipMalloc"))
+    assert run_cli("translate", f, "--rules-dir", rules).stdout == b"void g() { hipMalloc(p); }\n"
+    rule.write_text(rule.read_text().replace("hip: hipMalloc", "hipp: hipMalloc"))
+    assert run_cli("translate", f, "--rules-dir", rules).code == 2
