@@ -98,6 +98,7 @@ def stats_table(summary: Summary) -> Table:
     for status in Status:
         if summary.files[status.value]:
             table.add_row(f"files {status.value}", str(summary.files[status.value]))
+    table.add_row("seconds", f"{elapsed:.2f}")
     table.add_row("source MB/s", f"{summary.bytes_in / elapsed / 1e6:.2f}")
     for library, n in sorted(summary.replacements.items()):
         table.add_row(f"replacements: {library}", str(n))

@@ -8,6 +8,7 @@ spans; nothing here knows about rules.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generator
 
 from hipconv.lexer import TokenKind, Tokens
 
@@ -74,37 +75,16 @@ def matching_close(tokens: Tokens, i: int) -> int | None:
     return None
 
 
-def template_close(tokens: Tokens, i: int, limit: int) -> int | None:
-    """If the `<` at i opens template arguments (it follows a name), the index of its `>`."""
-    before = prev_code(tokens, i)
-    if before < 0 or tokens.kinds[before] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
-        return None
-    depth = 0
-    j = i
-    while j < limit:
-        if tokens.kinds[j] == TokenKind.PUNCTUATION:
-            t = tokens.raw(j).decode()
-            if t in _OPEN:
-                close = matching_close(tokens, j)
-                if close is None or close >= limit:
-                    return None
-                j = close
-            elif t in _CLOSE or t in _NOT_IN_TEMPLATE:
-                return None
-            elif t == "<":
-                depth += 1
-            elif t in (">", ">>"):
-                depth -= len(t)
-                if depth <= 0:
-                    return j if depth == 0 else None
-        j += 1
-    return None
+class _Unbalanced(Exception):
+    """A closing bracket without its opener (or the reverse) inside the range."""
 
 
-def split_top_level(tokens: Tokens, first: int, last: int) -> tuple[Span, ...] | None:
-    """Split tokens[first:last] at top-level commas into trimmed byte spans."""
-    spans: list[Span] = []
-    start_tok = first
+def _top_level(tokens: Tokens, first: int, last: int) -> Generator[tuple[int, str], int | None, None]:
+    """Yield (index, text) of each punctuation token of tokens[first:last] outside brackets.
+
+    Bracketed groups are skipped whole; the consumer may `send` an index to resume after it.
+    Raises _Unbalanced when the brackets do not pair up inside the range.
+    """
     j = first
     while j < last:
         if tokens.kinds[j] == TokenKind.PUNCTUATION:
@@ -112,18 +92,55 @@ def split_top_level(tokens: Tokens, first: int, last: int) -> tuple[Span, ...] |
             if t in _OPEN:
                 close = matching_close(tokens, j)
                 if close is None or close >= last:
-                    return None
+                    raise _Unbalanced
                 j = close
             elif t in _CLOSE:
+                raise _Unbalanced
+            else:
+                resume = yield j, t
+                if resume is not None:
+                    j = resume
+                    yield j, t  # the value of send(); the consumer's loop continues after it
+        j += 1
+
+
+def template_close(tokens: Tokens, i: int, limit: int) -> int | None:
+    """If the `<` at i opens template arguments (it follows a name), the index of its `>`."""
+    before = prev_code(tokens, i)
+    if before < 0 or tokens.kinds[before] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        return None
+    depth = 0
+    try:
+        for j, t in _top_level(tokens, i, limit):
+            if t in _NOT_IN_TEMPLATE:
                 return None
-            elif t == "<":
+            if t == "<":
+                depth += 1
+            elif t in (">", ">>"):
+                depth -= len(t)
+                if depth <= 0:
+                    return j if depth == 0 else None
+    except _Unbalanced:
+        return None
+    return None
+
+
+def split_top_level(tokens: Tokens, first: int, last: int) -> tuple[Span, ...] | None:
+    """Split tokens[first:last] at top-level commas into trimmed byte spans."""
+    spans: list[Span] = []
+    start_tok = first
+    walk = _top_level(tokens, first, last)
+    try:
+        for j, t in walk:
+            if t == "<":
                 close = template_close(tokens, j, last)
                 if close is not None:
-                    j = close
+                    walk.send(close)
             elif t == ",":
                 spans.append(_span(tokens, start_tok, j))
                 start_tok = j + 1
-        j += 1
+    except _Unbalanced:
+        return None
     if start_tok < last or spans:
         spans.append(_span(tokens, start_tok, last))
     return tuple(spans)

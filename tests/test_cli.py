@@ -312,3 +312,22 @@ def test_rule_cache_follows_rule_edits(tmp_path: Path) -> None:
     assert run_cli("translate", f, "--rules-dir", rules).stdout == b"void g() { hipMalloc(p); }\n"
     rule.write_text(rule.read_text().replace("hip: hipMalloc", "hipp: hipMalloc"))
     assert run_cli("translate", f, "--rules-dir", rules).code == 2
+
+
+def test_plain_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(25):
+        (src / f"k{n}.cu").write_bytes(KERNEL)
+    result = run_cli("translate", src, "-o", tmp_path / "out")
+    assert result.code == 0
+    progress = [line for line in result.stderr.splitlines() if line.startswith("hipconv: ")]
+    assert progress[-1] == "hipconv: 25/25 files" and len(progress) == 10
+
+
+def test_nothing_is_written_outside_the_output(project: Path, tmp_path: Path) -> None:
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert run_cli("translate", project, "-o", tmp_path / "hip").code == 0
+    after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    assert [p for p in after if p not in before and p.parts[0] != "hip"] == []
+    assert not list(tmp_path.rglob("*.tmp"))

@@ -103,3 +103,20 @@ def test_compiles_with_hipcc(case: Path, tmp_path: Path, hip_env: dict[str, str]
         done = subprocess.run(cmd, env=hip_env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-4000:]}"
         assert (tmp_path / (unit.stem + ".o")).stat().st_size > 0
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.hipcc
+def test_bundled_example_translates_and_compiles(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """The README's first command: `hipconv translate examples/ -o /tmp/hip`, then hipcc."""
+    out = tmp_path / "hip"
+    result = run_cli("translate", EXAMPLES, "-o", out, "--stats")
+    assert result.code == 0, result.stderr
+    assert "files converted" in result.stderr
+    unit = out / "saxpy" / "saxpy.cu"
+    assert "hipMalloc" in unit.read_text()
+    cmd = ["hipcc", "--offload-arch=gfx90a", "-x", "hip", "-c", str(unit), "-o", str(tmp_path / "saxpy.o")]
+    done = subprocess.run(cmd, env=hip_env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
