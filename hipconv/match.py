@@ -80,13 +80,13 @@ def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings:
     """`words`: the file's identifier-like words, when the caller has already scanned for them."""
     c = _Collector(source, tokens, table, settings)
     directives = _directive_lines(tokens)
-    include_spans, has_runtime = _match_includes(c, directives)
-    skip = sorted(include_spans + directives[1])
+    include_spans, has_runtime = _match_includes(c, directives)  # includes the (HIP or CUDA) runtime header
+    skip = sorted(include_spans + directives.message_spans)
     uses_cuda = _match_identifiers(c, skip, words if words is not None else file_words(source.body))
     if settings.kernel_launch == "hip":
         _match_launches(c)
     nl = _nl(source)
-    lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives[2])]
+    lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives.defined)]
     if is_cu and not has_runtime and table.runtime_header and (uses_cuda or c.edits):
         lines.append(f"#include <{table.runtime_header}>")
     if lines:
@@ -104,8 +104,13 @@ def _nl(source: SourceFile) -> str:
 _DIRECTIVE_START = re.compile(rb"^[ \t]*(?:#|%:)", re.M)
 
 
-def _directive_lines(tokens: Tokens) -> tuple[list[tuple[int, int, str]], list[Span], set[str]]:
-    """(`#` token index, name token index, name) per directive; spans of #error/#warning lines; #defined names."""
+class _Directives(NamedTuple):
+    lines: list[tuple[int, int, str]]  # (`#` token index, name token index, directive name)
+    message_spans: list[Span]  # the text of #error / #warning lines, which is prose
+    defined: set[str]  # macro names the file #defines
+
+
+def _directive_lines(tokens: Tokens) -> _Directives:
     body = tokens.body
     found = []
     message_spans: list[Span] = []
@@ -125,7 +130,7 @@ def _directive_lines(tokens: Tokens) -> tuple[list[tuple[int, int, str]], list[S
             k = next_code(tokens, j)
             if k < len(tokens):
                 defined.add(tokens.text(k))
-    return found, message_spans, defined
+    return _Directives(found, message_spans, defined)
 
 
 def _logical_line_end(body: bytes, pos: int) -> int:
@@ -139,11 +144,11 @@ def _logical_line_end(body: bytes, pos: int) -> int:
         return nl
 
 
-def _match_includes(c: _Collector, directives: tuple) -> tuple[list[Span], bool]:
+def _match_includes(c: _Collector, directives: _Directives) -> tuple[list[Span], bool]:
     tokens, body = c.tokens, c.tokens.body
     spans: list[Span] = []
     has_runtime = False
-    for hash_i, name_i, name in directives[0]:
+    for hash_i, name_i, name in directives.lines:
         if name not in ("include", "include_next", "import"):
             continue
         j = next_code(c.tokens, name_i)
@@ -161,13 +166,11 @@ def _match_includes(c: _Collector, directives: tuple) -> tuple[list[Span], bool]
             continue  # a computed include (macro)
         spans.append((tokens.starts[hash_i], path_span[1] + 1))
         path = body[path_span[0]:path_span[1]].decode()
-        if path in c.table.hip_headers:
-            has_runtime = True
         resolution = c.table.includes.get(path)
-        if resolution is None:
-            continue
-        has_runtime = True
-        _apply_resolution(c, path_span[0], path_span[1], path, resolution, rename=True)
+        translated = resolution.rule.hip if resolution and resolution.rewrites and resolution.rule else None
+        has_runtime = has_runtime or c.table.runtime_header in (path, translated)
+        if resolution is not None:
+            _apply_resolution(c, path_span[0], path_span[1], path, resolution, rename=True)
     return spans, has_runtime
 
 

@@ -143,7 +143,6 @@ class RuleSet:
             includes=includes,
             names=frozenset(name.encode() for name in identifiers),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
-            hip_headers=frozenset(r.hip for r in self.rules if r.kind == "include" and r.hip),
         )
 
     def find(self, name: str) -> tuple[Rule, ...]:
@@ -156,7 +155,6 @@ class LookupTable:
     includes: Mapping[str, Resolution]  # CUDA header path as written -> resolution
     names: frozenset[bytes]  # the identifier keys as bytes, for scanning file bodies
     runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
-    hip_headers: frozenset[str]  # every HIP header a rule emits (a file including one is already HIP)
 
 
 # ---------------------------------------------------------------- loading

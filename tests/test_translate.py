@@ -197,3 +197,8 @@ def test_plain_cu_without_cuda_constructs_is_untouched() -> None:
 def test_cpp_file_gets_no_implicit_include() -> None:
     src = "__global__ void k() {}\n"
     assert translate(src, path="k.cpp")[0] == src
+
+
+def test_cu_with_only_a_library_header_still_gets_the_runtime() -> None:
+    text, _ = translate("#include <cuComplex.h>\n__global__ void k() {}\n", path="k.cu")
+    assert text == "#include <hip/hip_runtime.h>\n#include <hip/hip_complex.h>\n__global__ void k() {}\n"
