@@ -94,7 +94,8 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
 
     def _emit(result: FileResult) -> None:
         dest = the_plan.destinations.get(result.path)
-        source_path = next_paths[result.path]
+        job = jobs_by_display[result.path]
+        source_path = job.path
         if show_diff:
             unified_diff(result, source_path, stdout)
             return
@@ -103,7 +104,7 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
         if in_place:
             if result.status is Status.CONVERTED and result.output is not None:
                 backup(Path(source_path), backup_suffix)
-                write_atomic(Path(source_path), result.output, mode_from=source_path)
+                write_atomic(Path(source_path), result.output, mode=job.mode)
             return
         data = content_of(result, source_path)
         if data is None:
@@ -111,9 +112,9 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
         if dest is None:
             stdout.write(data)
         else:
-            write_atomic(dest, data, mode_from=source_path)
+            write_atomic(dest, data, mode=job.mode)
 
-    next_paths = {job.display: job.path for job in the_plan.jobs}
+    jobs_by_display = {job.display: job for job in the_plan.jobs}
     for problem in the_plan.problems:
         summary.add(problem)
         print_result(console, problem)

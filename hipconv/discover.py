@@ -44,9 +44,9 @@ def plan(inputs: list[Path], output: Path | None, *, in_place: bool, excludes: t
     destinations: dict[str, Path | None] = {}
     problems: list[FileResult] = []
     for root in inputs:
-        for display, path, problem in _walk(root, excludes, output):
-            if problem is not None:
-                problems.append(problem)
+        for display, path, found in _walk(root, excludes, output):
+            if isinstance(found, FileResult):
+                problems.append(found)
                 continue
             translate = os.path.splitext(path)[1].lower() in SOURCE_SUFFIXES
             if in_place:
@@ -57,15 +57,15 @@ def plan(inputs: list[Path], output: Path | None, *, in_place: bool, excludes: t
                 assert output is not None
                 rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)) if len(inputs) > 1 or root.is_dir() else root.name
                 destinations[display] = output / rel
-            jobs.append(Job(display, path, translate))
+            jobs.append(Job(display, path, translate, found.st_size, stat.S_IMODE(found.st_mode)))
     return Plan(tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True)
 
 
 def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool, force: bool) -> Plan:
     display = str(path)
-    problem = _special(path, display)
-    if problem is not None:
-        return Plan((), {}, (problem,), None, tree=False)
+    found = _special(path, display)
+    if isinstance(found, FileResult):
+        return Plan((), {}, (found,), None, tree=False)
     if in_place:
         dest: Path | None = path
     elif output is None:
@@ -76,7 +76,8 @@ def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool,
             raise ConfigError(f"{dest} is the input file; use --in-place to translate it in place")
         if writes and dest.exists() and not force:
             raise ConfigError(f"{dest} already exists", hint="pass --force to overwrite it")
-    return Plan((Job(display, str(path), True),), {display: dest}, (), None, tree=False)
+    job = Job(display, str(path), True, found.st_size, stat.S_IMODE(found.st_mode))
+    return Plan((job,), {display: dest}, (), None, tree=False)
 
 
 def _check_output_dir(inputs: list[Path], output: Path, *, writes: bool, force: bool) -> None:
@@ -101,18 +102,19 @@ def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) for pat in excludes)
 
 
-def _special(path: Path, display: str) -> FileResult | None:
+def _special(path: Path, display: str) -> FileResult | os.stat_result:
+    """The file's stat, or the result saying why it cannot be read as a regular file."""
     try:
-        mode = os.stat(path).st_mode
+        found = os.stat(path)
     except FileNotFoundError:
         return FileResult(display, Status.FAILED, reason="broken symbolic link")
     except OSError as exc:
         if exc.errno == 40:  # ELOOP
             return FileResult(display, Status.FAILED, reason="symbolic link loop")
         return FileResult(display, Status.FAILED, reason=f"cannot read: {exc.strerror or exc}")
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(found.st_mode):
         return FileResult(display, Status.SKIPPED, reason="not a regular file")
-    return None
+    return found
 
 
 def _walk(root: Path, excludes: tuple[str, ...], output: Path | None):

@@ -82,12 +82,14 @@ def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings:
     directives = _directive_lines(tokens)
     include_spans, has_runtime = _match_includes(c, directives)  # includes the (HIP or CUDA) runtime header
     skip = sorted(include_spans + directives.message_spans)
-    uses_cuda = _match_identifiers(c, skip, words if words is not None else file_words(source.body))
+    words = words if words is not None else file_words(source.body)
+    uses_api = _match_identifiers(c, skip, words)
     if settings.kernel_launch == "hip":
         _match_launches(c)
     nl = _nl(source)
     lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives.defined)]
-    if is_cu and not has_runtime and table.runtime_header and (uses_cuda or c.edits):
+    if (is_cu and not has_runtime and table.runtime_header
+            and (uses_api or c.edits or _uses_cuda_constructs(tokens, words))):
         lines.append(f"#include <{table.runtime_header}>")
     if lines:
         _insert_at_top(c, nl.join(lines))
@@ -178,26 +180,30 @@ def _match_includes(c: _Collector, directives: _Directives) -> tuple[list[Span],
 
 
 def _match_identifiers(c: _Collector, skip: list[Span], words: frozenset[bytes]) -> bool:
+    """Rewrite or report every CUDA API identifier; True when the file uses any."""
     tokens, identifiers = c.tokens, c.table.identifiers
     skip_starts = [s for s, _ in skip]
     starts, ends = tokens.starts, tokens.ends
-    uses_cuda = bool(_token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,)))
-    for i in _identifier_tokens(tokens, (words & c.table.names) | (words & CUDA_CONSTRUCT_WORDS)):
+    uses_api = False
+    for i in _identifier_tokens(tokens, words & c.table.names):
         name = tokens.text(i)
-        resolution = identifiers.get(name)
-        if resolution is None:
-            uses_cuda = uses_cuda or name in CUDA_CONSTRUCTS
-            continue
+        resolution = identifiers[name]
         start = starts[i]
         if (skip and _inside(skip, skip_starts, start)) or _is_member_or_foreign(tokens, i, identifiers):
             continue
-        uses_cuda = True
+        uses_api = True
         rule = resolution.rule
         if rule is not None and rule.params is not None and resolution.rewrites:
             _reshape_call(c, i, rule, resolution)
         else:
             _apply_resolution(c, start, ends[i], name, resolution, rename=True)
-    return uses_cuda
+    return uses_api
+
+
+def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
+    """A kernel launch, or a CUDA keyword or built-in variable, as a token (not in a comment)."""
+    return bool(_token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True)
+                or _token_occurrences(tokens, words & CUDA_CONSTRUCT_WORDS, _WORDY_KINDS, first_only=True))
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -227,7 +233,8 @@ def _identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
     return sorted(found)
 
 
-def _token_occurrences(tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...]) -> list[int]:
+def _token_occurrences(tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...], *,
+                       first_only: bool = False) -> list[int]:
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     found = []
     count = len(starts)
@@ -238,6 +245,8 @@ def _token_occurrences(tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[
             i = bisect.bisect_left(starts, pos)
             if i < count and starts[i] == pos and ends[i] == pos + size and tokens.kinds[i] in kinds:
                 found.append(i)
+                if first_only:
+                    return found
             pos = body.find(needle, pos + size)
     found.sort()
     return found

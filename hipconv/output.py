@@ -7,9 +7,9 @@ then os.replace), keeping the source's permission bits.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
-import shutil
-import tempfile
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -26,20 +26,33 @@ def content_of(result: FileResult, source_path: str) -> bytes | None:
     return None
 
 
-def write_atomic(dest: Path, data: bytes, *, mode_from: str | None = None) -> bool:
-    """Write data to dest unless it already holds exactly that. Returns True when written."""
+def write_atomic(dest: Path, data: bytes, *, mode: int | None = None) -> bool:
+    """Write data to dest unless it already holds exactly that. Returns True when written.
+
+    `mode`: permission bits for a new file (else an existing file's, else 0o644 less the umask).
+    """
     try:
-        if dest.is_file() and dest.stat().st_size == len(data) and dest.read_bytes() == data:
-            return False
+        current = os.stat(dest)
     except OSError:
-        pass
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+        current = None
+    if current is not None and stat.S_ISREG(current.st_mode) and current.st_size == len(data):
+        try:
+            if dest.read_bytes() == data:
+                return False
+        except OSError:
+            pass
+    if mode is None:
+        mode = stat.S_IMODE(current.st_mode) if current is not None else 0o666 & ~_umask()
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.hipconv.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    except FileNotFoundError:  # a new directory of the output tree
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        if mode_from is not None:
-            shutil.copymode(mode_from, tmp)
+            os.fchmod(fh.fileno(), mode)
         os.replace(tmp, dest)
     except BaseException:
         try:
@@ -50,9 +63,16 @@ def write_atomic(dest: Path, data: bytes, *, mode_from: str | None = None) -> bo
     return True
 
 
+@functools.lru_cache(maxsize=1)
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def backup(path: Path, suffix: str) -> Path:
     target = path.with_name(path.name + suffix)
-    write_atomic(target, path.read_bytes(), mode_from=str(path))
+    write_atomic(target, path.read_bytes(), mode=stat.S_IMODE(os.stat(path).st_mode))
     return target
 
 

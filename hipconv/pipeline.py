@@ -52,6 +52,8 @@ class Job:
     display: str
     path: str  # filesystem path to read
     translate: bool  # False: copy unchanged
+    size: int = -1  # from discovery's stat; -1 when unknown
+    mode: int | None = None  # permission bits for the output file
 
 
 def translate_source(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
@@ -130,11 +132,11 @@ def _words_if_work(source: SourceFile, table: LookupTable, settings: Settings) -
 def _read(job: Job) -> SourceFile | FileResult:
     """Read one file: its SourceFile, or the result that says why there is none."""
     try:
-        size = os.path.getsize(job.path)
-        if size > MAX_SOURCE_BYTES:
-            return FileResult(job.display, Status.FAILED, size=size,
-                              reason=f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; not translated")
         with open(job.path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            if size > MAX_SOURCE_BYTES:
+                return FileResult(job.display, Status.FAILED, size=size,
+                                  reason=f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; not translated")
             data = fh.read()
     except OSError as exc:
         return FileResult(job.display, Status.FAILED, reason=f"cannot read: {exc.strerror or exc}")
@@ -176,15 +178,11 @@ def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
     batch: list[Job] = []
     size = 0
     for job in jobs:
-        try:
-            job_size = os.path.getsize(job.path)
-        except OSError:
-            job_size = 0
-        if batch and (len(batch) >= BATCH_FILES or size + job_size > BATCH_BYTES):
+        if batch and (len(batch) >= BATCH_FILES or size + job.size > BATCH_BYTES):
             yield batch
             batch, size = [], 0
         batch.append(job)
-        size += job_size
+        size += max(job.size, 0)
     if batch:
         yield batch
 
