@@ -1,4 +1,8 @@
-"""translate_file (never raises) and run (a process pool, in-process for one job)."""
+"""The translation pipeline: read, prefilter, lex, match, apply, per file; `run` drives many files.
+
+A file's problem (unreadable, not UTF-8, a bug) becomes its FileResult; only a missing
+libclang (HipconvError) stops the run. `run` uses a process pool, in-process for one job.
+"""
 
 from __future__ import annotations
 
@@ -62,7 +66,7 @@ def translate_source(source: SourceFile, table: LookupTable, settings: Settings)
 
 
 def translate_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings) -> list[FileResult]:
-    """Translate decoded sources, lexing those that need it with one libclang call. Never raises."""
+    """Translate decoded sources, lexing those that need it with one libclang call."""
     results: list[FileResult | None] = [None] * len(sources)
     todo = []
     words = {}
