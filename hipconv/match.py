@@ -180,24 +180,69 @@ def _match_includes(c: _Collector, directives: _Directives) -> tuple[list[Span],
 
 
 def _match_identifiers(c: _Collector, skip: list[Span], words: frozenset[bytes]) -> bool:
-    """Rewrite or report every CUDA API identifier; True when the file uses any."""
+    """Rewrite or report every CUDA API name (plain or qualified); True when the file uses any."""
     tokens, identifiers = c.tokens, c.table.identifiers
     skip_starts = [s for s, _ in skip]
     starts, ends = tokens.starts, tokens.ends
     uses_api = False
+    consumed = 0  # the end of the last qualified name rewritten: its inner names are done
     for i in _identifier_tokens(tokens, words & c.table.names):
-        name = tokens.text(i)
-        resolution = identifiers[name]
         start = starts[i]
-        if (skip and _inside(skip, skip_starts, start)) or _is_member_or_foreign(tokens, i, identifiers):
+        if start < consumed or (skip and _inside(skip, skip_starts, start)) or _is_member_or_foreign(
+                tokens, i, identifiers):
+            continue
+        name, last, resolution = _longest_name(tokens, i, identifiers)
+        if resolution is None:
+            continue
+        rule = resolution.rule
+        if rule is not None and rule.kind == "namespace" and not _used_as_namespace(tokens, i, last):
             continue
         uses_api = True
-        rule = resolution.rule
+        consumed = ends[last]
         if rule is not None and rule.params is not None and resolution.rewrites:
             _reshape_call(c, i, rule, resolution)
         else:
-            _apply_resolution(c, start, ends[i], name, resolution, rename=True)
+            _apply_resolution(c, start, ends[last], name, resolution, rename=True)
     return uses_api
+
+
+_MAX_QUALIFIERS = 4
+
+
+def _longest_name(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> tuple[str, int, Resolution | None]:
+    """The longest `a::b::c` starting at token i that the table knows: (spelling, last token, resolution)."""
+    chain = [(i, tokens.text(i))]
+    j = i
+    while len(chain) < _MAX_QUALIFIERS:
+        sep = next_code(tokens, j)
+        nxt = next_code(tokens, sep)
+        if not (_is_punct(tokens, sep, b"::") and nxt < len(tokens) and tokens.kinds[nxt] in _WORDY_KINDS):
+            break
+        chain.append((nxt, tokens.text(nxt)))
+        j = nxt
+    for n in range(len(chain), 0, -1):
+        spelling = "::".join(text for _, text in chain[:n])
+        resolution = identifiers.get(spelling)
+        if resolution is not None:
+            return spelling, chain[n - 1][0], resolution
+    return chain[0][1], i, None
+
+
+def _used_as_namespace(tokens: Tokens, first: int, last: int) -> bool:
+    """`ns::x`, `using namespace ns;` or `namespace alias = ns;`: not a variable that happens to be named ns."""
+    if _is_punct(tokens, next_code(tokens, last), b"::"):
+        return True
+    before = prev_code(tokens, first)
+    if before >= 0 and tokens.raw(before) == b"namespace":
+        return True
+    if not _is_punct(tokens, before, b"="):
+        return False
+    keyword = prev_code(tokens, prev_code(tokens, before))
+    return keyword >= 0 and tokens.raw(keyword) == b"namespace"
+
+
+def _is_punct(tokens: Tokens, i: int, text: bytes) -> bool:
+    return 0 <= i < len(tokens) and tokens.kinds[i] == TokenKind.PUNCTUATION and tokens.raw(i) == text
 
 
 def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:

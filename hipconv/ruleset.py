@@ -37,7 +37,8 @@ class Status(enum.Enum):
 
 
 RUNTIME_HEADER = "cuda_runtime.h"  # nvcc includes it implicitly in every .cu file
-KINDS = ("function", "type", "enum", "enumerator", "macro", "variable", "include")
+KINDS = ("function", "type", "enum", "enumerator", "macro", "variable", "class", "namespace", "include")
+QUALIFIED_KINDS = frozenset({"function", "type", "enum", "enumerator", "variable", "class", "namespace"})
 _VERSION_KEYS = ("since", "until", "deprecated", "removed")
 _STRING_KEYS = ("id", "cuda", "hip", "kind", "status", "note", "section", "library", "lane_mask", "requires_define")
 _LIST_KEYS = ("params", "args", "drops")
@@ -141,7 +142,8 @@ class RuleSet:
         return LookupTable(
             identifiers=identifiers,
             includes=includes,
-            names=frozenset(name.encode() for name in identifiers),
+            # a qualified rule (cub::BlockReduce) is found from its first name
+            names=frozenset(name.split("::", 1)[0].encode() for name in identifiers),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
         )
 
@@ -153,7 +155,7 @@ class RuleSet:
 class LookupTable:
     identifiers: Mapping[str, Resolution]
     includes: Mapping[str, Resolution]  # CUDA header path as written -> resolution
-    names: frozenset[bytes]  # the identifier keys as bytes, for scanning file bodies
+    names: frozenset[bytes]  # identifier keys (first names of qualified keys) as bytes, for scanning bodies
     runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
 
 
@@ -306,6 +308,8 @@ def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where:
     label = f"{where} ({cuda})" if isinstance(cuda, str) else where
     if not isinstance(cuda, str) or not cuda:
         problems.append(f"{where}: 'cuda' is required and must be a string")
+    elif fields.get("kind") != "include" and not _is_name(cuda, fields.get("kind")):
+        problems.append(f"{label}: 'cuda' must be an identifier (qualified with :: only for C++ entities)")
     for key in _STRING_KEYS:
         if key in fields and not isinstance(fields[key], str):
             problems.append(f"{label}: {key!r} must be a string")
@@ -371,6 +375,13 @@ def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where:
         requires_define=fields.get("requires_define"),
         origin=where,
     )
+
+
+def _is_name(text: str, kind: Any) -> bool:
+    parts = text.split("::")
+    if len(parts) > 1 and kind not in QUALIFIED_KINDS:
+        return False
+    return all(p.isidentifier() and p.isascii() for p in parts)
 
 
 def _versions(value: Any, key: str, label: str, problems: list[str]) -> dict[str, Version]:

@@ -202,3 +202,52 @@ def test_cpp_file_gets_no_implicit_include() -> None:
 def test_cu_with_only_a_library_header_still_gets_the_runtime() -> None:
     text, _ = translate("#include <cuComplex.h>\n__global__ void k() {}\n", path="k.cu")
     assert text == "#include <hip/hip_runtime.h>\n#include <hip/hip_complex.h>\n__global__ void k() {}\n"
+
+
+# ---------------------------------------------------------------- qualified names and namespaces
+
+QUALIFIED_RULES = """\
+defaults: {library: cub, kind: class}
+rules:
+  - {cuda: cub, hip: hipcub, kind: namespace}
+  - {cuda: cub::BlockReduce, hip: hipcub::BlockReduce}
+  - {cuda: cub::DeviceRadixSort, hip: hipcub::DeviceRadixSort}
+  - {cuda: cub::WarpExchange, status: unsupported, note: no hipCUB twin}
+  - {cuda: thrust::cuda, hip: thrust::hip, kind: namespace, library: thrust}
+"""
+
+
+@pytest.fixture(scope="module")
+def qualified_table(tmp_path_factory: pytest.TempPathFactory):
+    rules = tmp_path_factory.mktemp("rules")
+    (rules / "qualified.yaml").write_text(QUALIFIED_RULES)
+    settings = Settings(Version.parse("6.3"))
+    return load_ruleset([rules]).table(settings), settings
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param("typedef cub::BlockReduce<int, 128> R;", "typedef hipcub::BlockReduce<int, 128> R;", id="class"),
+        pytest.param("cub :: DeviceRadixSort::SortPairs(t, n, a, b, c);",
+                     "hipcub::DeviceRadixSort::SortPairs(t, n, a, b, c);", id="longest-chain"),
+        pytest.param("cub::CachingDeviceAllocator a;", "hipcub::CachingDeviceAllocator a;", id="namespace-fallback"),
+        pytest.param("using namespace cub;", "using namespace hipcub;", id="using-namespace"),
+        pytest.param("namespace c = cub;", "namespace c = hipcub;", id="namespace-alias"),
+        pytest.param("thrust::sort(thrust::cuda::par.on(s), v.begin(), v.end());",
+                     "thrust::sort(thrust::hip::par.on(s), v.begin(), v.end());", id="nested-namespace"),
+        pytest.param("int cub = 3; f(cub);", "int cub = 3; f(cub);", id="variable-named-like-namespace"),
+        pytest.param("mylib::cub::BlockReduce r;", "mylib::cub::BlockReduce r;", id="foreign-qualifier"),
+    ],
+)
+def test_qualified_names(qualified_table, src: str, expected: str) -> None:
+    table, settings = qualified_table
+    result = translate_source(SourceFile.from_bytes("q.cpp", src.encode()), table, settings)
+    assert (result.output.decode() if result.output else src) == expected
+
+
+def test_unsupported_qualified_name_is_reported(qualified_table) -> None:
+    table, settings = qualified_table
+    result = translate_source(SourceFile.from_bytes("q.cpp", b"cub::WarpExchange<int, 4> x;"), table, settings)
+    assert result.output is None
+    assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC002", "cub::WarpExchange")]
