@@ -22,7 +22,10 @@ from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.errors import HipconvError
 from hipconv.output import backup, content_of, unified_diff, write_atomic
 from hipconv.pipeline import FileResult, Status, run
-from hipconv.report import Summary, generated_sections, json_report, print_result, splice_sections, stats_table
+from hipconv.coverage import coverage as library_coverage
+from hipconv.coverage import load_symbols
+from hipconv.report import (Summary, coverage_table, generated_sections, json_report, print_result, splice_sections,
+                            stats_table)
 from hipconv.resources import hip_releases
 from hipconv.ruleset import load_ruleset
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
@@ -218,6 +221,19 @@ def rules_show(name: str) -> None:
                              ("note", rule.note or None)):
             if value is not None:
                 click.echo(f"  {label}: {value}")
+
+
+@rules.command("coverage")
+@click.option("--library", default=None, help="Only this library (cublas, cusparse, cub, ...).")
+def rules_coverage(library: str | None) -> None:
+    """Per CUDA library: symbols, how many have a rule, translated or not, and twins with no rule."""
+    rows = [r for r in library_coverage(load_ruleset(), load_symbols()) if library in (None, r.library)]
+    if not rows:
+        raise HipconvError(f"no coverage data for library {library!r}" if library else "no coverage data bundled")
+    Console(highlight=False).print(coverage_table(rows))
+    for row in rows:
+        for name in row.twins_without_rule:
+            click.echo(f"{row.library}: {name} has a HIP twin but no rule")
 
 
 @rules.command("docs")

@@ -13,6 +13,8 @@ from rich.text import Text
 
 from hipconv import __version__
 from hipconv.diagnostics import CODES, UNPORTED_CODES, Severity
+from hipconv.coverage import Coverage, load_symbols
+from hipconv.coverage import coverage as library_coverage
 from hipconv.errors import ConfigError
 from hipconv.ruleset import RuleSet, Status as RuleStatus
 from hipconv.pipeline import FileResult, Status
@@ -143,7 +145,22 @@ def generated_sections(ruleset: RuleSet) -> dict[str, str]:
     for library in sorted(counts):
         row = counts[library]
         coverage.append(f"| {library} | {sum(row.values())} | " + " | ".join(str(row[s]) for s in statuses) + " |")
-    return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n"}
+    libraries = ["| library | CUDA symbols | with a rule | translated | unsupported | HIP twin but no rule |",
+                 "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    libraries += [f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
+                  f"{len(row.twins_without_rule)} |" for row in library_coverage(ruleset, load_symbols())]
+    return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n",
+            "libraries": "\n".join(libraries) + "\n"}
+
+
+def coverage_table(rows: list[Coverage]) -> Table:
+    table = Table(title="library coverage", header_style="bold")
+    for column in ("library", "CUDA symbols", "with a rule", "translated", "unsupported", "HIP twin but no rule"):
+        table.add_column(column, justify="left" if column == "library" else "right")
+    for row in rows:
+        table.add_row(row.library, str(row.symbols), str(row.with_rule), str(row.supported), str(row.unsupported),
+                      str(len(row.twins_without_rule)))
+    return table
 
 
 def splice_sections(text: str, sections: dict[str, str], where: str) -> str:

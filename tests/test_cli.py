@@ -291,7 +291,8 @@ def test_readme_generated_sections_are_current() -> None:
 def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
     doc.write_text("x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
-                   "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n")
+                   "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n"
+                   "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n")
     assert run_cli("rules", "docs", "--check", doc).code == 1
     assert run_cli("rules", "docs", "--write", doc).code == 0
     assert "| HC101 | warning |" in doc.read_text()
