@@ -9,6 +9,7 @@ Inline annotations in the CUDA sources (comments, so they survive translation):
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,6 +18,9 @@ import pytest
 import yaml
 
 from helpers import comment_annotations, run_cli, tree
+from hipconv.lexer import TokenKind, lex
+from hipconv.resources import data_file, hip_releases
+from hipconv.ruleset import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(p.parent for p in FIXTURES.glob("*/case.yaml"))
@@ -120,3 +124,28 @@ def test_bundled_example_translates_and_compiles(tmp_path: Path, hip_env: dict[s
     cmd = ["hipcc", "--offload-arch=gfx90a", "-x", "hip", "-c", str(unit), "-o", str(tmp_path / "saxpy.o")]
     done = subprocess.run(cmd, env=hip_env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_emitted_hip_names_exist_in_the_target_release(case: Path) -> None:
+    """Every hip*/HIP* identifier the translation introduced is declared by the targeted ROCm release."""
+    args = case_config(case).get("args", [])
+    release = args[args.index("--rocm-version") + 1] if "--rocm-version" in args else hip_releases()[-1]
+    known = set(data_file(f"hip-{release}.names").read_text().split())
+    known |= {r.requires_define for r in load_ruleset().rules if r.requires_define}  # opt-in macros hipconv defines
+    written_by_user = set()
+    for source in (case / "cuda").rglob("*"):
+        if source.is_file():
+            written_by_user |= set(re.findall(r"\b(?:hip|HIP)\w*", source.read_text(errors="replace")))
+    unknown = set()
+    for output in (case / "hip").rglob("*"):
+        if output.is_file():
+            # header paths are checked by the include rules' own test; blank the include lines here
+            data = re.sub(rb"(?m)^[ \t]*#[ \t]*include[^\n]*", lambda m: b" " * len(m.group()), output.read_bytes())
+            tokens = lex(data)
+            for i in range(len(tokens)):
+                text = tokens.text(i)
+                if tokens.kinds[i] == TokenKind.IDENTIFIER and re.match(r"(?:hip|HIP)\w*$", text) \
+                        and text not in written_by_user and text not in known:
+                    unknown.add(f"{output.relative_to(case)}: {text}")
+    assert sorted(unknown) == []
