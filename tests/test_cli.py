@@ -332,3 +332,15 @@ def test_nothing_is_written_outside_the_output(project: Path, tmp_path: Path) ->
     after = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     assert [p for p in after if p not in before and p.parts[0] != "hip"] == []
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(5):
+        (src / f"k{n}.cu").write_bytes(KERNEL)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich then treats stderr as a terminal
+    result = run_cli("translate", src, "-o", tmp_path / "out")
+    assert result.code == 0
+    assert "translating" in result.stderr and "5/5" in result.stderr
+    assert "hipconv: 5/5 files" not in result.stderr
