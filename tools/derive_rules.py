@@ -92,7 +92,9 @@ class Snapshot:
         return None
 
     def plain_names(self) -> list[str]:
-        return sorted(n for n in self.by_name if IDENT.match(n))
+        """Identifiers, and C++ names qualified with `::` whose every part is one
+        (hipcub::BlockReduce, thrust::hip::par)."""
+        return sorted(n for n in self.by_name if all(IDENT.match(p) for p in n.split("::")))
 
     def headers(self, extra: list[str]) -> list[str]:
         hdrs = {r["header"] for recs in self.by_lib.values() for r in recs if r.get("header")}
@@ -417,6 +419,7 @@ class Deriver:
         self._constants: dict[str, set[str]] | None = None
         self._siblings: dict[str, dict[tuple, set[str]]] | None = None
         self.family_library = ""
+        self.libraries: "LibraryDeriver | None" = None
 
     # -- availability and status of a HIP name ---------------------------------------
     def hip_span(self, hip: str) -> dict:
@@ -497,10 +500,12 @@ class Deriver:
             return None
         cval, hval = constant_value(cuda_recs), constant_value(hip_recs)
         flag = object_like_macro(cuda_recs) or object_like_macro(hip_recs)   # enum values may differ by design
-        if flag and cval is not None and hval is not None and cval != hval:
+        if flag and cval is not None and hval is not None and cval != hval and not fact.get("value_differs"):
             self.problems.append(f"curated {cuda} -> {hip}: values differ ({cval} vs {hval})")
             return None
         rule = self.mapped_rule(cuda, hip, kind, header, fact.get("note"))
+        if fact.get("status") and rule.get("status") != "deprecated":
+            rule["status"] = fact["status"]
         if fact.get("legacy_form"):
             self.legacy_form(cuda, cuda_recs, hip, rule)
         return rule
@@ -784,14 +789,18 @@ class Deriver:
                 return m[1]
         return None
 
-    def include_family(self, fam: Family) -> None:
+    def include_family(self, default: Family, by_library: dict[str, Family] | None = None) -> None:
+        """Include rules; a library's headers go to that library's rule file."""
+        by_library = by_library or {}
         spec = self.cur.section("includes")
-        cuda_headers = {r["header"] for recs in self.inv.cuda.by_lib.values() for r in recs}
+        cuda_headers = {r["header"].removeprefix("cccl/") for recs in self.inv.cuda.by_lib.values()
+                        for r in recs if r.get("header")}
         for cuda_h in sorted(spec):
             fact = spec[cuda_h]
             if cuda_h not in cuda_headers and not fact.get("not_in_inventory"):
                 self.problems.append(f"include {cuda_h}: not a header of the CUDA inventory")
-            lib = fact.get("library", fam.library)
+            lib = fact.get("library", default.library)
+            fam = by_library.get(lib, default)
             targets = fact.get("hip")
             if targets is None:
                 self.claim(fam, {"cuda": cuda_h, "kind": "include", "status": "unsupported",
@@ -799,8 +808,8 @@ class Deriver:
                 continue
             spans = self.header_spans(targets if isinstance(targets, list) else [targets])
             for hip_h, rocm in spans:
-                rule = {"cuda": cuda_h, "hip": hip_h, "kind": "include", "library": lib, "rocm": rocm,
-                        "note": fact.get("note")}
+                rule = {"cuda": cuda_h, "hip": hip_h, "kind": "include", "status": fact.get("status"),
+                        "library": lib, "rocm": rocm, "note": fact.get("note")}
                 if len(spans) > 1:
                     rule["id"] = f"include.{cuda_h}@{rocm['since']}"
                 self.claim(fam, rule)
@@ -890,6 +899,337 @@ class Deriver:
                 result[name] = hip
 
 
+# --------------------------------------------------------------------------- libraries
+
+@dataclass(frozen=True)
+class LibSpec:
+    """One CUDA library and its HIP counterpart."""
+    file: str                     # rules/<file>
+    library: str                  # default `library` of its rules
+    cuda_libs: tuple[str, ...]    # cuda/<lib>.jsonl files
+    hip_libs: tuple[str, ...]     # hip/<lib>.jsonl files of the counterpart
+    prefixes: tuple[tuple[str, str], ...] = ()   # C libraries: CUDA prefix -> HIP prefix
+    qualified: bool = False       # C++ library (cub, thrust): `ns::name` records
+    title: str = ""
+
+
+LIBRARIES = (
+    LibSpec("cublas.yaml", "cublas", ("cublas",), ("hipblas",),
+            (("cublas", "hipblas"), ("CUBLAS_", "HIPBLAS_")), title="cuBLAS (cublas_v2.h, cublas_api.h, legacy cublas.h) -> hipBLAS"),
+    LibSpec("cublaslt.yaml", "cublaslt", ("cublaslt",), ("hipblaslt",),
+            (("cublasLt", "hipblasLt"), ("CUBLASLT_", "HIPBLASLT_"), ("cublas", "hipblas"), ("CUBLAS_", "HIPBLAS_")),
+            title="cuBLASLt (cublasLt.h) -> hipBLASLt"),
+    LibSpec("curand.yaml", "curand", ("curand", "curand_kernel"), ("hiprand", "hiprand_kernel"),
+            (("curand", "hiprand"), ("CURAND_", "HIPRAND_")), title="cuRAND host (curand.h) and device (curand_kernel.h) API -> hipRAND"),
+    LibSpec("cufft.yaml", "cufft", ("cufft",), ("hipfft",),
+            (("cufft", "hipfft"), ("CUFFT_", "HIPFFT_"), ("cudaLibXt", "hipLibXt"), ("cudaXt", "hipXt")),
+            title="cuFFT (cufft.h, cufftXt.h) -> hipFFT"),
+    LibSpec("cusparse.yaml", "cusparse", ("cusparse",), ("hipsparse",),
+            (("cusparse", "hipsparse"), ("CUSPARSE_", "HIPSPARSE_")), title="cuSPARSE (cusparse.h) -> hipSPARSE"),
+    LibSpec("cusolver.yaml", "cusolver", ("cusolver",), ("hipsolver",),
+            (("cusolver", "hipsolver"), ("CUSOLVER_", "HIPSOLVER_"), ("CUSOLVERRF_", "HIPSOLVERRF_"),
+             ("CUBLAS_", "HIPSOLVER_")), title="cuSOLVER (cusolverDn.h, cusolverSp.h, cusolverRf.h) -> hipSOLVER"),
+    LibSpec("nccl.yaml", "nccl", ("nccl",), ("rccl",), (("", ""),),
+            title="NCCL (nccl.h) -> RCCL (rccl/rccl.h), which keeps the nccl* names"),
+    LibSpec("nvrtc.yaml", "nvrtc", ("nvrtc",), ("hiprtc",),
+            (("nvrtc", "hiprtc"), ("NVRTC_", "HIPRTC_")), title="NVRTC (nvrtc.h) -> hiprtc (hip/hiprtc.h)"),
+    LibSpec("cub.yaml", "cub", ("cub",), ("hipcub",), (("CUB_", "HIPCUB_"),), qualified=True,
+            title="CUB (cub::, cub/*.cuh) -> hipCUB (hipcub::, hipcub/*.hpp)"),
+    LibSpec("thrust.yaml", "thrust", ("thrust",), ("rocthrust",), qualified=True,
+            title="Thrust -> rocThrust: thrust:: stays; the CUDA system (thrust::cuda, thrust::system::cuda) becomes the HIP one"),
+)
+# symbols listed in hipconv/data/cuda-13.symbols (inventory file stems)
+SYMBOL_LIBS = ("cublas", "cublaslt", "curand", "curand_kernel", "cufft", "cusparse", "cusolver",
+               "nccl", "nvrtc", "cub", "thrust", "cuda_complex")
+# thrust namespace segments of the CUDA system and their rocThrust spelling
+THRUST_SEGMENTS = {"cuda": "hip", "cuda_cub": "hip_rocprim"}
+QUALIFIED_KIND_ORDER = ("namespace", "class", "type", "enum", "function", "enumerator", "variable", "macro")
+
+
+def strip_v2(name: str) -> str:
+    """cublasSgemm_v2 -> cublasSgemm, cublasSgemm_v2_64 -> cublasSgemm_64."""
+    return re.sub(r"_v2(?=(_64)?$)", "", name)
+
+
+def lib_candidates(name: str, spec: LibSpec) -> list[str]:
+    out = []
+    for base in dict.fromkeys([name, strip_v2(name)]):
+        for cuda_p, hip_p in spec.prefixes:
+            if base.startswith(cuda_p):
+                out.append(hip_p + base[len(cuda_p):])
+    return list(dict.fromkeys(out))
+
+
+def qualified_twin(name: str, spec: LibSpec) -> str:
+    """The mechanical HIP spelling of a cub/thrust name."""
+    segs = name.split("::")
+    if spec.library == "cub":
+        return "::".join(["hipcub" if segs[0] == "cub" else segs[0]] + segs[1:])
+    return "::".join(segs[:1] + [THRUST_SEGMENTS.get(s, s) for s in segs[1:]])
+
+
+class LibraryDeriver:
+    """Rules for the CUDA libraries; shares `claimed`, `problems` and the helpers of Deriver."""
+
+    def __init__(self, d: "Deriver"):
+        self.d = d
+        self.inv, self.cur = d.inv, d.cur
+        self.twins: dict[tuple[str, str], str] = {}      # (cuda lib, name) -> accepted HIP twin
+
+    def lib_fact(self, spec: LibSpec) -> dict:
+        return self.cur.section("libraries").get(spec.library, {})
+
+    def unsupported_note(self, spec: LibSpec, name: str) -> str | None:
+        for pattern, note in self.lib_fact(spec).get("unsupported_notes", {}).items():
+            if re.search(pattern, name):
+                return note
+        return None
+
+    def hip_has(self, spec: LibSpec, name: str) -> bool:
+        return any(self.inv.hip[rel].records(name, lib) for rel in RELEASES for lib in spec.hip_libs)
+
+    # -- enums: match enumerators of counterpart enums (CUBLAS_OP_HERMITAN ~ HIPBLAS_OP_C)
+    def enumerator_map(self, spec: LibSpec) -> dict[str, str]:
+        calias, cmembers = enum_groups(self.inv.cuda, list(spec.cuda_libs))
+        halias, hmembers = enum_groups(self.inv.latest, list(spec.hip_libs))
+        result: dict[str, str] = {}
+        for group in sorted(cmembers):
+            names = sorted(n for n, g in calias.items() if g == group)
+            hip_group = None
+            for n in names:
+                hip = (self.cur.mapping(n) or {}).get("hip")
+                for cand in ([hip] if hip else []) + lib_candidates(n, spec):
+                    if cand in halias:
+                        hip_group = halias[cand]
+                        break
+                if hip_group:
+                    break
+            if hip_group:
+                for c, h in match_enumerators(cmembers[group], hmembers[hip_group]).items():
+                    result.setdefault(c, h)
+        return result
+
+    # -- C libraries ------------------------------------------------------------------
+    def c_family(self, fam: Family, spec: LibSpec) -> None:
+        d = self.d
+        enum_map = self.enumerator_map(spec)
+        for lib in spec.cuda_libs:
+            d.family_library = lib
+            for cuda in sorted({r["name"] for r in self.inv.cuda.by_lib[lib]}):
+                if not IDENT.match(cuda) or cuda in self.cur.ignore or cuda in d.claimed:
+                    continue
+                recs = d.cuda_records(cuda, lib)
+                if (target := self.alias_target(recs)) and target != cuda:
+                    # `#define cublasSgemm cublasSgemm_v2` (cublas_v2.h) next to the legacy
+                    # cublas.h cublasSgemm: the alias target's signature counts as well
+                    recs = recs + [r for r in self.inv.cuda.records(target, lib) if r["kind"] == "function"]
+                kind = rule_kind({r["kind"] for r in recs})
+                if kind is None:
+                    continue
+                header = recs[0].get("header", "")
+                rule = d.curated_rule(cuda, kind, header, recs)
+                if rule is None:
+                    cands = ([enum_map[cuda]] if cuda in enum_map else []) + lib_candidates(cuda, spec)
+                    if spec.library == "nccl" or self.inv.releases_with(cuda):
+                        cands.append(cuda)                 # HIP spells it the same
+                    hip = d.find_hip(cuda, recs, cands)
+                    if hip is None and kind == "macro" and (target := self.alias_target(recs)):
+                        # `#define cublasCrotg_64 cublasCrotg_v2_64` names a function the CUDA
+                        # headers do not declare: the HIP function of the same name stands for it
+                        hip = next((c for c in cands if "function" in {r["kind"] for r in d.latest_or_any(c)}), None)
+                        if hip:
+                            kind = "function"
+                            rule = d.mapped_rule(cuda, hip, kind, header, f"CUDA's macro names {target}, which the CUDA 13 headers do not declare")
+                    if rule is not None:
+                        pass
+                    elif hip:
+                        rule = d.mapped_rule(cuda, hip, kind, header)
+                    elif kind == "macro" or is_internal(cuda):
+                        continue                           # no counterpart: HC001 via cuda-13.names
+                    else:
+                        rule = d.unsupported_rule(cuda, kind, header, self.unsupported_note(spec, cuda))
+                rule["library"] = lib
+                rule["section"] = Path(header).stem
+                if "hip" in rule:
+                    self.twins[(lib, cuda)] = rule["hip"]
+                for part in d.release_spans(cuda, recs, rule):
+                    d.claim_mapped(fam, d.add_nvidia(part, recs))
+
+    @staticmethod
+    def alias_target(recs: list[dict]) -> str | None:
+        for r in recs:
+            if r["kind"] == "macro" and not r.get("params") and IDENT.match(str(r.get("value", ""))):
+                return r["value"]
+        return None
+
+    # -- C++ libraries (cub, thrust) --------------------------------------------------
+    def cxx_family(self, fam: Family, spec: LibSpec) -> None:
+        d = self.d
+        lib = spec.cuda_libs[0]
+        recs_by_name: dict[str, list[dict]] = collections.defaultdict(list)
+        for r in self.inv.cuda.by_lib[lib]:
+            recs_by_name[r["name"]].append(r)
+        namespaces = {n for n, rs in recs_by_name.items() if any(r["kind"] == "namespace" for r in rs)}
+        root = "cub" if spec.library == "cub" else "thrust"
+
+        def twin_of(name: str) -> str | None:
+            fact = self.cur.mapping(name)
+            if fact is not None:
+                return fact.get("hip")
+            qualified = "::" in name or name in namespaces
+            cands = [qualified_twin(name, spec)] if qualified else lib_candidates(name, spec) + [name]
+            return next((c for c in cands if self.hip_has(spec, c)), None)
+
+        for name in sorted(recs_by_name):
+            if name in self.cur.ignore or name in d.claimed:
+                continue
+            segs = name.split("::")
+            if any(s.startswith("_") or s in ("detail", "internal") or not IDENT.match(s) for s in segs):
+                continue
+            recs = recs_by_name[name]
+            kinds = {r["kind"] for r in recs}
+            kind = next(k for k in QUALIFIED_KIND_ORDER if k in kinds)
+            if kind == "class" and "::" not in name:
+                kind = "type"
+            header = recs[0].get("header", "")
+            section = Path(header).stem
+            twin = twin_of(name)
+            parent = "::".join(segs[:-1])
+            fact = self.cur.mapping(name) or {}
+            if len(segs) > 1 and parent not in namespaces:
+                # a member: its class's rule covers it, unless the HIP class lacks it
+                if twin or not twin_of(parent):
+                    continue
+                rule = d.unsupported_rule(name, kind, header, f"{qualified_twin(parent, spec)} has no member {segs[-1]}")
+            elif twin:
+                rule = d.mapped_rule(name, twin, kind, header, fact.get("note"))
+                if fact.get("status") and rule.get("status") != "deprecated":
+                    rule["status"] = fact["status"]
+                self.twins[(lib, name)] = twin
+            elif kind == "macro" and not fact:
+                continue
+            elif len(segs) > 1 and parent != root and not twin_of(parent):
+                continue                                   # the namespace's own rule reports it
+            else:
+                rule = d.unsupported_rule(name, kind, header, fact.get("note") or self.unsupported_note(spec, name))
+            rule["library"] = lib
+            rule["section"] = section
+            d.claim(fam, d.add_nvidia(rule, recs))
+
+    # -- includes ----------------------------------------------------------------------
+    def cxx_includes(self, fam: Family, spec: LibSpec) -> None:
+        """cub/X.cuh -> hipcub/X.hpp (or the umbrella hipcub/hipcub.hpp when the
+        inventory has no such hipCUB header); thrust/system/cuda/X -> thrust/system/hip/X."""
+        latest_headers = self.inv.public_headers(RELEASES[-1])
+        curated = self.cur.section("includes")
+        lib = spec.cuda_libs[0]
+        headers = sorted({r["header"].removeprefix("cccl/") for r in self.inv.cuda.by_lib[lib] if r.get("header")})
+        for cuda_h in headers:
+            if cuda_h in curated:
+                continue
+            if spec.library == "cub":
+                if "/detail/" in cuda_h or not cuda_h.startswith("cub/"):
+                    continue
+                own = "hipcub/" + cuda_h[len("cub/"):].rsplit(".", 1)[0] + ".hpp"
+                hip_h = own if own in latest_headers else "hipcub/hipcub.hpp"
+                note = None if hip_h == own else f"the inventory has no {own}; the umbrella header declares hipCUB's API"
+            else:
+                if not cuda_h.startswith("thrust/system/cuda/"):
+                    continue
+                hip_h = "thrust/system/hip/" + cuda_h[len("thrust/system/cuda/"):]
+                note = None
+                if hip_h not in latest_headers:
+                    self.d.claim(fam, {"cuda": cuda_h, "kind": "include", "status": "unsupported",
+                                       "library": lib, "note": f"rocThrust has no {hip_h}"})
+                    continue
+            for h, rocm in self.d.header_spans([hip_h]):
+                self.d.claim(fam, {"cuda": cuda_h, "hip": h, "kind": "include", "library": lib,
+                                   "rocm": rocm, "note": note})
+
+
+def hidden(name: str) -> bool:
+    """Left out of cuda-13.symbols: implementation details (`__`-prefixed names,
+    detail/internal namespaces) and names that are not identifiers (deduction guides)."""
+    return any(s.startswith("__") or s in ("detail", "internal") or not IDENT.match(s) for s in name.split("::"))
+
+
+def chain_rule(name: str, by_cuda: dict[str, list[dict]]) -> tuple[str, dict] | None:
+    """The rule the engine applies to a qualified name: the longest `a::b` prefix with a rule."""
+    segs = name.split("::")
+    for n in range(len(segs), 0, -1):
+        prefix = "::".join(segs[:n])
+        rules = [r for r in by_cuda.get(prefix, []) if r["kind"] != "include"]
+        if rules:
+            latest = [r for r in rules if "until" not in r.get("rocm", {})] or rules
+            return prefix, latest[-1]
+    return None
+
+
+def symbol_rows(lib_d: LibraryDeriver, families: list[Family]) -> tuple[list[str], list[str]]:
+    """cuda-13.symbols rows and the symbols whose HIP twin exists but which no rule covers."""
+    by_cuda: dict[str, list[dict]] = collections.defaultdict(list)
+    for fam in families:
+        for r in fam.rules:
+            by_cuda[r["cuda"]].append(r)
+    inv = lib_d.inv
+    spec_of = {lib: spec for spec in LIBRARIES for lib in spec.cuda_libs}
+    rows, missing = [], []
+    for lib in SYMBOL_LIBS:
+        spec = spec_of.get(lib)
+        for name in sorted({r["name"] for r in inv.cuda.by_lib[lib]}):
+            if hidden(name):
+                continue
+            twin, covered = "", False
+            if (hit := chain_rule(name, by_cuda)) is not None and ("::" in name or hit[0] == name):
+                prefix, rule = hit
+                covered = True
+                if rule.get("hip"):
+                    cand = rule["hip"] + name[len(prefix):]
+                    if inv.releases_with(cand):
+                        twin = cand
+            elif (lib, name) in lib_d.twins:
+                twin = lib_d.twins[(lib, name)]
+            elif name not in lib_d.cur.ignore:
+                if spec is None:
+                    cands = device_candidates(name) + [name]
+                elif spec.qualified:
+                    cands = [qualified_twin(name, spec)] if "::" in name else lib_candidates(name, spec) + [name]
+                else:
+                    cands = lib_candidates(name, spec) + ([name] if lib == "nccl" else [])
+                for cand in cands:
+                    if inv.releases_with(cand) and (cand != name or lib == "nccl" or spec and spec.qualified):
+                        twin = cand
+                        break
+            if twin and not covered and not (twin == name and all(inv.hip[rel].has(name) for rel in RELEASES)):
+                missing.append(f"{lib}\t{name} -> {twin}")
+            rows.append(f"{lib}\t{name}\t{twin}")
+    return rows, missing
+
+
+def library_report(families: list[Family], rows: list[str], missing: list[str]) -> list[str]:
+    by_cuda: dict[str, list[dict]] = collections.defaultdict(list)
+    for fam in families:
+        for r in fam.rules:
+            if r["kind"] != "include":
+                by_cuda[r["cuda"]].append(r)
+    out = [f"{'library':<15}{'symbols':>8}{'ruled':>7}{'supported':>10}{'unsupported':>12}{'twin-no-rule':>13}"]
+    per = collections.defaultdict(lambda: collections.Counter())
+    for row in rows:
+        lib, name, _ = row.split("\t")
+        c = per[lib]
+        c["symbols"] += 1
+        if name in by_cuda:
+            c["ruled"] += 1
+            status = by_cuda[name][-1].get("status", "supported")
+            c["unsupported" if status in ("unsupported", "removed") else "supported"] += 1
+    for m in missing:
+        per[m.split("\t")[0]]["missing"] += 1
+    for lib in SYMBOL_LIBS:
+        c = per[lib]
+        out.append(f"{lib:<15}{c['symbols']:>8}{c['ruled']:>7}{c['supported']:>10}{c['unsupported']:>12}{c['missing']:>13}")
+    return out
+
+
 # --------------------------------------------------------------------------- output
 
 class FlowDict(dict):
@@ -926,7 +1266,7 @@ def write_lines(path: Path, lines: list[str]) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8", newline="\n")
 
 
-def write_data(inv: Inventory, cur: Curated, out: Path) -> None:
+def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for rel in RELEASES:
         write_lines(out / f"hip-{rel}.names", inv.hip[rel].plain_names())
@@ -935,6 +1275,8 @@ def write_data(inv: Inventory, cur: Curated, out: Path) -> None:
     rows = sorted({f"{r['lib']}\t{r['name']}" for recs in inv.cuda.by_lib.values() for r in recs
                    if IDENT.match(r["name"]) and not latest.has(r["name"]) and r["name"] not in cur.ignore})
     write_lines(out / "cuda-13.names", rows)
+    if symbols is not None:
+        write_lines(out / "cuda-13.symbols", symbols)
 
 
 # --------------------------------------------------------------------------- checks
@@ -1008,8 +1350,23 @@ def derive(inv: Inventory, cur: Curated) -> tuple[list[Family], "Deriver"]:
     d.device_family(device, ["device"], {"device": "device"})
     d.device_family(complex_, ["cuda_complex"], {"cuda_complex": "cuda_complex"})
     d.device_family(fp16, ["fp16", "bf16"], {"fp16": "fp16", "bf16": "bf16"})
-    d.include_family(includes)
-    families = [runtime, driver, device, complex_, fp16, includes]
+    libs = LibraryDeriver(d)
+    lib_families = []
+    for spec in LIBRARIES:
+        fam = Family(spec.file, spec.library,
+                     f"# {spec.title}.\n# Generated by tools/derive_rules.py from the API inventories; edit tools/curated.yaml instead.\n")
+        if spec.qualified:
+            libs.cxx_family(fam, spec)
+        else:
+            libs.c_family(fam, spec)
+        lib_families.append((spec, fam))
+    by_library = {lib: fam for spec, fam in lib_families for lib in spec.cuda_libs}
+    d.include_family(includes, by_library)
+    for spec, fam in lib_families:
+        if spec.qualified:
+            libs.cxx_includes(fam, spec)
+    families = [runtime, driver, device, complex_, fp16, includes] + [fam for _, fam in lib_families]
+    d.libraries = libs
     return families, d
 
 
@@ -1027,16 +1384,21 @@ def main(argv: list[str] | None = None) -> int:
     rules_dir.mkdir(exist_ok=True)
     for fam in families:
         write_rules(fam, rules_dir)
-    write_data(inv, cur, REPO / "hipconv" / "data")
+    symbols, missing_twins = symbol_rows(deriver.libraries, families)
+    write_data(inv, cur, REPO / "hipconv" / "data", symbols)
 
     report(families)
+    print("\n".join(library_report(families, symbols, missing_twins)))
+    print(f"library symbols with a HIP twin but no rule: {len(missing_twins)}")
+    for m in missing_twins:
+        print("  ", m.replace("\t", " "))
     missed = missed_twins(deriver, families)
     print(f"runtime/driver names with a mechanical HIP twin but no rule: {len(missed)}")
     for m in missed:
         print("  ", m)
     for p in problems:
         print("PROBLEM:", p, file=sys.stderr)
-    return 1 if problems or missed else 0
+    return 1 if problems or missed or missing_twins else 0
 
 
 if __name__ == "__main__":
