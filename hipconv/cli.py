@@ -7,8 +7,12 @@ errors (including any file that could not be read or translated).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -30,6 +34,11 @@ from hipconv.resources import hip_releases
 from hipconv.ruleset import load_ruleset
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
 from hipconv.templates import render
+from hipconv.build import compile_commands, compile_units, group_failures, load_compile_commands, plan_compile_commands, plan_tree
+from hipconv.build_report import json_report as build_json_report
+from hipconv.build_report import print_flag_notes, print_groups, summary_table
+from hipconv.hipcc import find_hipcc, hip_environment
+from hipconv.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 
@@ -68,11 +77,14 @@ def cli() -> None:
 @click.option("--strict", is_flag=True, help="Exit 1 when unported CUDA APIs remain.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file or a foreign output directory.")
 @click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
+@click.option("--offload-arch", default=None, metavar="LIST",
+              help="AMD targets that replace CUDA architectures in build files [default: gfx90a].")
 def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, backup_suffix: str, dry_run: bool,
               show_diff: bool, kernel_launch: str, rocm_version: str | None, experimental: bool,
               exclude: tuple[str, ...], jobs: int, stats: bool, report_path: Path | None, strict: bool,
-              force: bool, rules_dir: tuple[Path, ...]) -> None:
-    """Translate CUDA files or trees (PATHS) to HIP."""
+              force: bool, rules_dir: tuple[Path, ...], offload_arch: str | None = None) -> None:
+    """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
+    archs = _offload_archs(offload_arch)
     if dry_run and show_diff:
         raise click.UsageError("--dry-run and --diff exclude each other")
     settings = Settings(Version.parse(rocm_version or _default_rocm()), kernel_launch, experimental, jobs)
@@ -126,12 +138,12 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
         if progress is not None:
             with progress:
                 task = progress.add_task("translating", total=len(the_plan.jobs))
-                for result in run(the_plan.jobs, table, settings):
+                for result in run(the_plan.jobs, table, settings, offload_archs=archs):
                     handle(result)
                     progress.advance(task)
         else:
             _plain = _PlainProgress(console, len(the_plan.jobs)) if the_plan.tree else None
-            for result in run(the_plan.jobs, table, settings):
+            for result in run(the_plan.jobs, table, settings, offload_archs=archs):
                 handle(result)
                 if _plain:
                     _plain.advance()
@@ -171,6 +183,93 @@ class _PlainProgress:
         if self.total >= 20 and self.done * 10 >= self.next_mark * self.total:
             self.console.print(f"hipconv: {self.done}/{self.total} files", highlight=False)
             self.next_mark += 1
+
+
+def _offload_archs(value: str | None) -> tuple[str, ...]:
+    archs = tuple(a.strip() for a in (value or "").split(",") if a.strip()) or DEFAULT_OFFLOAD_ARCHS
+    bad = [a for a in archs if not re.fullmatch(r"gfx[0-9a-f]+(:[\w+-]+)*", a)]
+    if bad:
+        raise click.BadParameter(f"{', '.join(bad)}: not an AMD GPU target (gfx90a, gfx942, ...)",
+                                 param_hint="--offload-arch")
+    return archs
+
+
+@cli.command()
+@click.argument("src", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory of the translated tree.")
+@click.option("--offload-arch", default=None, metavar="LIST", help="Comma-separated AMD targets [default: gfx90a].")
+@click.option("-p", "compile_db", type=click.Path(exists=True, path_type=Path),
+              help="The CUDA build's compile_commands.json, or the directory holding it: its flags are mapped.")
+@click.option("--hipcc", "hipcc_path", default=None, metavar="PATH",
+              help="hipcc to use [default: hipcc on PATH, else $ROCM_PATH/bin/hipcc].")
+@click.option("--hip-platform", type=click.Choice(["amd", "nvidia"]), default=None,
+              help="HIP_PLATFORM for hipcc [default: $HIP_PLATFORM, else amd].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default="CPU count",
+              help="Parallel hipcc processes.")
+@click.option("--check-only", is_flag=True, help="Compile with -fsyntax-only: faster, no objects.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every TU's command, status and diagnostics as JSON.")
+@click.option("--build-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where objects go [default: OUTPUT/.hipconv-build].")
+@click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
+@click.option("--rocm-version", default=None, metavar="X.Y", help="As for translate.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="As for translate.")
+@click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="As for translate.")
+@click.option("--force", is_flag=True, help="As for translate.")
+@click.pass_context
+def build(ctx: click.Context, src: Path, output: Path, offload_arch: str | None, compile_db: Path | None,
+          hipcc_path: str | None, hip_platform: str | None, jobs: int, check_only: bool, report_path: Path | None,
+          build_dir: Path | None, hipcc_arg: tuple[str, ...], rocm_version: str | None, exclude: tuple[str, ...],
+          rules_dir: tuple[Path, ...], force: bool) -> None:
+    """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
+    archs = _offload_archs(offload_arch)
+    hipcc = find_hipcc(hipcc_path, os.environ)  # before anything is written
+    env = hip_environment(os.environ, hip_platform)
+    entries = load_compile_commands(compile_db) if compile_db is not None else None
+    try:
+        ctx.invoke(translate, paths=(src,), output=output, rocm_version=rocm_version, exclude=exclude, jobs=jobs,
+                   rules_dir=rules_dir, force=force, offload_arch=",".join(archs))
+    except SystemExit as exc:
+        if exc.code:
+            raise
+    objects = build_dir or output / ".hipconv-build"
+    console = _stderr()
+    skipped: list[str] = []
+    if entries is not None:
+        units, skipped = plan_compile_commands(entries, src, output, hipcc, archs, build_dir=objects.resolve(),
+                                               check_only=check_only, extra=hipcc_arg)
+    else:
+        tree = plan([src], output, in_place=False, excludes=exclude, writes=False, force=True)
+        files = [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
+        units = plan_tree(files, output.resolve(), hipcc, archs, build_dir=objects.resolve(), check_only=check_only,
+                          extra=hipcc_arg)
+    for line in skipped:
+        console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
+    print_flag_notes(console, units)
+    write_atomic(output / "compile_commands.json", (json.dumps(compile_commands(units), indent=2) + "\n").encode())
+    started = time.monotonic()
+    results = []
+    progress = _progress(console, len(units))
+    plain = _PlainProgress(console, len(units)) if progress is None else None
+    with progress or contextlib.nullcontext():
+        task = progress.add_task("compiling", total=len(units)) if progress is not None else None
+        for result in compile_units(units, env, jobs=jobs):
+            results.append(result)
+            if progress is not None and task is not None:
+                progress.advance(task)
+            elif plain is not None:
+                plain.advance()
+    seconds = time.monotonic() - started
+    groups = group_failures(results, load_ruleset(rules_dir))
+    print_groups(console, groups)
+    console.print(summary_table(results, seconds, check_only=check_only))
+    if report_path is not None:
+        report = build_json_report(results, groups, hipcc=hipcc, archs=archs, check_only=check_only,
+                                   seconds=seconds, skipped=skipped)
+        write_atomic(report_path, (json.dumps(report, indent=2) + "\n").encode())
+    if any(not r.ok for r in results):
+        raise SystemExit(EXIT_UNPORTED)
 
 
 @cli.group()

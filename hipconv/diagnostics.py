@@ -37,6 +37,13 @@ CODES = _codes(
     Code("HC101", Severity.WARNING, "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only"),
     Code("HC102", Severity.WARNING, "lane mask argument dropped: the targeted ROCm has only the mask-less form"),
     Code("HC103", Severity.NOTE, "lane mask must be a 64-bit integer for ROCm's *_sync warp builtins"),
+    # build files (hipconv/buildfiles.py) and `hipconv build`
+    Code("HC401", Severity.WARNING, "build file: CUDA construct with no HIP mapping; left unchanged"),
+    Code("HC402", Severity.WARNING, "unknown nvcc flag: left unchanged in a build file, not passed to hipcc by build"),
+    Code("HC403", Severity.NOTE, "nvcc flag with no hipcc counterpart: dropped"),
+    Code("HC404", Severity.NOTE, "NVIDIA GPU architectures replaced by the --offload-arch targets"),
+    Code("HC405", Severity.NOTE, "build file: commands added (.cu sources marked LANGUAGE HIP, -fgpu-rdc for separable compilation)"),
+    Code("HC410", Severity.ERROR, "translation unit does not compile with hipcc"),
 )
 
 

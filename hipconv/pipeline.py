@@ -152,12 +152,39 @@ def _read(job: Job) -> SourceFile | FileResult:
         return FileResult(job.display, Status.FAILED, output=data, reason=str(exc), size=len(data))
 
 
-def translate_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings) -> list[FileResult]:
-    """Read and translate a batch of files; never raises for a file's sake."""
-    read = [_read(job) for job in jobs]
+def translate_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
+                   offload_archs: Sequence[str] | None = None) -> list[FileResult]:
+    """Read and translate a batch of files; never raises for a file's sake.
+
+    Build files (CMakeLists.txt, *.cmake, Makefiles) go to buildfiles.py, with `offload_archs`
+    replacing CUDA architectures (default: nvcc_flags.DEFAULT_OFFLOAD_ARCHS).
+    """
+    read = [_build_file(r, offload_archs) for r in (_read(job) for job in jobs)]
     sources = [r for r in read if isinstance(r, SourceFile)]
     translated = iter(translate_sources(sources, table, settings))
     return [next(translated) if isinstance(r, SourceFile) else r for r in read]
+
+
+def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str] | None) -> SourceFile | FileResult:
+    """A build file's translation; anything else as it was read."""
+    from hipconv.buildfiles import build_file_kind, translate_build_file  # buildfiles imports this module
+
+    if isinstance(read, FileResult):
+        if read.status is not Status.COPIED or read.output is None or build_file_kind(read.path) is None:
+            return read
+        try:
+            source = SourceFile.from_bytes(read.path, read.output)
+        except DecodeFailure:
+            return read  # not text: copied unchanged, as before
+    elif build_file_kind(read.path) is None:
+        return read
+    else:
+        source = read
+    try:
+        return translate_build_file(source, *(() if offload_archs is None else (offload_archs,)))
+    except Exception as exc:  # a bug: keep the traceback, copy the file unchanged
+        return FileResult(source.path, Status.FAILED, output=source.data, size=len(source.data),
+                          reason=f"internal error: {exc!r}", trace=traceback.format_exc())
 
 
 # ---------------------------------------------------------------- running many files
@@ -169,13 +196,15 @@ BATCH_BYTES = 4 * 1024 * 1024
 _WORKER_STATE: dict[str, object] = {}
 
 
-def _init_worker(table: LookupTable, settings: Settings) -> None:
+def _init_worker(table: LookupTable, settings: Settings, offload_archs: Sequence[str] | None = None) -> None:
     _WORKER_STATE["table"] = table
     _WORKER_STATE["settings"] = settings
+    _WORKER_STATE["offload_archs"] = offload_archs
 
 
 def _worker(batch: list[Job]) -> list[FileResult]:
-    return translate_jobs(batch, _WORKER_STATE["table"], _WORKER_STATE["settings"])  # type: ignore[arg-type]
+    return translate_jobs(batch, _WORKER_STATE["table"], _WORKER_STATE["settings"],  # type: ignore[arg-type]
+                          offload_archs=_WORKER_STATE.get("offload_archs"))  # type: ignore[arg-type]
 
 
 def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
@@ -191,13 +220,14 @@ def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
         yield batch
 
 
-def run(jobs: Sequence[Job], table: LookupTable, settings: Settings) -> Iterator[FileResult]:
+def run(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
+        offload_archs: Sequence[str] | None = None) -> Iterator[FileResult]:
     """Yield one FileResult per job, in job order. In-process for one job or one file."""
     if settings.jobs <= 1 or len(jobs) <= 1:
         for batch in batches(jobs):
-            yield from translate_jobs(batch, table, settings)
+            yield from translate_jobs(batch, table, settings, offload_archs=offload_archs)
         return
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with context.Pool(settings.jobs, initializer=_init_worker, initargs=(table, settings)) as pool:
+    with context.Pool(settings.jobs, initializer=_init_worker, initargs=(table, settings, offload_archs)) as pool:
         for results in pool.imap(_worker, batches(jobs)):
             yield from results

@@ -1,0 +1,262 @@
+"""Build orchestration: the translated tree's translation units -> hipcc commands -> results -> grouped causes.
+
+Plans one Unit per translation unit (from the CUDA build's compile_commands.json, nvcc flags mapped,
+or from the tree itself), compiles them in parallel threads (hipcc does the work), and groups the
+failures by cause so that one unported API shows up once, with the TUs it breaks.
+Results are data; build_report.py renders them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+
+from hipconv.errors import ConfigError
+from hipconv.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
+from hipconv.nvcc_flags import FlagNote, map_flags
+from hipconv.ruleset import RuleSet, Status as RuleStatus
+
+TU_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
+HIP_SUFFIXES = frozenset({".cu", ".hip"})  # compiled with -x hip
+HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc"})
+
+
+@dataclass(frozen=True)
+class Unit:
+    source: str  # the translated file, relative to the output tree
+    file: str  # its absolute path
+    command: tuple[str, ...]
+    directory: str  # where the command runs
+    output: str | None  # the object file; None with --check-only
+    notes: tuple[FlagNote, ...] = ()  # what happened to the CUDA build's flags
+
+
+@dataclass(frozen=True)
+class UnitResult:
+    unit: Unit
+    ok: bool
+    seconds: float
+    diagnostics: tuple[ClangDiagnostic, ...]
+    output: str  # hipcc's output as it came
+
+
+class Cause(NamedTuple):
+    kind: str  # undeclared | missing-header | other
+    name: str  # the identifier, the header, or the message
+    origin: str = ""  # what hipconv knows about the name
+
+
+class Group(NamedTuple):
+    cause: Cause
+    units: tuple[str, ...]  # the TUs that fail because of it
+    first: ClangDiagnostic  # where it shows up first
+
+
+# ---------------------------------------------------------------- planning
+
+
+def _object_path(build_dir: Path, rel: str) -> str:
+    return str(build_dir / (rel + ".o"))
+
+
+def _command(hipcc: str, flags: Sequence[str], file: str, output: str | None, archs: Sequence[str]) -> tuple[str, ...]:
+    words = [hipcc, *flags]
+    if not any(w.startswith("--offload-arch") for w in words):
+        words += [f"--offload-arch={a}" for a in archs]
+    if Path(file).suffix in HIP_SUFFIXES and "-x" not in words:
+        words += ["-x", "hip"]
+    return tuple(words + (["-fsyntax-only", file] if output is None else ["-c", file, "-o", output]))
+
+
+def plan_tree(files: Iterable[str], out_root: Path, hipcc: str, archs: Sequence[str], *, build_dir: Path,
+              check_only: bool, extra: Sequence[str] = ()) -> list[Unit]:
+    """One unit per translation unit among `files` (paths relative to out_root); includes: every header directory."""
+    rels = sorted(files)
+    header_dirs = sorted({str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES}
+                         | {str(out_root)})
+    flags = [f"-I{d}" for d in header_dirs] + list(extra)
+    units = []
+    for rel in rels:
+        if Path(rel).suffix.lower() not in TU_SUFFIXES:
+            continue
+        file = str(out_root / rel)
+        obj = None if check_only else _object_path(build_dir, rel)
+        units.append(Unit(rel, file, _command(hipcc, flags, file, obj, archs), str(out_root), obj))
+    return units
+
+
+_PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include")
+
+
+def _remap(path: str, directory: str, src_root: Path, out_root: Path) -> str:
+    full = os.path.normpath(os.path.join(directory, path))
+    rel = os.path.relpath(full, src_root)
+    return full if rel.startswith("..") else str(out_root / rel)
+
+
+def _remap_paths(words: Sequence[str], directory: str, src_root: Path, out_root: Path) -> list[str]:
+    """Include paths (and -include files) inside the CUDA tree point into the HIP tree instead."""
+    out: list[str] = []
+    pending = False
+    for word in words:
+        if pending:
+            out.append(_remap(word, directory, src_root, out_root))
+            pending = False
+        elif word in _PATH_FLAGS:
+            out.append(word)
+            pending = True
+        elif word.startswith("-I") and len(word) > 2:
+            out.append("-I" + _remap(word[2:], directory, src_root, out_root))
+        else:
+            out.append(word)
+    return out
+
+
+def load_compile_commands(path: Path) -> list[dict[str, Any]]:
+    file = path / "compile_commands.json" if path.is_dir() else path
+    try:
+        entries = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"-p: cannot read {file}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ConfigError(f"-p: {file} is not valid JSON: {exc}") from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) and "file" in e for e in entries):
+        raise ConfigError(f"-p: {file} is not a compilation database (a list of objects with a 'file')")
+    return entries
+
+
+def plan_compile_commands(entries: Sequence[Mapping[str, Any]], src_root: Path, out_root: Path, hipcc: str,
+                          archs: Sequence[str], *, build_dir: Path, check_only: bool,
+                          extra: Sequence[str] = ()) -> tuple[list[Unit], list[str]]:
+    """Units from the CUDA build's compilation database; also the entries skipped, and why."""
+    units: list[Unit] = []
+    skipped: list[str] = []
+    src_root, out_root = src_root.resolve(), out_root.resolve()
+    for entry in entries:
+        directory = str(entry.get("directory") or src_root)
+        source = os.path.normpath(os.path.join(directory, str(entry["file"])))
+        rel = os.path.relpath(source, src_root)
+        if rel.startswith(".."):
+            skipped.append(f"{source}: outside {src_root}; not built")
+            continue
+        words = list(entry["arguments"]) if "arguments" in entry else shlex.split(str(entry.get("command", "")))
+        if not words:
+            skipped.append(f"{source}: no command; not built")
+            continue
+        compiler, args = words[0], _drop_output(words[1:])
+        if "nvcc" in os.path.basename(compiler):
+            mapped = map_flags(args, archs)
+            flags, notes = [w for w in mapped.words if w not in mapped.sources], mapped.notes
+        else:  # a host compiler's flags: clang understands them
+            flags, notes = [w for w in args if w != str(entry["file"]) and os.path.normpath(
+                os.path.join(directory, w)) != source], ()
+        flags = _remap_paths(flags, directory, src_root, out_root) + list(extra)
+        file = str(out_root / rel)
+        obj = None if check_only else _object_path(build_dir, rel)
+        units.append(Unit(rel, file, _command(hipcc, flags, file, obj, archs), directory, obj, tuple(notes)))
+    return units, skipped
+
+
+def _drop_output(args: Sequence[str]) -> list[str]:
+    """The arguments less -c and -o FILE (hipconv chooses its own)."""
+    out: list[str] = []
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif word in ("-o", "--output-file"):
+            skip = True
+        elif word in ("-c", "--compile") or word.startswith("--output-file="):
+            continue
+        else:
+            out.append(word)
+    return out
+
+
+def compile_commands(units: Sequence[Unit]) -> list[dict[str, Any]]:
+    """A compilation database of the HIP tree (for clangd and clang-tidy)."""
+    return [{"directory": u.directory, "file": u.file, "arguments": list(u.command),
+             **({"output": u.output} if u.output else {})} for u in units]
+
+
+# ---------------------------------------------------------------- compiling
+
+
+def compile_units(units: Sequence[Unit], env: Mapping[str, str], *, jobs: int) -> Iterator[UnitResult]:
+    """Compile every unit, `jobs` at a time; yields results as they finish."""
+    for unit in units:
+        if unit.output:
+            os.makedirs(os.path.dirname(unit.output), exist_ok=True)
+
+    def one(unit: Unit) -> UnitResult:
+        done = run_hipcc(unit.command, env, cwd=unit.directory)
+        return UnitResult(unit, done.returncode == 0, done.seconds, parse_diagnostics(done.output), done.output)
+
+    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        futures = [pool.submit(one, unit) for unit in units]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+# ---------------------------------------------------------------- grouping failures
+
+_UNDECLARED = re.compile(r"use of undeclared identifier '([\w:]+)'|unknown type name '([\w:]+)'|"
+                         r"no template named '([\w:]+)'|no member named '(\w+)' in namespace|"
+                         r"use of undeclared '([\w:]+)'")
+_MISSING_HEADER = re.compile(r"'([^']+)' file not found")
+
+
+def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet) -> Cause:
+    found = _UNDECLARED.search(diagnostic.message)
+    if found:
+        name = next(g for g in found.groups() if g)
+        return Cause("undeclared", name, explain(name, ruleset, header=False))
+    found = _MISSING_HEADER.search(diagnostic.message)
+    if found:
+        return Cause("missing-header", found.group(1), explain(found.group(1), ruleset, header=True))
+    return Cause("other", diagnostic.message)
+
+
+def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
+    """What hipconv knows about a name the compiler did not find."""
+    rules = [r for r in ruleset.find(name) if (r.kind == "include") == header]
+    for rule in rules:
+        if rule.cuda == name:
+            what = "CUDA header" if header else f"CUDA {rule.library} API"
+            if rule.status in (RuleStatus.UNSUPPORTED, RuleStatus.REMOVED):
+                return f"{what} with no HIP equivalent: unported"
+            since = rule.rocm.get("since")
+            return f"{what}: {rule.hip} exists{f' since ROCm {since}' if since else ''} but was not applied " \
+                   "for the targeted release: unported"
+    for rule in rules:
+        if rule.hip == name:
+            return f"translated from {rule.cuda}; the HIP this hipcc uses does not declare it (check --rocm-version)"
+    library = ruleset.cuda_api.get(name)
+    if library:
+        return f"CUDA {library} API with no hipconv rule: unported"
+    return ""
+
+
+def group_failures(results: Iterable[UnitResult], ruleset: RuleSet) -> list[Group]:
+    """Failed TUs grouped by the cause of their errors, most TUs first."""
+    by_cause: dict[Cause, tuple[list[str], ClangDiagnostic]] = {}
+    for result in results:
+        if result.ok:
+            continue
+        errors = [d for d in result.diagnostics if d.severity in ("error", "fatal error")]
+        if not errors:
+            tail = result.output.strip().splitlines()[-1:] or ["no output"]
+            errors = [ClangDiagnostic(result.unit.source, 0, 0, "error", f"hipcc failed: {tail[0]}")]
+        for error in errors:
+            cause = classify(error, ruleset)
+            units, _ = by_cause.setdefault(cause, ([], error))
+            if result.unit.source not in units:
+                units.append(result.unit.source)
+    groups = [Group(cause, tuple(sorted(units)), first) for cause, (units, first) in by_cause.items()]
+    return sorted(groups, key=lambda g: (-len(g.units), g.cause.kind != "undeclared", g.cause.name))

@@ -1,0 +1,290 @@
+"""nvcc flags -> hipcc flags, and CUDA libraries -> HIP libraries: two data tables and the mapping.
+
+FLAGS drives `map_flags` (used for compile_commands.json entries and Makefiles) and the
+README table (`hipconv rules docs`); LIBRARIES drives `-l` flags and CMake targets alike.
+Pure data and functions: no I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple, Sequence
+
+DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
+
+
+class Action(enum.Enum):
+    MAP = "map"  # replaced by the `hip` words ({value} is the flag's value)
+    ARCH = "arch"  # an NVIDIA architecture: replaced (once) by --offload-arch for each target
+    SPLIT = "split"  # a comma-separated list passed on item by item through `hip`
+    LIBRARY = "library"  # -l NAME: mapped through LIBRARIES
+    DROP = "drop"  # no hipcc counterpart is needed: removed, with a note
+    UNSUPPORTED = "unsupported"  # no hipcc counterpart: reported, not passed on
+
+
+class Value(enum.Enum):
+    NONE = "none"  # a switch
+    ANY = "any"  # `-f v`, `-f=v` (and `-fv` for the short one-letter flags: -I, -D, -O, ...)
+
+
+@dataclass(frozen=True)
+class NvccFlag:
+    names: tuple[str, ...]  # every nvcc spelling; the first is the one shown
+    action: Action
+    value: Value = Value.NONE
+    hip: tuple[str, ...] = ()  # hipcc words; "{value}" / "{item}" are filled in
+    values: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per-value hipcc words (MAP)
+    note: str = ""
+
+
+def _f(names: str, action: Action, *hip: str, value: bool = False, values: Mapping[str, tuple[str, ...]] | None = None,
+       note: str = "") -> NvccFlag:
+    return NvccFlag(tuple(names.split()), action, Value.ANY if value or values else Value.NONE, hip,
+                    dict(values or {}), note)
+
+
+M, A, S, L, D, U = Action.MAP, Action.ARCH, Action.SPLIT, Action.LIBRARY, Action.DROP, Action.UNSUPPORTED
+
+FLAGS: tuple[NvccFlag, ...] = (
+    _f("-arch --gpu-architecture", A, value=True,
+       note="NVIDIA architectures have no AMD counterpart: replaced by the --offload-arch targets"),
+    _f("-gencode --generate-code", A, value=True, note="as -arch"),
+    _f("-code --gpu-code", A, value=True, note="as -arch"),
+    _f("--expt-relaxed-constexpr -expt-relaxed-constexpr", D,
+       note="clang lets host and device code call constexpr functions without it"),
+    _f("--expt-extended-lambda --extended-lambda -expt-extended-lambda -extended-lambda", D,
+       note="clang compiles __device__ lambdas without it"),
+    _f("-rdc --relocatable-device-code", M, values={"true": ("-fgpu-rdc",), "false": ("-fno-gpu-rdc",)}),
+    _f("-dc --device-c", M, "-fgpu-rdc", "-c"),
+    _f("-Xcompiler --compiler-options", S, "{item}", value=True),
+    _f("-Xlinker --linker-options", S, "-Wl,{item}", value=True),
+    _f("-lineinfo --generate-line-info", M, "-gline-tables-only"),
+    _f("--use_fast_math -use_fast_math", M, "-ffast-math"),
+    _f("-maxrregcount --maxrregcount", D, value=True,
+       note="no register cap flag for AMD GPUs: bound register use with __launch_bounds__ in the source"),
+    _f("-Xptxas --ptxas-options", D, value=True, note="PTX assembler options have no AMD counterpart"),
+    _f("-ccbin --compiler-bindir", D, value=True, note="hipcc compiles host code with its own clang"),
+    _f("-cudart --cudart", D, value=True, note="the HIP runtime (libamdhip64) is always linked as a shared library"),
+    _f("-Wno-deprecated-gpu-targets", D, note="NVIDIA-specific warning"),
+    _f("-forward-unknown-to-host-compiler --forward-unknown-to-host-compiler", D,
+       note="clang is the host compiler: host flags are understood directly"),
+    _f("-t --threads", D, value=True, note="nvcc's parallel per-architecture compilation; use --jobs"),
+    _f("-diag-suppress --diag-suppress", D, value=True, note="nvcc diagnostic numbers have no clang counterpart"),
+    _f("-res-usage --resource-usage", D, note="clang reports kernel resources with -Rpass-analysis=kernel-resource-usage"),
+    _f("-G --device-debug", M, "-g", note="device debug information; add -O0 for a debuggable build"),
+    _f("--default-stream -default-stream", M, values={"per-thread": ("-fgpu-default-stream=per-thread",),
+                                                      "legacy": ("-fgpu-default-stream=legacy",)}),
+    _f("-x --x", M, values={"cu": ("-x", "hip"), "c++": ("-x", "c++"), "c": ("-x", "c")}),
+    _f("-std --std", M, "-std={value}", value=True),
+    _f("-O --optimize", M, "-O{value}", value=True),
+    _f("-g --debug", M, "-g"),
+    _f("-I --include-path", M, "-I{value}", value=True),
+    _f("-isystem --system-include", M, "-isystem", "{value}", value=True),
+    _f("-include --pre-include", M, "-include", "{value}", value=True),
+    _f("-D --define-macro", M, "-D{value}", value=True),
+    _f("-U --undefine-macro", M, "-U{value}", value=True),
+    _f("-L --library-path", M, "-L{value}", value=True),
+    _f("-l --library", L, value=True),
+    _f("-c --compile", M, "-c"),
+    _f("-o --output-file", M, "-o", "{value}", value=True),
+    _f("-E --preprocess", M, "-E"),
+    _f("-M --generate-dependencies", M, "-M"),
+    _f("-MD --generate-dependencies-with-compile", M, "-MD"),
+    _f("-MMD --generate-nonsystem-dependencies-with-compile", M, "-MMD"),
+    _f("-MP --generate-dependency-targets", M, "-MP"),
+    _f("-MF --dependency-output", M, "-MF", "{value}", value=True),
+    _f("-MT --dependency-target-name", M, "-MT", "{value}", value=True),
+    _f("-shared --shared", M, "-shared"),
+    _f("-w --disable-warnings", M, "-w"),
+    _f("-m64", M, "-m64"),
+    _f("-keep --keep", M, "-save-temps"),
+    _f("-ptx --ptx", U, note="emits PTX; AMD GPU assembly comes from --cuda-device-only -S"),
+    _f("-cubin --cubin", U, note="emits a CUDA binary; an AMD code object comes from --genco"),
+    _f("-fatbin --fatbin", U, note="emits a CUDA fat binary; an AMD code object comes from --genco"),
+)
+
+# nvcc's one-letter flags that take their value glued on (-I/path, -DNAME, -O3, -lcublas)
+GLUED = ("-I", "-D", "-U", "-L", "-l", "-O")
+
+
+@dataclass(frozen=True)
+class Library:
+    cuda: str  # the -l name
+    hip: str | None  # the -l name on ROCm; None: no counterpart
+    cmake: tuple[str, ...] = ()  # CUDA:: targets of FindCUDAToolkit
+    hip_cmake: str | None = None  # the ROCm CMake target
+    package: str | None = None  # the find_package() that provides hip_cmake
+    note: str = ""
+
+
+LIBRARIES: tuple[Library, ...] = (
+    Library("cudart", "amdhip64", ("CUDA::cudart", "CUDA::cudart_static"), "hip::host", "hip"),
+    Library("cudart_static", "amdhip64", (), "hip::host", "hip"),
+    Library("cuda", "amdhip64", ("CUDA::cuda_driver",), "hip::host", "hip",
+            note="HIP's driver-style API is part of the HIP runtime"),
+    Library("cublas", "hipblas", ("CUDA::cublas", "CUDA::cublas_static"), "roc::hipblas", "hipblas"),
+    Library("cublasLt", "hipblaslt", ("CUDA::cublasLt", "CUDA::cublasLt_static"), "roc::hipblaslt", "hipblaslt"),
+    Library("cufft", "hipfft", ("CUDA::cufft", "CUDA::cufft_static"), "hip::hipfft", "hipfft"),
+    Library("curand", "hiprand", ("CUDA::curand", "CUDA::curand_static"), "hip::hiprand", "hiprand"),
+    Library("cusparse", "hipsparse", ("CUDA::cusparse", "CUDA::cusparse_static"), "roc::hipsparse", "hipsparse"),
+    Library("cusolver", "hipsolver", ("CUDA::cusolver", "CUDA::cusolver_static"), "roc::hipsolver", "hipsolver"),
+    Library("cudnn", "MIOpen", (), "MIOpen", "miopen", note="MIOpen's API differs from cuDNN's"),
+    Library("nccl", "rccl", (), "rccl::rccl", "rccl"),
+    Library("nvToolsExt", "roctx64", ("CUDA::nvToolsExt",), None, None,
+            note="link roctx64 (roctracer) by hand: ROCm ships no CMake target for it"),
+    Library("nvrtc", None, ("CUDA::nvrtc",), None, None, note="hiprtc: part of libamdhip64 before ROCm 6"),
+    Library("nvidia-ml", None, ("CUDA::nvml",), None, None, note="AMD's counterpart is rocm_smi (another API)"),
+    Library("cupti", None, ("CUDA::cupti",), None, None, note="AMD's counterpart is roctracer (another API)"),
+    Library("culibos", None, ("CUDA::culibos",), None, None),
+)
+
+LIBRARY_BY_LINK = {lib.cuda: lib for lib in LIBRARIES}
+LIBRARY_BY_TARGET = {target: lib for lib in LIBRARIES for target in lib.cmake}
+
+
+class FlagNote(NamedTuple):
+    """What happened to one flag that was not passed on as written."""
+
+    flag: str  # as written (with its value)
+    code: str  # HC402 unknown / HC403 dropped or unsupported / HC404 architecture / HC401 library
+    message: str
+
+
+class Mapped(NamedTuple):
+    words: tuple[str, ...]
+    notes: tuple[FlagNote, ...]
+    sources: tuple[str, ...]  # the positional (non-flag) words: input files
+
+
+_BY_NAME = {name: flag for flag in FLAGS for name in flag.names}
+
+
+def lookup(word: str) -> tuple[NvccFlag, str | None] | None:
+    """The table entry of one nvcc word and its value when it is in the word (`-f=v`, `-Iv`); None: unknown."""
+    if word in _BY_NAME:
+        return _BY_NAME[word], None
+    name, eq, value = word.partition("=")
+    if eq and name in _BY_NAME and _BY_NAME[name].value is Value.ANY:
+        return _BY_NAME[name], value
+    for prefix in GLUED:
+        if word.startswith(prefix) and len(word) > len(prefix):
+            return _BY_NAME[prefix], word[len(prefix):]
+    return None
+
+
+def _arch_words(archs: Sequence[str]) -> tuple[str, ...]:
+    return tuple(f"--offload-arch={arch}" for arch in archs)
+
+
+def map_library(name: str) -> tuple[tuple[str, ...], FlagNote | None]:
+    """-l NAME -> hipcc words and, when it cannot be mapped, a note (the flag is then kept as written)."""
+    lib = LIBRARY_BY_LINK.get(name)
+    if lib is None:
+        return (f"-l{name}",), None  # not a CUDA library: linked as it is
+    if lib.hip is None:
+        return (f"-l{name}",), FlagNote(f"-l{name}", "HC401", f"CUDA library {name} has no HIP counterpart"
+                                        + (f" ({lib.note})" if lib.note else "") + "; left unchanged")
+    return (f"-l{lib.hip}",), None
+
+
+def map_flags(words: Sequence[str], archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS, *,
+              keep_unknown: bool = False, passthrough: re.Pattern[str] | None = None) -> Mapped:
+    """Map an nvcc word list to hipcc words. Unknown flags are reported, and dropped unless keep_unknown.
+
+    `passthrough`: words that are kept as they are without a note (a Makefile's `$(VAR)` references).
+    """
+    out: list[str] = []
+    notes: list[FlagNote] = []
+    sources: list[str] = []
+    arch_done = False
+    i = 0
+    while i < len(words):
+        start, word = i, words[i]
+        i += 1
+        if passthrough is not None and passthrough.fullmatch(word):
+            out.append(word)
+            continue
+        if not word.startswith("-") or word == "-":
+            out.append(word)
+            sources.append(word)
+            continue
+        found = lookup(word)
+        if found is None:
+            notes.append(FlagNote(word, "HC402", f"unknown nvcc flag {word}; "
+                                  + ("left unchanged" if keep_unknown else "not passed to hipcc")))
+            if keep_unknown:
+                out.append(word)
+            continue
+        flag, value = found
+        written = word
+        if flag.value is Value.ANY and value is None:
+            if i >= len(words):
+                notes.append(FlagNote(word, "HC402", f"nvcc flag {word} needs a value; not passed on"))
+                continue
+            value = words[i]
+            written = f"{word} {value}"
+            i += 1
+        if flag.action is Action.ARCH:
+            if not arch_done:
+                out.extend(_arch_words(archs))
+                notes.append(FlagNote(written, "HC404", f"{written}: NVIDIA architecture replaced by "
+                                      + ", ".join(_arch_words(archs))))
+                arch_done = True
+            continue
+        if flag.action is Action.DROP:
+            notes.append(FlagNote(written, "HC403", f"{written} dropped: {flag.note}"))
+            continue
+        if flag.action is Action.UNSUPPORTED:
+            notes.append(FlagNote(written, "HC403", f"{written} has no hipcc counterpart ({flag.note}); not passed on"))
+            if keep_unknown:
+                out.extend(words[start:i])
+            continue
+        if flag.action is Action.LIBRARY:
+            assert value is not None
+            mapped, note = map_library(value)
+            out.extend(mapped)
+            if note:
+                notes.append(note)
+            continue
+        if flag.action is Action.SPLIT:
+            assert value is not None
+            out.extend(part.format(item=item) for item in value.split(",") if item for part in flag.hip)
+            continue
+        if flag.values:
+            if value not in flag.values:
+                notes.append(FlagNote(written, "HC402", f"unknown value in nvcc flag {written}; "
+                                      + ("left unchanged" if keep_unknown else "not passed to hipcc")))
+                if keep_unknown:
+                    out.extend(words[start:i])
+                continue
+            out.extend(flag.values[value])
+            continue
+        out.extend(part.format(value=value) for part in flag.hip)
+    return Mapped(tuple(out), tuple(notes), tuple(sources))
+
+
+def flag_table_markdown() -> str:
+    """The README's generated nvcc -> hipcc table (and the library table), from FLAGS and LIBRARIES."""
+    rows = ["| nvcc | hipcc | note |", "| --- | --- | --- |"]
+    for flag in FLAGS:
+        spelled = ", ".join(f"`{n}`" for n in flag.names) + (" *X*" if flag.value is Value.ANY and not flag.values else "")
+        if flag.action is Action.ARCH:
+            hip = "`--offload-arch=T` for each target T"
+        elif flag.action is Action.LIBRARY:
+            hip = "see the library table"
+        elif flag.action in (Action.DROP, Action.UNSUPPORTED):
+            hip = "dropped" if flag.action is Action.DROP else "not passed on (reported)"
+        elif flag.values:
+            hip = "; ".join(f"*{v}* → `{' '.join(w)}`" for v, w in flag.values.items())
+        else:
+            hip = "`" + " ".join(flag.hip).replace("{value}", "X").replace("{item}", "each X") + "`"
+        rows.append(f"| {spelled} | {hip} | {flag.note} |")
+    rows += ["", "| CUDA library | `-l` on ROCm | CMake target | ROCm CMake target | package | note |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for lib in LIBRARIES:
+        rows.append(f"| `{lib.cuda}` | {f'`{lib.hip}`' if lib.hip else '—'} | "
+                    f"{', '.join(f'`{t}`' for t in lib.cmake) or '—'} | "
+                    f"{f'`{lib.hip_cmake}`' if lib.hip_cmake else '—'} | {lib.package or '—'} | {lib.note} |")
+    return "\n".join(rows) + "\n"
