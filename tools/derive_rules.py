@@ -92,9 +92,12 @@ class Snapshot:
         return None
 
     def plain_names(self) -> list[str]:
-        """Identifiers, and C++ names qualified with `::` whose every part is one
-        (hipcub::BlockReduce, thrust::hip::par)."""
-        return sorted(n for n in self.by_name if all(IDENT.match(p) for p in n.split("::")))
+        """Identifiers, C++ names qualified with `::` whose every part is one
+        (hipcub::BlockReduce, thrust::hip::par), and the names of nested namespaces."""
+        names = {n for n in self.by_name if all(IDENT.match(p) for p in n.split("::"))}
+        # a nested namespace declares its own identifier too (thrust::hip declares `hip`)
+        names |= {n.split("::")[-1] for n in names if "::" in n and "namespace" in self.kinds(n)}
+        return sorted(names)
 
     def headers(self, extra: list[str]) -> list[str]:
         hdrs = {r["header"] for recs in self.by_lib.values() for r in recs if r.get("header")}
