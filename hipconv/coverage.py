@@ -19,7 +19,7 @@ _PORTED = frozenset({Status.SUPPORTED, Status.DEPRECATED, Status.EXPERIMENTAL})
 class Coverage:
     library: str
     symbols: int  # CUDA symbols of the library in the inventory
-    with_rule: int
+    with_rule: int  # a member (cub::X::Y) counts when its longest prefix with a rule (cub::X) has one
     supported: int  # among those with a rule: translated (supported, deprecated or experimental)
     unsupported: int  # among those with a rule: unsupported or removed
     twins_without_rule: tuple[str, ...]  # CUDA names whose HIP twin exists but that no rule covers
@@ -45,16 +45,25 @@ def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]]) -> list[Cove
     per_library: dict[str, list[tuple[str, str]]] = {}
     for library, name, twin in symbols:
         per_library.setdefault(library, []).append((name, twin))
+    def covering(name: str) -> list[Status] | None:
+        """The statuses of the rule that applies to name: its own, else its longest qualified prefix's."""
+        while True:
+            if name in rules_by_name:
+                return rules_by_name[name]
+            if "::" not in name:
+                return None
+            name = name.rsplit("::", 1)[0]
+
     rows = []
     for library in sorted(per_library):
         entries = per_library[library]
-        ruled = [(name, rules_by_name[name]) for name, _ in entries if name in rules_by_name]
+        ruled = [(name, statuses) for name, _ in entries if (statuses := covering(name)) is not None]
         rows.append(Coverage(
             library=library,
             symbols=len(entries),
             with_rule=len(ruled),
             supported=sum(1 for _, statuses in ruled if any(s in _PORTED for s in statuses)),
             unsupported=sum(1 for _, statuses in ruled if not any(s in _PORTED for s in statuses)),
-            twins_without_rule=tuple(sorted(name for name, twin in entries if twin and name not in rules_by_name)),
+            twins_without_rule=tuple(sorted(name for name, twin in entries if twin and covering(name) is None)),
         ))
     return rows

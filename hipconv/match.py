@@ -103,9 +103,6 @@ def _nl(source: SourceFile) -> str:
 # ---------------------------------------------------------------- directives
 
 
-_DIRECTIVE_START = re.compile(rb"^[ \t]*(?:#|%:)", re.M)
-
-
 class _Directives(NamedTuple):
     lines: list[tuple[int, int, str]]  # (`#` token index, name token index, directive name)
     message_spans: list[Span]  # the text of #error / #warning lines, which is prose
@@ -117,10 +114,9 @@ def _directive_lines(tokens: Tokens) -> _Directives:
     found = []
     message_spans: list[Span] = []
     defined: set[str] = set()
-    for m in _DIRECTIVE_START.finditer(body):
-        i = bisect.bisect_left(tokens.starts, m.end() - (2 if body[m.end() - 1:m.end()] == b":" else 1))
-        if i >= len(tokens) or tokens.kinds[i] != TokenKind.PUNCTUATION or tokens.ends[i] != m.end():
-            continue  # inside a comment or a literal
+    for i in _token_occurrences(tokens, (b"#", b"%:"), (TokenKind.PUNCTUATION,)):
+        if not _starts_line(tokens, i):
+            continue
         j = next_code(tokens, i)
         if j >= len(tokens) or tokens.kinds[j] not in _WORDY_KINDS:
             continue
@@ -133,6 +129,19 @@ def _directive_lines(tokens: Tokens) -> _Directives:
             if k < len(tokens):
                 defined.add(tokens.text(k))
     return _Directives(found, message_spans, defined)
+
+
+def _starts_line(tokens: Tokens, i: int) -> bool:
+    """True when only blanks and comments precede token i on its line (comments count as a space)."""
+    body, starts, ends = tokens.body, tokens.starts, tokens.ends
+    j = i - 1
+    while j >= 0:
+        if b"\n" in body[ends[j]:starts[j + 1]]:
+            return True
+        if tokens.kinds[j] != TokenKind.COMMENT:
+            return False
+        j -= 1
+    return True
 
 
 def _logical_line_end(body: bytes, pos: int) -> int:
@@ -480,5 +489,5 @@ def _insert_at_top(c: _Collector, text: str, rule_id: str = "insert.top") -> Non
     comment_end = tokens.ends[first - 1] if first else 0
     if line_start >= comment_end and not body[line_start:pos].strip():
         c.edits.append(Edit.replace(line_start, line_start, text + nl, rule_id))
-    else:
-        c.edits.append(Edit.replace(pos, pos, text + nl, rule_id))
+    else:  # code right after a comment on the same line: a directive must start a line of its own
+        c.edits.append(Edit.replace(pos, pos, nl + text + nl, rule_id))

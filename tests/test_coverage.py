@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hipconv.coverage import coverage, load_symbols
-from hipconv.ruleset import load_rules, RuleSet
+from hipconv.ruleset import RuleSet, load_rules, load_ruleset
 
 from helpers import run_cli
 
@@ -40,3 +40,23 @@ def test_rules_coverage_command_unknown_library() -> None:
     result = run_cli("rules", "coverage", "--library", "nosuchlib")
     assert result.code == 2
     assert "no coverage data" in result.stderr
+
+
+def test_members_are_covered_by_their_longest_prefix(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text("defaults: {library: cub, kind: class}\nrules:\n"
+                                     "  - {cuda: cub::DeviceScan, hip: hipcub::DeviceScan}\n")
+    ruleset = RuleSet(load_rules([tmp_path / "r.yaml"]), {})
+    rows = coverage(ruleset, [("cub", "cub::DeviceScan::ExclusiveSum", "hipcub::DeviceScan::ExclusiveSum"),
+                              ("cub", "cub::Other", "hipcub::Other")])
+    assert (rows[0].with_rule, rows[0].twins_without_rule) == (1, ("cub::Other",))
+
+
+def test_every_library_twin_has_a_rule() -> None:
+    """The coverage target of the library rules: no CUDA symbol whose HIP twin exists lacks a rule."""
+    rows = {row.library: row for row in coverage(load_ruleset(), load_symbols())}
+    expected = {"cublas", "cublaslt", "curand", "curand_kernel", "cufft", "cusparse", "cusolver", "nccl", "nvrtc",
+                "cub", "thrust", "cuda_complex"}
+    assert expected <= set(rows)
+    assert {name: row.twins_without_rule for name, row in rows.items() if row.twins_without_rule} == {}
+    for row in rows.values():
+        assert row.with_rule == row.supported + row.unsupported <= row.symbols

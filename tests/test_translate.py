@@ -86,9 +86,9 @@ def test_unsupported_api_is_left_with_error() -> None:
 
 
 def test_cuda_api_without_rule_warns() -> None:
-    text, result = translate("cublasSgemm(h, a, b);")
-    assert text == "cublasSgemm(h, a, b);"
-    assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC001", "cublasSgemm")]
+    text, result = translate("cudnnCreate(&h);")  # cuDNN has no rules yet (issue 4)
+    assert text == "cudnnCreate(&h);"
+    assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC001", "cudnnCreate")]
 
 
 # ---------------------------------------------------------------- warp intrinsics
@@ -179,6 +179,12 @@ def test_cu_without_cuda_header_gets_runtime_include_after_leading_comments() ->
     assert text == "// Copyright\n// License\n\n#include <hip/hip_runtime.h>\n#include <cstdio>\n__global__ void k() {}\n"
 
 
+def test_cu_insertion_after_a_comment_on_the_code_line() -> None:
+    text, _ = translate("/* c */__global__ void k() {}\n", path="k.cu")
+    assert text == "/* c */\n#include <hip/hip_runtime.h>\n__global__ void k() {}\n"
+    assert translate(text, path="k.cu")[0] == text
+
+
 def test_cu_insertion_uses_file_newlines() -> None:
     text, _ = translate("/* c */\r\n__global__ void k() {}\r\n", path="k.cu")
     assert text == "/* c */\r\n#include <hip/hip_runtime.h>\r\n__global__ void k() {}\r\n"
@@ -206,14 +212,15 @@ def test_cu_with_only_a_library_header_still_gets_the_runtime() -> None:
 
 # ---------------------------------------------------------------- qualified names and namespaces
 
+# Made-up libraries, so the mechanism is tested apart from the bundled CUB/Thrust data.
 QUALIFIED_RULES = """\
-defaults: {library: cub, kind: class}
+defaults: {library: fakecub, kind: class}
 rules:
-  - {cuda: cub, hip: hipcub, kind: namespace}
-  - {cuda: cub::BlockReduce, hip: hipcub::BlockReduce}
-  - {cuda: cub::DeviceRadixSort, hip: hipcub::DeviceRadixSort}
-  - {cuda: cub::WarpExchange, status: unsupported, note: no hipCUB twin}
-  - {cuda: thrust::cuda, hip: thrust::hip, kind: namespace, library: thrust}
+  - {cuda: fcub, hip: hipfcub, kind: namespace}
+  - {cuda: fcub::BlockReduce, hip: hipfcub::BlockReduce}
+  - {cuda: fcub::DeviceRadixSort, hip: hipfcub::DeviceRadixSort}
+  - {cuda: fcub::WarpExchange, status: unsupported, note: no twin}
+  - {cuda: fthrust::cuda, hip: fthrust::hip, kind: namespace, library: fakethrust}
 """
 
 
@@ -228,16 +235,16 @@ def qualified_table(tmp_path_factory: pytest.TempPathFactory):
 @pytest.mark.parametrize(
     ("src", "expected"),
     [
-        pytest.param("typedef cub::BlockReduce<int, 128> R;", "typedef hipcub::BlockReduce<int, 128> R;", id="class"),
-        pytest.param("cub :: DeviceRadixSort::SortPairs(t, n, a, b, c);",
-                     "hipcub::DeviceRadixSort::SortPairs(t, n, a, b, c);", id="longest-chain"),
-        pytest.param("cub::CachingDeviceAllocator a;", "hipcub::CachingDeviceAllocator a;", id="namespace-fallback"),
-        pytest.param("using namespace cub;", "using namespace hipcub;", id="using-namespace"),
-        pytest.param("namespace c = cub;", "namespace c = hipcub;", id="namespace-alias"),
-        pytest.param("thrust::sort(thrust::cuda::par.on(s), v.begin(), v.end());",
-                     "thrust::sort(thrust::hip::par.on(s), v.begin(), v.end());", id="nested-namespace"),
-        pytest.param("int cub = 3; f(cub);", "int cub = 3; f(cub);", id="variable-named-like-namespace"),
-        pytest.param("mylib::cub::BlockReduce r;", "mylib::cub::BlockReduce r;", id="foreign-qualifier"),
+        pytest.param("typedef fcub::BlockReduce<int, 128> R;", "typedef hipfcub::BlockReduce<int, 128> R;", id="class"),
+        pytest.param("fcub :: DeviceRadixSort::SortPairs(t, n, a, b, c);",
+                     "hipfcub::DeviceRadixSort::SortPairs(t, n, a, b, c);", id="longest-chain"),
+        pytest.param("fcub::CachingDeviceAllocator a;", "hipfcub::CachingDeviceAllocator a;", id="namespace-fallback"),
+        pytest.param("using namespace fcub;", "using namespace hipfcub;", id="using-namespace"),
+        pytest.param("namespace c = fcub;", "namespace c = hipfcub;", id="namespace-alias"),
+        pytest.param("fthrust::sort(fthrust::cuda::par.on(s), v.begin(), v.end());",
+                     "fthrust::sort(fthrust::hip::par.on(s), v.begin(), v.end());", id="nested-namespace"),
+        pytest.param("int fcub = 3; f(fcub);", "int fcub = 3; f(fcub);", id="variable-named-like-namespace"),
+        pytest.param("mylib::fcub::BlockReduce r;", "mylib::fcub::BlockReduce r;", id="foreign-qualifier"),
     ],
 )
 def test_qualified_names(qualified_table, src: str, expected: str) -> None:
@@ -248,6 +255,33 @@ def test_qualified_names(qualified_table, src: str, expected: str) -> None:
 
 def test_unsupported_qualified_name_is_reported(qualified_table) -> None:
     table, settings = qualified_table
-    result = translate_source(SourceFile.from_bytes("q.cpp", b"cub::WarpExchange<int, 4> x;"), table, settings)
+    result = translate_source(SourceFile.from_bytes("q.cpp", b"fcub::WarpExchange<int, 4> x;"), table, settings)
     assert result.output is None
-    assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC002", "cub::WarpExchange")]
+    assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC002", "fcub::WarpExchange")]
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param("cub::DeviceRadixSort::SortPairs(t, n, k, k2, v, v2, c);",
+                     "hipcub::DeviceRadixSort::SortPairs(t, n, k, k2, v, v2, c);", id="cub-member"),
+        pytest.param("auto p = thrust::cuda::par.on(s);", "auto p = thrust::hip::par.on(s);", id="thrust-backend"),
+        pytest.param("#include <cub/cub.cuh>\n", "#include <hipcub/hipcub.hpp>\n", id="cub-include"),
+    ],
+)
+def test_bundled_library_namespaces(src: str, expected: str) -> None:
+    assert translate(src)[0] == expected
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param("/* c */ #include <cuda_runtime.h>\n", "/* c */ #include <hip/hip_runtime.h>\n",
+                     id="comment-before-directive"),
+        pytest.param("int x; /* a\n b */ #include <cuda_runtime.h>\n", "int x; /* a\n b */ #include <cuda_runtime.h>\n",
+                     id="hash-after-code-is-not-a-directive"),
+        pytest.param("%:include <cuda_runtime.h>\n", "%:include <hip/hip_runtime.h>\n", id="digraph"),
+    ],
+)
+def test_directive_detection(src: str, expected: str) -> None:
+    assert translate(src)[0] == expected
