@@ -234,9 +234,10 @@ def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
             since = rule.rocm.get("since")
             return f"{what}: {rule.hip} exists{f' since ROCm {since}' if since else ''} but was not applied " \
                    "for the targeted release: unported"
-    for rule in rules:
-        if rule.hip == name:
-            return f"translated from {rule.cuda}; the HIP this hipcc uses does not declare it (check --rocm-version)"
+    origins = sorted({rule.cuda for rule in rules if rule.hip == name})
+    if origins:
+        return f"translated from {' / '.join(origins)}; the HIP this hipcc uses does not declare it " \
+               "(check --rocm-version)"
     library = ruleset.cuda_api.get(name)
     if library:
         return f"CUDA {library} API with no hipconv rule: unported"
@@ -246,7 +247,7 @@ def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
 def group_failures(results: Iterable[UnitResult], ruleset: RuleSet) -> list[Group]:
     """Failed TUs grouped by the cause of their errors, most TUs first."""
     by_cause: dict[Cause, tuple[list[str], ClangDiagnostic]] = {}
-    for result in results:
+    for result in sorted(results, key=lambda r: r.unit.source):
         if result.ok:
             continue
         errors = [d for d in result.diagnostics if d.severity in ("error", "fatal error")]

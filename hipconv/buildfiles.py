@@ -211,16 +211,17 @@ def _translate_cmake(body: bytes, archs: tuple[str, ...], out: _Collector) -> No
 def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: _Collector, *, flags: bool) -> None:
     """Names inside one argument: CMAKE_CUDA_*, CUDA:: targets, generator expressions, compile features;
     with `flags`, the nvcc flags in it too."""
-    new = arg.text
-    if flags and arg.kind != "bracket":
-        mapped, notes = _flag_text(arg.value, archs)
+    if arg.kind == "bracket":
+        return
+    new = arg.value
+    if flags:
+        new, notes = _flag_text(new, archs)
         out.notes(arg.start, notes)
-        new = f'"{mapped}"' if arg.kind == "quoted" else mapped
     genex = _CUDA_GENEX.fullmatch(new)
     if genex:
-        flags, notes = _flag_text(genex.group(2), archs)
+        mapped, notes = _flag_text(genex.group(2), archs)
         out.notes(arg.start, notes)
-        new = genex.group(1) + flags + genex.group(3)
+        new = genex.group(1) + mapped + genex.group(3)
 
     def variable(m: re.Match[str]) -> str:
         if m.group(1) in _NO_HIP_VARIABLE:
@@ -243,7 +244,7 @@ def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: _Collector, *, flags: bool
     for m in re.finditer(r"\bCUDAToolkit_\w+|\$\{(CUDA_\w+)\}|\bCOMPILE_LANG_AND_ID:CUDA\b", new):
         out.report(arg.start, "HC401", f"{m.group(0)} comes from the CUDA toolkit's CMake modules; left unchanged",
                    m.group(0))
-    out.rewrite(arg.start, arg.end, new, "name")
+    out.rewrite(arg.start, arg.end, f'"{new}"' if arg.kind == "quoted" else new, "name")
 
 
 def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: _Collector) -> tuple[Arg, ...]:
@@ -360,7 +361,8 @@ def _translate_make(body: bytes, archs: tuple[str, ...], out: _Collector) -> Non
         offset += len(raw)
         line = raw.decode("utf-8").rstrip("\r\n")
         recipe = line.startswith("\t")
-        code = line if recipe else re.split(r"(?<!\\)#", line, maxsplit=1)[0]
+        # a comment: make's (outside recipes), or the shell's (in a recipe, after a blank)
+        code = re.split(r"(?<=\s)#" if recipe else r"(?<!\\)#", line, maxsplit=1)[0]
         # byte offsets of the words (build files are almost always ASCII; be exact anyway)
         words = [(w, line_start + len(code[:pos].encode("utf-8"))) for w, pos in make_words(code)]
         assignment = None if recipe else _ASSIGNMENT.match(code)
@@ -377,7 +379,7 @@ def _translate_make(body: bytes, archs: tuple[str, ...], out: _Collector) -> Non
             elif _NVCC_REFERENCE.fullmatch(word) and first_flag is None:
                 first_flag = n + 1
         for n, (word, pos) in enumerate(words):
-            if _CUDA_PATH.search(word):
+            if _CUDA_PATH.search(word) and not _NVCC_WORD.fullmatch(word):
                 out.report(pos, "HC401", f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
                            word)
             elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):

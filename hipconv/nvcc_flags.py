@@ -55,7 +55,7 @@ FLAGS: tuple[NvccFlag, ...] = (
     _f("--expt-relaxed-constexpr -expt-relaxed-constexpr", D,
        note="clang lets host and device code call constexpr functions without it"),
     _f("--expt-extended-lambda --extended-lambda -expt-extended-lambda -extended-lambda", D,
-       note="clang compiles __device__ lambdas without it"),
+       note="clang compiles `__device__` lambdas without it"),
     _f("-rdc --relocatable-device-code", M, values={"true": ("-fgpu-rdc",), "false": ("-fno-gpu-rdc",)}),
     _f("-dc --device-c", M, "-fgpu-rdc", "-c"),
     _f("-Xcompiler --compiler-options", S, "{item}", value=True),

@@ -62,7 +62,7 @@ def test_tree_layout_and_copies(project: Path, tmp_path: Path) -> None:
     assert sorted(got) == sorted(tree(project))
     assert b"hipMalloc" in got["kernels/k.cu"] and b"hipError_t run();" in got["kernels/k.cuh"]
     assert got["data.bin"] == bytes(range(256))
-    assert got["CMakeLists.txt"] == (project / "CMakeLists.txt").read_bytes()
+    assert got["CMakeLists.txt"] == b"project(demo LANGUAGES CXX HIP)\n"  # build files are translated (issue #6)
     assert stat.S_IMODE((out / "build.sh").stat().st_mode) == 0o755
     assert tree(project)["kernels/k.cu"] == KERNEL  # inputs untouched
     # a rerun into hipconv's own output directory is fine and writes nothing new
@@ -292,7 +292,8 @@ def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
     doc.write_text("x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
                    "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n"
-                   "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n")
+                   "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n"
+                   "<!-- BEGIN generated: nvcc-flags -->\n<!-- END generated: nvcc-flags -->\n")
     assert run_cli("rules", "docs", "--check", doc).code == 1
     assert run_cli("rules", "docs", "--write", doc).code == 0
     assert "| HC101 | warning |" in doc.read_text()
