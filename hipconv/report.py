@@ -16,6 +16,7 @@ from hipconv.diagnostics import CODES, UNPORTED_CODES, Severity
 from hipconv.coverage import Coverage, load_symbols
 from hipconv.coverage import coverage as library_coverage
 from hipconv.errors import ConfigError
+from hipconv.nvcc_flags import flag_table_markdown
 from hipconv.ruleset import RuleSet, Status as RuleStatus
 from hipconv.pipeline import FileResult, Status
 from hipconv.settings import Settings
@@ -150,7 +151,7 @@ def generated_sections(ruleset: RuleSet) -> dict[str, str]:
     libraries += [f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
                   f"{len(row.twins_without_rule)} |" for row in library_coverage(ruleset, load_symbols())]
     return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n",
-            "libraries": "\n".join(libraries) + "\n"}
+            "libraries": "\n".join(libraries) + "\n", "nvcc-flags": flag_table_markdown()}
 
 
 def coverage_table(rows: list[Coverage]) -> Table:
