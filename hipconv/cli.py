@@ -21,9 +21,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from hipconv import __version__
+from hipconv.baseline import baseline_json, load_baseline, new_findings
+from hipconv.config import FAIL_ON, find_config, load_config
 from hipconv.diagnostics import CODES
 from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.errors import HipconvError
+from hipconv.formats import FORMATS, ScanReport, print_text
+from hipconv.formats import render as render_scan
 from hipconv.output import backup, content_of, unified_diff, write_atomic
 from hipconv.pipeline import FileResult, Status, run
 from hipconv.coverage import coverage as library_coverage
@@ -32,6 +36,7 @@ from hipconv.report import (Summary, coverage_table, generated_sections, json_re
                             stats_table)
 from hipconv.resources import hip_releases
 from hipconv.ruleset import load_ruleset
+from hipconv.scan import FileScan, at_or_above, excluded, scan_jobs
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
 from hipconv.templates import render
 from hipconv.build import compile_commands, compile_units, group_failures, load_compile_commands, plan_compile_commands, plan_tree
@@ -270,6 +275,73 @@ def build(ctx: click.Context, src: Path, output: Path, offload_arch: str | None,
         write_atomic(report_path, (json.dumps(report, indent=2) + "\n").encode())
     if any(not r.ok for r in results):
         raise SystemExit(EXIT_UNPORTED)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text: clang-style lines on stderr; json, sarif, github: on stdout (or --output).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+              help="Exit 1 when a finding of this severity or worse is reported [default: warning].")
+@click.option("--rocm-version", default=None, metavar="X.Y", help="Targeted ROCm release [default: the newest bundled].")
+@click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default=None, help="As for translate.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths matching GLOB (added to the configuration's).")
+@click.option("--disable", multiple=True, metavar="CODE", help="Do not report CODE (added to the configuration's).")
+@click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Report (and fail on) only findings this baseline does not record.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record today's findings in FILE and exit 0.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Configuration file [default: the nearest .hipconv.toml or pyproject.toml with [tool.hipconv]].")
+def scan(paths: tuple[Path, ...], fmt: str, output: Path | None, fail_on: str | None, rocm_version: str | None,
+         kernel_launch: str | None, exclude: tuple[str, ...], disable: tuple[str, ...], rules_dir: tuple[Path, ...],
+         baseline_path: Path | None, write_baseline: Path | None, config_path: Path | None) -> None:
+    """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
+    config = load_config(config_path or find_config(Path.cwd()))
+    unknown = [c for c in disable if c not in CODES]
+    if unknown:
+        raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
+    settings = Settings(Version.parse(rocm_version or config.rocm_version or _default_rocm()),
+                        kernel_launch or config.kernel_launch or "chevron")
+    excludes = config.exclude + exclude
+    the_plan = plan(list(paths), None, in_place=True, excludes=excludes, writes=False, force=False)  # read in place
+    jobs = [job for job in the_plan.jobs if not excluded(job.display, excludes)]
+    table = load_ruleset(config.rules_dirs + rules_dir).table(settings)
+    scans = [_problem_scan(p) for p in the_plan.problems]
+    scans += scan_jobs(jobs, table, settings, disabled=frozenset(config.disable + disable))
+    if write_baseline is not None:
+        write_atomic(write_baseline, baseline_json(scans).encode())
+        _stderr().print(f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in {write_baseline}",
+                        markup=False, highlight=False, soft_wrap=True)
+        return
+    baselined = 0
+    if baseline_path is not None:
+        scans, baselined = new_findings(scans, load_baseline(baseline_path))
+    report = ScanReport(tuple(scans), settings, baselined)
+    if fmt == "text" and output is None:
+        print_text(_stderr(), report)
+    else:
+        text = render_scan(report, fmt) if fmt != "text" else _plain_text(report)
+        if output is not None:
+            write_atomic(output, text.encode())
+        else:
+            click.echo(text, nl=False)
+    if report.failures:
+        raise SystemExit(EXIT_ERROR)
+    if at_or_above(report.findings(), fail_on or config.fail_on or "warning"):
+        raise SystemExit(EXIT_UNPORTED)
+
+
+def _problem_scan(result: FileResult) -> FileScan:
+    return FileScan(result.path, failure=result.reason)
+
+
+def _plain_text(report: ScanReport) -> str:
+    console = Console(file=io.StringIO(), width=120, no_color=True)
+    print_text(console, report)
+    return console.file.getvalue()  # type: ignore[attr-defined]
 
 
 @cli.group()

@@ -1,0 +1,113 @@
+"""Project configuration: `[tool.hipconv]` in pyproject.toml, or a .hipconv.toml.
+
+Found by walking up from the working directory (a .hipconv.toml wins over a
+pyproject.toml in the same folder; the search stops at the repository root).
+Every key is checked; a bad key or value is a ConfigError naming the file.
+Command-line flags override what is read here.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hipconv.diagnostics import CODES
+from hipconv.errors import ConfigError
+from hipconv.settings import KERNEL_LAUNCH_STYLES, Version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+CONFIG_FILE = ".hipconv.toml"
+FAIL_ON = ("error", "warning", "never")
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path | None = None  # where it was read from; None: no configuration file
+    exclude: tuple[str, ...] = ()
+    rocm_version: str | None = None
+    kernel_launch: str | None = None
+    fail_on: str | None = None
+    rules_dirs: tuple[Path, ...] = ()  # resolved against the configuration file's folder
+    disable: tuple[str, ...] = ()  # diagnostic codes not to report
+
+
+_KEYS = {  # TOML key -> Config field
+    "exclude": "exclude", "rocm-version": "rocm_version", "kernel-launch": "kernel_launch",
+    "fail-on": "fail_on", "rules-dirs": "rules_dirs", "disable": "disable",
+}
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest .hipconv.toml, or pyproject.toml with a [tool.hipconv] table, at or above start."""
+    for folder in (start.resolve(), *start.resolve().parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.is_file():
+            return candidate
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and "hipconv" in _read_toml(pyproject).get("tool", {}):
+            return pyproject
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def load_config(path: Path | None) -> Config:
+    """Read and check one configuration file; None gives the empty configuration."""
+    if path is None:
+        return Config()
+    data = _read_toml(path)
+    table = data.get("tool", {}).get("hipconv") if path.name == "pyproject.toml" or "tool" in data else data
+    if table is None:
+        raise ConfigError(f"{path}: no [tool.hipconv] table")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.hipconv] must be a table")
+    unknown = sorted(set(table) - set(_KEYS))
+    if unknown:
+        raise ConfigError(f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+                          "in [tool.hipconv]", hint=f"valid keys: {', '.join(_KEYS)}")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        values[_KEYS[key]] = _check(path, key, value)
+    if "rules_dirs" in values:
+        values["rules_dirs"] = tuple(path.parent / d for d in values["rules_dirs"])
+    return Config(path, **values)
+
+
+def _check(path: Path, key: str, value: Any) -> Any:
+    where = f"{path}: [tool.hipconv] {key}"
+    if key in ("exclude", "rules-dirs", "disable"):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{where} must be a list of strings, not {value!r}")
+        if key == "disable":
+            bad = [v for v in value if v not in CODES]
+            if bad:
+                raise ConfigError(f"{where}: unknown code{'s' if len(bad) > 1 else ''} {', '.join(bad)}",
+                                  hint="`hipconv codes` lists them")
+        return tuple(value)
+    if not isinstance(value, str):
+        raise ConfigError(f"{where} must be a string, not {value!r}")
+    if key == "rocm-version":
+        try:
+            Version.parse(value)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    choices = {"kernel-launch": KERNEL_LAUNCH_STYLES, "fail-on": FAIL_ON}.get(key)
+    if choices and value not in choices:
+        raise ConfigError(f"{where} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None

@@ -1,0 +1,180 @@
+"""`hipconv scan`: what would not port, per file, as data. Reads files, never writes them.
+
+    jobs ─read→ SourceFile ─translate_sources→ API diagnostics (HC0xx/HC1xx)
+                           ─lex→ FileView ─CHECKS→ portability findings (HC3xx)
+         ─suppress (// hipconv: ignore[...])→ FileScan
+
+A file that cannot be read becomes a FileScan with a failure; a bug in a check
+becomes one with its traceback. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+import traceback
+from dataclasses import dataclass
+from typing import Iterable, NamedTuple, Sequence
+
+from hipconv.checks import CHECKS, FileView
+from hipconv.diagnostics import CODES, Diagnostic, Severity
+from hipconv.lexer import TokenKind, Tokens, lex_many
+from hipconv.match import file_words
+from hipconv.pipeline import FileResult, Job, batches, translate_sources
+from hipconv.pipeline import _read as read_job
+from hipconv.ruleset import LookupTable
+from hipconv.settings import Settings
+from hipconv.source import SourceFile
+
+_IGNORE = re.compile(r"hipconv:\s*ignore\b(?:\[([^\]]*)\])?")
+_ALL = frozenset({"*"})  # a bare `hipconv: ignore`
+
+
+class Finding(NamedTuple):
+    diagnostic: Diagnostic
+    fingerprint: str  # of the line's content: what a baseline matches, so moved code stays known
+
+    @property
+    def severity(self) -> Severity:
+        return self.diagnostic.severity
+
+    @property
+    def hint(self) -> str:
+        return CODES[self.diagnostic.code].hint
+
+
+@dataclass(frozen=True)
+class FileScan:
+    path: str  # normalised, '/'-separated
+    findings: tuple[Finding, ...] = ()
+    suppressed: int = 0  # findings silenced by `// hipconv: ignore` comments
+    failure: str = ""  # why the file could not be scanned
+    trace: str = ""  # traceback of a bug in a check
+
+
+def fingerprint(line: bytes) -> str:
+    """Of the line's content with whitespace runs collapsed: indentation and moves do not change it."""
+    return hashlib.sha256(b" ".join(line.split())).hexdigest()[:16]
+
+
+def scan_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
+              disabled: frozenset[str] = frozenset()) -> list[FileScan]:
+    """Scan files in batches (each batch lexed with one libclang call per stage)."""
+    out: list[FileScan] = []
+    for batch in batches(jobs):
+        read = [read_job(job) for job in batch]
+        sources = [r for r in read if isinstance(r, SourceFile)]
+        scanned = iter(scan_sources(sources, table, settings, disabled=disabled))
+        out.extend(next(scanned) if isinstance(r, SourceFile) else _failed(r) for r in read)
+    return out
+
+
+def scan_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *,
+                 disabled: frozenset[str] = frozenset()) -> list[FileScan]:
+    """Scan decoded sources: the translator's diagnostics plus every enabled check. Pure: no I/O."""
+    translated = translate_sources(sources, table, settings)
+    checks = [c for c in CHECKS if c.code not in disabled]
+    todo: list[int] = []
+    for n, (source, result) in enumerate(zip(sources, translated)):
+        words = file_words(source.body)
+        if any(not words.isdisjoint(c.words) for c in checks) or (result.diagnostics and b"hipconv" in words):
+            todo.append(n)
+    tokens: dict[int, Tokens] = dict(zip(todo, lex_many([sources[n].body for n in todo])))
+    scans = []
+    for n, (source, result) in enumerate(zip(sources, translated)):
+        path = normalise(source.path)
+        if result.trace:
+            scans.append(FileScan(path, failure=result.reason, trace=result.trace))
+            continue
+        try:
+            scans.append(_scan_file(source, result, tokens.get(n), settings, checks, disabled))
+        except Exception as exc:  # a bug in a check: keep the traceback, go on with the other files
+            scans.append(FileScan(path, failure=f"internal error: {exc!r}", trace=traceback.format_exc()))
+    return scans
+
+
+def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, settings: Settings,
+               checks: Sequence, disabled: frozenset[str]) -> FileScan:
+    found = [d for d in result.diagnostics if d.code not in disabled]
+    if tokens is not None:
+        view = FileView(tokens, settings)
+        words = file_words(source.body)
+        for check in checks:
+            if words.isdisjoint(check.words):
+                continue
+            for offset, message in check.find(view):
+                line, col = source.line_col(offset)
+                found.append(Diagnostic(source.path, line, col, check.code, message, check.id))
+        found = _one_per_position(found)
+    ignores = suppressions(tokens, source) if tokens is not None else {}
+    kept = [d for d in found if not _suppressed(d, ignores)]
+    kept.sort(key=lambda d: (d.line, d.col, d.code))
+    lines = source.body.split(b"\n")
+    path = normalise(source.path)
+    findings = tuple(Finding(Diagnostic(path, d.line, d.col, d.code, d.message, d.rule_id, d.symbol),
+                             fingerprint(lines[d.line - 1])) for d in kept)
+    return FileScan(path, findings, suppressed=len(found) - len(kept))
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
+
+
+def _one_per_position(found: list[Diagnostic]) -> list[Diagnostic]:
+    """One finding per line:col: the most severe; at equal severity the first (the translator's, then CHECKS order)."""
+    best: dict[tuple[int, int], Diagnostic] = {}
+    for d in found:
+        kept = best.get((d.line, d.col))
+        if kept is None or _RANK[d.severity] < _RANK[kept.severity]:
+            best[(d.line, d.col)] = d
+    return list(best.values())
+
+
+def suppressions(tokens: Tokens, source: SourceFile) -> dict[int, frozenset[str]]:
+    """Line -> codes silenced there by `// hipconv: ignore[HC001,...]` (`*`: all).
+
+    A comment after code on its line covers that line; a comment on a line of its own covers the next.
+    """
+    found: dict[int, frozenset[str]] = {}
+    last_code_line = 0
+    for i in range(len(tokens)):
+        start_line = source.line_col(tokens.starts[i])[0]
+        if tokens.kinds[i] != TokenKind.COMMENT:
+            last_code_line = source.line_col(tokens.ends[i] - 1)[0] if tokens.ends[i] > tokens.starts[i] else start_line
+            continue
+        m = _IGNORE.search(tokens.text(i))
+        if m is None:
+            continue
+        codes = frozenset(c.strip() for c in m.group(1).split(",") if c.strip()) if m.group(1) else _ALL
+        end_line = source.line_col(max(tokens.ends[i] - 1, tokens.starts[i]))[0]
+        line = start_line if last_code_line == start_line else end_line + 1
+        found[line] = found.get(line, frozenset()) | codes
+    return found
+
+
+def _suppressed(d: Diagnostic, ignores: dict[int, frozenset[str]]) -> bool:
+    codes = ignores.get(d.line)
+    return codes is not None and (codes is _ALL or "*" in codes or d.code in codes)
+
+
+def _failed(result: FileResult) -> FileScan:
+    return FileScan(normalise(result.path), failure=result.reason or result.status.value, trace=result.trace)
+
+
+def excluded(path: str, patterns: Sequence[str]) -> bool:
+    """For files named on the command line (pre-commit passes them one by one): by path or by name."""
+    rel = normalise(path)
+    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], p) for p in patterns)
+
+
+def normalise(path: str) -> str:
+    return os.path.normpath(path).replace(os.sep, "/")
+
+
+def at_or_above(findings: Iterable[Finding], level: str) -> list[Finding]:
+    """The findings that --fail-on LEVEL (error | warning | never) fails on."""
+    if level == "never":
+        return []
+    failing = {Severity.ERROR} if level == "error" else {Severity.ERROR, Severity.WARNING}
+    return [f for f in findings if f.severity in failing]

@@ -1,0 +1,208 @@
+"""`hipconv scan`: formats, suppressions, baselines, exit codes; it never writes a source file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_cli, tree
+
+from hipconv.diagnostics import CODES
+from hipconv.formats import findings_from_json
+
+UNPORTED = (b"#include <cuda_runtime.h>\nvoid flush() {\n"
+            b"  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "
+            b"cudaFlushGPUDirectRDMAWritesToOwner);\n}\n")
+HAZARD = b"__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;\n}\n"
+CLEAN = b"#include <cuda_runtime.h>\nvoid f(float** p) { cudaMalloc(p, 4); }\n"
+
+
+@pytest.fixture
+def src(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    (root / "sub").mkdir(parents=True)
+    (root / "unported.cu").write_bytes(UNPORTED)
+    (root / "sub" / "hazard.cuh").write_bytes(HAZARD)
+    (root / "clean.cu").write_bytes(CLEAN)
+    (root / "notes.txt").write_bytes(b"threadIdx.x % 32\n")
+    return root
+
+
+def findings_of(result) -> list[tuple[str, int, str]]:
+    data = json.loads(result.stdout)
+    return [(f["path"].rsplit("/", 1)[-1], f["line"], f["code"]) for f in data["findings"]]
+
+
+def test_text_output_and_nothing_written(src: Path) -> None:
+    before = tree(src)
+    result = run_cli("scan", src)
+    assert result.code == 1
+    assert f"{src.as_posix()}/sub/hazard.cuh:2:19: warning[HC301 wavefront.warp-size-literal]" in result.stderr
+    assert f"{src.as_posix()}/unported.cu:3:3: error[HC002" in result.stderr
+    assert "hint: use warpSize" in result.stderr
+    assert "hipconv scan: 3 files" in result.stderr and "notes.txt" not in result.stderr
+    assert result.stdout == b""
+    assert tree(src) == before and not list(src.parent.glob("*.hipconv*"))
+
+
+def test_clean_file_exits_0(src: Path) -> None:
+    result = run_cli("scan", src / "clean.cu")
+    assert result.code == 0, result.stderr
+    assert "1 file, 0 findings" in result.stderr
+
+
+@pytest.mark.parametrize(("fail_on", "paths", "code"), [
+    pytest.param("warning", ["sub/hazard.cuh"], 1, id="warning-fails-on-warning"),
+    pytest.param("error", ["sub/hazard.cuh"], 0, id="error-ignores-warning"),
+    pytest.param("error", ["unported.cu"], 1, id="error-fails-on-error"),
+    pytest.param("never", ["unported.cu", "sub/hazard.cuh"], 0, id="never"),
+])
+def test_fail_on_sets_the_exit_code(src: Path, fail_on: str, paths: list[str], code: int) -> None:
+    assert run_cli("scan", "--fail-on", fail_on, *[src / p for p in paths]).code == code
+
+
+def test_usage_errors_exit_2(src: Path, tmp_path: Path) -> None:
+    assert run_cli("scan", tmp_path / "missing.cu").code == 2
+    bad = run_cli("scan", "--disable", "HC999", src)
+    assert bad.code == 2 and "unknown code HC999" in bad.stderr
+    assert run_cli("scan", "--format", "xml", src).code == 2
+    assert run_cli("scan", "--rocm-version", "six", src).code == 2
+
+
+def test_unreadable_file_exits_2_and_others_are_scanned(src: Path) -> None:
+    (src / "latin1.cu").write_bytes(b"// caf\xe9\n")
+    result = run_cli("scan", "--format", "json", src)
+    assert result.code == 2
+    data = json.loads(result.stdout)
+    assert [f["path"].rsplit("/", 1)[-1] for f in data["failures"]] == ["latin1.cu"]
+    assert {"HC002", "HC301"} <= {f["code"] for f in data["findings"]}
+
+
+def test_json_round_trips_to_the_same_findings(src: Path) -> None:
+    result = run_cli("scan", "--format", "json", src)
+    assert result.code == 1
+    data = json.loads(result.stdout)
+    findings = findings_from_json(data)
+    assert [f.diagnostic.code for f in findings] == [f["code"] for f in data["findings"]]
+    again = json.loads(json.dumps(data))
+    assert findings_from_json(again) == findings
+    first = data["findings"][0]
+    assert set(first) >= {"path", "line", "col", "severity", "code", "message", "hint", "fingerprint"}
+    assert data["summary"]["files"] == 3 and data["summary"]["findings"] == len(findings)
+
+
+def test_sarif_has_the_required_fields(src: Path) -> None:
+    result = run_cli("scan", "--format", "sarif", src)
+    assert result.code == 1
+    sarif = json.loads(result.stdout)
+    assert sarif["version"] == "2.1.0" and "sarif-2.1.0" in sarif["$schema"]
+    run = sarif["runs"][0]
+    driver = run["tool"]["driver"]
+    assert driver["name"] == "hipconv"
+    rule_ids = [r["id"] for r in driver["rules"]]
+    assert rule_ids == list(CODES)
+    assert run["results"]
+    for res in run["results"]:
+        assert res["ruleId"] in rule_ids and rule_ids[res["ruleIndex"]] == res["ruleId"]
+        assert res["level"] in ("error", "warning", "note") and res["message"]["text"]
+        region = res["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1
+        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    hazard = next(r for r in run["results"] if r["ruleId"] == "HC301")
+    assert hazard["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 19}
+    assert hazard["level"] == "warning"
+
+
+def test_github_annotations(src: Path) -> None:
+    result = run_cli("scan", "--format", "github", src / "sub" / "hazard.cuh")
+    assert result.code == 1
+    line = result.stdout.decode().splitlines()[0]
+    assert line.startswith(f"::warning file={src.as_posix()}/sub/hazard.cuh,line=2,col=19,"
+                           "title=HC301 wavefront.warp-size-literal::`%25 32` uses 32")
+    assert "%0Ahint: " in line
+
+
+def test_output_file(src: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.sarif"
+    result = run_cli("scan", "--format", "sarif", "-o", out, src)
+    assert result.code == 1 and result.stdout == b""
+    assert json.loads(out.read_text())["version"] == "2.1.0"
+
+
+@pytest.mark.parametrize(("comment", "reported"), [
+    pytest.param("  // hipconv: ignore\n", False, id="line-before-all"),
+    pytest.param("  // hipconv: ignore[HC301]\n", False, id="line-before-code"),
+    pytest.param("  /* hipconv: ignore[HC001, HC301] */\n", False, id="block-comment-list"),
+    pytest.param("  // hipconv: ignore[HC002]\n", True, id="other-code"),
+    pytest.param("  // hipconv ignore\n", True, id="misspelt"),
+])
+def test_suppression_on_the_line_before(tmp_path: Path, comment: str, reported: bool) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(int* p) {\n" + comment + "  p[threadIdx.x % 32] = 0;\n}\n")
+    result = run_cli("scan", "--format", "json", f)
+    assert (result.code == 1) is reported
+    assert bool(json.loads(result.stdout)["findings"]) is reported
+    if not reported:
+        assert json.loads(result.stdout)["summary"]["suppressed"] == 1
+
+
+def test_suppression_on_the_same_line_covers_only_it(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;  // hipconv: ignore[HC301]\n"
+                 "  p[threadIdx.x & 31] = 1;\n}\n")
+    result = run_cli("scan", "--format", "json", f)
+    assert findings_of(result) == [("k.cu", 3, "HC301")]
+
+
+def test_suppression_in_a_string_does_not_count(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text('__global__ void k(int* p) {\n  const char* s = "// hipconv: ignore"; p[threadIdx.x % 32] = 0;\n}\n')
+    assert findings_of(run_cli("scan", "--format", "json", f)) == [("k.cu", 2, "HC301")]
+
+
+def test_baseline_reports_only_new_findings_after_lines_move(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("src").mkdir()
+    k = Path("src/k.cu")
+    k.write_bytes(HAZARD)
+    Path("src/u.cu").write_bytes(UNPORTED)
+    written = run_cli("scan", "--write-baseline", ".hipconv-baseline.json", "src")
+    assert written.code == 0, written.stderr
+    baseline = json.loads(Path(".hipconv-baseline.json").read_text())
+    assert {(e["path"], e["code"]) for e in baseline["findings"]} >= {("src/k.cu", "HC301"), ("src/u.cu", "HC002")}
+    assert run_cli("scan", "--baseline", ".hipconv-baseline.json", "src").code == 0
+    # the known line moves down and is re-indented; a new hazard is added
+    k.write_bytes(b"// a new comment\n\n__global__ void k(int* p) {\n      p[threadIdx.x % 32] = 0;\n"
+                  b"  p[threadIdx.x & 31] = 1;\n}\n")
+    result = run_cli("scan", "--format", "json", "--baseline", ".hipconv-baseline.json", "src")
+    assert result.code == 1
+    assert findings_of(result) == [("k.cu", 5, "HC301")]
+    assert json.loads(result.stdout)["summary"]["baselined"] == len(baseline["findings"])
+    # a second copy of a known line is new
+    k.write_bytes(HAZARD + b"__global__ void k2(int* p) {\n  p[threadIdx.x % 32] = 0;\n}\n")
+    assert findings_of(run_cli("scan", "--format", "json", "--baseline", ".hipconv-baseline.json", "src")) == [
+        ("k.cu", 5, "HC301")]
+
+
+def test_bad_baseline_is_a_usage_error(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_bytes(HAZARD)
+    missing = run_cli("scan", "--baseline", tmp_path / "none.json", f)
+    assert missing.code == 2 and "none.json" in missing.stderr
+    (tmp_path / "bad.json").write_text('{"findings": 3}')
+    bad = run_cli("scan", "--baseline", tmp_path / "bad.json", f)
+    assert bad.code == 2 and "bad.json is not a hipconv baseline" in bad.stderr
+
+
+def test_exclude_applies_to_named_files_too(src: Path) -> None:
+    result = run_cli("scan", "--exclude", "sub/*", "--exclude", "unported.cu", src / "unported.cu", src)
+    assert result.code == 0, result.stderr
+    assert "1 file, 0 findings" in result.stderr
+
+
+def test_rocm_version_changes_api_findings(tmp_path: Path) -> None:
+    f = tmp_path / "k.cu"
+    f.write_text("__device__ unsigned long long m() { return __activemask(); }\n")
+    assert [c for _, _, c in findings_of(run_cli("scan", "--format", "json", "--rocm-version", "5.2", f))] == ["HC003"]
+    assert [c for _, _, c in findings_of(run_cli("scan", "--format", "json", "--rocm-version", "6.3", f))] == ["HC305"]
