@@ -401,7 +401,7 @@ def rules_coverage(library: str | None) -> None:
     rows = [r for r in library_coverage(load_ruleset(), load_symbols()) if library in (None, r.library)]
     if not rows:
         raise HipconvError(f"no coverage data for library {library!r}" if library else "no coverage data bundled")
-    Console(highlight=False).print(coverage_table(rows))
+    Console(highlight=False, width=120).print(coverage_table(rows))
     for row in rows:
         for name in row.twins_without_rule:
             click.echo(f"{row.library}: {name} has a HIP twin but no rule")
