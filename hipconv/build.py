@@ -20,7 +20,8 @@ from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 from hipconv.errors import ConfigError
 from hipconv.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.nvcc_flags import FlagNote, map_flags
-from hipconv.ruleset import RuleSet, Status as RuleStatus
+from hipconv.ruleset import RuleSet
+from hipconv.ruleset import Status as RuleStatus
 
 TU_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
 HIP_SUFFIXES = frozenset({".cu", ".hip"})  # compiled with -x hip

@@ -8,6 +8,7 @@ errors (including any file that could not be read or translated).
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import re
@@ -22,28 +23,42 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from hipconv import __version__
 from hipconv.baseline import baseline_json, load_baseline, new_findings
+from hipconv.build import (
+    compile_commands,
+    compile_units,
+    group_failures,
+    load_compile_commands,
+    plan_compile_commands,
+    plan_tree,
+)
+from hipconv.build_report import json_report as build_json_report
+from hipconv.build_report import print_flag_notes, print_groups, summary_table
 from hipconv.config import FAIL_ON, find_config, load_config
+from hipconv.coverage import coverage as library_coverage
+from hipconv.coverage import load_symbols
 from hipconv.diagnostics import CODES
 from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.errors import HipconvError
 from hipconv.formats import FORMATS, ScanReport, print_text
 from hipconv.formats import render as render_scan
+from hipconv.hipcc import find_hipcc, hip_environment
+from hipconv.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.output import backup, content_of, unified_diff, write_atomic
 from hipconv.pipeline import FileResult, Status, run
-from hipconv.coverage import coverage as library_coverage
-from hipconv.coverage import load_symbols
-from hipconv.report import (Summary, coverage_table, generated_sections, json_report, print_result, splice_sections,
-                            stats_table)
+from hipconv.report import (
+    Summary,
+    coverage_table,
+    generated_sections,
+    json_report,
+    print_result,
+    splice_sections,
+    stats_table,
+)
 from hipconv.resources import hip_releases
 from hipconv.ruleset import load_ruleset
 from hipconv.scan import FileScan, at_or_above, excluded, scan_jobs
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
 from hipconv.templates import render
-from hipconv.build import compile_commands, compile_units, group_failures, load_compile_commands, plan_compile_commands, plan_tree
-from hipconv.build_report import json_report as build_json_report
-from hipconv.build_report import print_flag_notes, print_groups, summary_table
-from hipconv.hipcc import find_hipcc, hip_environment
-from hipconv.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 

@@ -12,13 +12,14 @@ from rich.table import Table
 from rich.text import Text
 
 from hipconv import __version__
-from hipconv.diagnostics import CODES, UNPORTED_CODES, Severity
 from hipconv.coverage import Coverage, load_symbols
 from hipconv.coverage import coverage as library_coverage
+from hipconv.diagnostics import CODES, UNPORTED_CODES, Severity
 from hipconv.errors import ConfigError
 from hipconv.nvcc_flags import flag_table_markdown
-from hipconv.ruleset import RuleSet, Status as RuleStatus
 from hipconv.pipeline import FileResult, Status
+from hipconv.ruleset import RuleSet
+from hipconv.ruleset import Status as RuleStatus
 from hipconv.settings import Settings
 
 _SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "magenta", Severity.NOTE: "cyan"}

@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
-from hipconv.errors import ConfigError, RuleSchemaError
 from hipconv import __version__
+from hipconv.errors import ConfigError, RuleSchemaError
 from hipconv.resources import cache_dir, data_file, rules_dir
 from hipconv.settings import Settings, Version
 

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import run_cli
+
 from hipconv.build import Unit, UnitResult, group_failures, plan_compile_commands
 from hipconv.hipcc import parse_diagnostics
 from hipconv.ruleset import load_ruleset

@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from helpers import run_cli, tree
+
 from hipconv.buildfiles import build_file_kind, cmake_commands, make_words, translate_build_file
 from hipconv.pipeline import Status
 from hipconv.source import SourceFile

@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 
 import pytest
+from helpers import run_cli, tree
 
 from hipconv import pipeline
-from helpers import run_cli, tree
 
 KERNEL = b"#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n" \
          b"int main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); cudaFree(p); }\n"

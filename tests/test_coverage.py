@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import run_cli
+
 from hipconv.coverage import coverage, load_symbols
 from hipconv.ruleset import RuleSet, load_rules, load_ruleset
-
-from helpers import run_cli
 
 RULES = """\
 defaults: {library: cublas, kind: function}

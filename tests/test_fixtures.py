@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from helpers import comment_annotations, run_cli, tree
+
 from hipconv.lexer import TokenKind, lex
 from hipconv.resources import data_file, hip_releases
 from hipconv.ruleset import load_ruleset

@@ -6,7 +6,7 @@ import pytest
 
 from hipconv.errors import RuleSchemaError
 from hipconv.resources import rules_dir
-from hipconv.ruleset import Action, load_ruleset, load_rules
+from hipconv.ruleset import Action, load_rules, load_ruleset
 from hipconv.settings import Settings, Version
 
 INVALID = Path(__file__).parent / "fixtures" / "rules_invalid"

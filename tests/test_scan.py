@@ -130,6 +130,14 @@ def test_output_file(src: Path, tmp_path: Path) -> None:
     assert json.loads(out.read_text())["version"] == "2.1.0"
 
 
+def test_text_output_file(src: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.txt"
+    result = run_cli("scan", "-o", out, src)
+    assert result.code == 1 and result.stdout == b""
+    text = out.read_text()
+    assert "warning[HC301" in text and "\x1b[" not in text
+
+
 @pytest.mark.parametrize(("comment", "reported"), [
     pytest.param("  // hipconv: ignore\n", False, id="line-before-all"),
     pytest.param("  // hipconv: ignore[HC301]\n", False, id="line-before-code"),
