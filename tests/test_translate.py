@@ -285,3 +285,15 @@ def test_bundled_library_namespaces(src: str, expected: str) -> None:
 )
 def test_directive_detection(src: str, expected: str) -> None:
     assert translate(src)[0] == expected
+
+
+def test_cufft_callbacks_are_experimental() -> None:
+    src = "cufftXtSetCallback(plan, (void**)&cb, CUFFT_CB_LD_REAL, nullptr);"
+    text, result = translate(src)
+    assert text == src
+    assert {d.code for d in result.diagnostics} == {"HC005"}
+    table, settings = _table("6.3", "chevron")
+    experimental = Settings(settings.rocm, experimental=True)
+    translated = translate_source(SourceFile.from_bytes("t.cpp", src.encode()), load_ruleset().table(experimental),
+                                  experimental)
+    assert translated.output == b"hipfftXtSetCallback(plan, (void**)&cb, HIPFFT_CB_LD_REAL, nullptr);"
