@@ -33,7 +33,7 @@ from hipconv.build import (
 )
 from hipconv.build_report import json_report as build_json_report
 from hipconv.build_report import print_flag_notes, print_groups, summary_table
-from hipconv.config import FAIL_ON, find_config, load_config
+from hipconv.config import FAIL_ON, Config, find_config, load_config
 from hipconv.coverage import coverage as library_coverage
 from hipconv.coverage import load_symbols
 from hipconv.diagnostics import CODES
@@ -67,6 +67,13 @@ def _stderr() -> Console:
     return Console(stderr=True, highlight=False)
 
 
+def _settings(config: Config, rocm_version: str | None, kernel_launch: str | None, *, experimental: bool = False,
+              jobs: int = 1) -> Settings:
+    """Command-line values, else the configuration file's, else the defaults."""
+    return Settings(Version.parse(rocm_version or config.rocm_version or _default_rocm()),
+                    kernel_launch or config.kernel_launch or "chevron", experimental, jobs)
+
+
 def _default_rocm() -> str:
     releases = hip_releases()
     return releases[-1] if releases else "6.3"
@@ -85,8 +92,8 @@ def cli() -> None:
 @click.option("--backup-suffix", default=".orig", show_default=True, help="Suffix of --in-place backups.")
 @click.option("--dry-run", is_flag=True, help="Translate and report, write nothing.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff on stdout, write nothing.")
-@click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default="chevron", show_default=True,
-              help="Keep <<<...>>> launches, or rewrite them to hipLaunchKernelGGL.")
+@click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default=None,
+              help="Keep <<<...>>> launches, or rewrite them to hipLaunchKernelGGL [default: chevron].")
 @click.option("--rocm-version", default=None, metavar="X.Y",
               help="Targeted ROCm release [default: the newest bundled inventory].")
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
@@ -99,18 +106,23 @@ def cli() -> None:
 @click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
 @click.option("--offload-arch", default=None, metavar="LIST",
               help="AMD targets that replace CUDA architectures in build files [default: gfx90a].")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Configuration file [default: the nearest .hipconv.toml or pyproject.toml with [tool.hipconv]].")
 def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, backup_suffix: str, dry_run: bool,
-              show_diff: bool, kernel_launch: str, rocm_version: str | None, experimental: bool,
+              show_diff: bool, kernel_launch: str | None, rocm_version: str | None, experimental: bool,
               exclude: tuple[str, ...], jobs: int, stats: bool, report_path: Path | None, strict: bool,
-              force: bool, rules_dir: tuple[Path, ...], offload_arch: str | None = None) -> None:
+              force: bool, rules_dir: tuple[Path, ...], offload_arch: str | None = None,
+              config_path: Path | None = None) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
     archs = _offload_archs(offload_arch)
     if dry_run and show_diff:
         raise click.UsageError("--dry-run and --diff exclude each other")
-    settings = Settings(Version.parse(rocm_version or _default_rocm()), kernel_launch, experimental, jobs)
+    config = load_config(config_path or find_config(Path.cwd()))
+    settings = _settings(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs)
     writes = not (dry_run or show_diff)
-    the_plan = plan(list(paths), output, in_place=in_place, excludes=exclude, writes=writes, force=force)
-    table = load_ruleset(rules_dir).table(settings)
+    the_plan = plan(list(paths), output, in_place=in_place, excludes=config.exclude + exclude, writes=writes,
+                    force=force)
+    table = load_ruleset(config.rules_dirs + rules_dir).table(settings)
     console = _stderr()
     summary = Summary(keep_files=report_path is not None)
     stdout = sys.stdout.buffer
@@ -318,8 +330,7 @@ def scan(paths: tuple[Path, ...], fmt: str, output: Path | None, fail_on: str | 
     unknown = [c for c in disable if c not in CODES]
     if unknown:
         raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
-    settings = Settings(Version.parse(rocm_version or config.rocm_version or _default_rocm()),
-                        kernel_launch or config.kernel_launch or "chevron")
+    settings = _settings(config, rocm_version, kernel_launch)
     excludes = config.exclude + exclude
     the_plan = plan(list(paths), None, in_place=True, excludes=excludes, writes=False, force=False)  # read in place
     jobs = [job for job in the_plan.jobs if not excluded(job.display, excludes)]

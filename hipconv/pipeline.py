@@ -133,7 +133,7 @@ def _words_if_work(source: SourceFile, table: LookupTable, settings: Settings) -
     return None
 
 
-def _read(job: Job) -> SourceFile | FileResult:
+def read_job(job: Job) -> SourceFile | FileResult:
     """Read one file: its SourceFile, or the result that says why there is none."""
     try:
         with open(job.path, "rb") as fh:
@@ -159,7 +159,7 @@ def translate_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, 
     Build files (CMakeLists.txt, *.cmake, Makefiles) go to buildfiles.py, with `offload_archs`
     replacing CUDA architectures (default: nvcc_flags.DEFAULT_OFFLOAD_ARCHS).
     """
-    read = [_build_file(r, offload_archs) for r in (_read(job) for job in jobs)]
+    read = [_build_file(r, offload_archs) for r in (read_job(job) for job in jobs)]
     sources = [r for r in read if isinstance(r, SourceFile)]
     translated = iter(translate_sources(sources, table, settings))
     return [next(translated) if isinstance(r, SourceFile) else r for r in read]

@@ -22,8 +22,7 @@ from hipconv.checks import CHECKS, FileView
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.lexer import TokenKind, Tokens, lex_many
 from hipconv.match import file_words
-from hipconv.pipeline import FileResult, Job, batches, translate_sources
-from hipconv.pipeline import _read as read_job
+from hipconv.pipeline import FileResult, Job, batches, read_job, translate_sources
 from hipconv.ruleset import LookupTable
 from hipconv.settings import Settings
 from hipconv.source import SourceFile

@@ -345,3 +345,23 @@ def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert result.code == 0
     assert "translating" in result.stderr and "5/5" in result.stderr
     assert "hipconv: 5/5 files" not in result.stderr
+
+
+def test_translate_reads_the_project_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".git").mkdir()  # the configuration search stops at the repository root
+    (tmp_path / ".hipconv.toml").write_text('rocm-version = "5.2"\nkernel-launch = "hip"\nexclude = ["skip_*"]\n')
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "k.cu").write_bytes(b"__global__ void k() {}\nvoid f() { k<<<1, 1>>>(); __activemask(); }\n")
+    (src / "skip_me.cu").write_bytes(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("translate", "src", "-o", "out")
+    assert result.code == 0
+    assert b"hipLaunchKernelGGL(k, dim3(1), dim3(1), 0, 0)" in (tmp_path / "out" / "k.cu").read_bytes()
+    assert "is not available in ROCm 5.2" in result.stderr  # __activemask appeared in 6.3
+    assert not (tmp_path / "out" / "skip_me.cu").exists()
+    flags_win = run_cli("translate", "src", "-o", "out2", "--kernel-launch", "chevron", "--rocm-version", "6.3")
+    assert b"k<<<1, 1>>>()" in (tmp_path / "out2" / "k.cu").read_bytes() and "ROCm 5.2" not in flags_win.stderr
+    (tmp_path / ".hipconv.toml").write_text('rocm-verison = "5.2"\n')
+    bad = run_cli("translate", "src", "-o", "out3")
+    assert bad.code == 2 and ".hipconv.toml" in bad.stderr
