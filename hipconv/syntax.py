@@ -153,18 +153,22 @@ def _span(tokens: Tokens, first: int, end: int) -> Span:
     return (tokens.starts[first], tokens.ends[end - 1])
 
 
-def parse_call(tokens: Tokens, callee: int) -> Call | None:
-    """The call whose callee identifier is at `callee`, if a `(` follows it."""
-    open_ = next_code(tokens, callee)
+def _argument_list(tokens: Tokens, before: int) -> tuple[int, int, tuple[Span, ...]] | None:
+    """`(args)` right after token `before`: (index of "(", index of ")", argument spans)."""
+    open_ = next_code(tokens, before)
     if not _is(tokens, open_, "("):
         return None
     close = matching_close(tokens, open_)
     if close is None:
         return None
     args = split_top_level(tokens, open_ + 1, close)
-    if args is None:
-        return None
-    return Call(callee, open_, close, args)
+    return None if args is None else (open_, close, args)
+
+
+def parse_call(tokens: Tokens, callee: int) -> Call | None:
+    """The call whose callee identifier is at `callee`, if a `(` follows it."""
+    found = _argument_list(tokens, callee)
+    return None if found is None else Call(callee, *found)
 
 
 def parse_launch(tokens: Tokens, chevron: int) -> Launch | None:
@@ -183,15 +187,10 @@ def parse_launch(tokens: Tokens, chevron: int) -> Launch | None:
     config = split_top_level(tokens, chevron + 1, end_config)
     if config is None or not 2 <= len(config) <= 4 or any(s == e for s, e in config):
         return None
-    open_ = next_code(tokens, end_config)
-    if not _is(tokens, open_, "("):
+    found = _argument_list(tokens, end_config)
+    if found is None:
         return None
-    close = matching_close(tokens, open_)
-    if close is None:
-        return None
-    args = split_top_level(tokens, open_ + 1, close)
-    if args is None:
-        return None
+    open_, close, args = found
     name = (tokens.starts[start], tokens.ends[prev_code(tokens, chevron)])
     return Launch(name, templated, config, args, (tokens.ends[open_], tokens.starts[close]), start, close)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,17 @@ def tree(root: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != ".hipconv-output"}
 
 
+def check_golden(out: Path, expected: Path, *, update: bool) -> None:
+    """The translated tree `out` equals the golden tree `expected` (rewritten first with --update-golden)."""
+    if update:
+        shutil.rmtree(expected, ignore_errors=True)
+        shutil.copytree(out, expected, ignore=shutil.ignore_patterns(".hipconv-output"))
+    got, want = tree(out), tree(expected)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        assert got[name].decode() == want[name].decode(), name
+
+
 def comment_annotations(data: bytes) -> list[tuple[int, str]]:
     """(line the annotation applies to, annotation text) from `// expect...` comments (comment tokens only)."""
     tokens = lex(data)
@@ -47,4 +59,4 @@ def comment_annotations(data: bytes) -> list[tuple[int, str]]:
     return found
 
 
-__all__ = ["Run", "run_cli", "tree", "comment_annotations", "sys"]
+__all__ = ["Run", "run_cli", "tree", "check_golden", "comment_annotations", "sys"]

@@ -7,11 +7,10 @@ tests/fixtures/build_project: the realistic project that tests/test_build.py als
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, tree
+from helpers import check_golden, run_cli, tree
 
 from hipconv.buildfiles import build_file_kind, cmake_commands, make_words, translate_build_file
 from hipconv.pipeline import Status
@@ -31,14 +30,7 @@ def translate_tree(case: str, out: Path, *extra: str) -> str:
 def test_golden(case: str, tmp_path: Path, update_golden: bool) -> None:
     out = tmp_path / "hip"
     translate_tree(case, out)
-    expected = FIXTURES / case / "hip"
-    if update_golden:
-        shutil.rmtree(expected, ignore_errors=True)
-        shutil.copytree(out, expected, ignore=shutil.ignore_patterns(".hipconv-output"))
-    got, want = tree(out), tree(expected)
-    assert sorted(got) == sorted(want)
-    for name in want:
-        assert got[name].decode() == want[name].decode(), name
+    check_golden(out, FIXTURES / case / "hip", update=update_golden)
 
 
 @pytest.mark.parametrize("case", BUILD_CASES)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers import comment_annotations, run_cli, tree
+from helpers import check_golden, comment_annotations, run_cli, tree
 
 from hipconv.lexer import TokenKind, lex
 from hipconv.resources import data_file, hip_releases
@@ -43,14 +42,7 @@ def translate_case(case: Path, out: Path, source: Path | None = None) -> tuple[i
 def test_golden(case: Path, tmp_path: Path, update_golden: bool) -> None:
     out = tmp_path / "hip"
     translate_case(case, out)
-    expected_dir = case / "hip"
-    if update_golden:
-        shutil.rmtree(expected_dir, ignore_errors=True)
-        shutil.copytree(out, expected_dir, ignore=shutil.ignore_patterns(".hipconv-output"))
-    got, expected = tree(out), tree(expected_dir)
-    assert sorted(got) == sorted(expected)
-    for name in expected:
-        assert got[name].decode() == expected[name].decode(), name
+    check_golden(out, case / "hip", update=update_golden)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
