@@ -38,6 +38,10 @@ CODES = _codes(
     Code("HC101", Severity.WARNING, "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only"),
     Code("HC102", Severity.WARNING, "lane mask argument dropped: the targeted ROCm has only the mask-less form"),
     Code("HC103", Severity.NOTE, "lane mask must be a 64-bit integer for ROCm's *_sync warp builtins"),
+    # cuDNN -> MIOpen: rules with a `code` and the templates' leave()/note()
+    Code("HC201", Severity.ERROR, "cuDNN API without a faithful MIOpen rewrite; left unchanged"),
+    Code("HC202", Severity.ERROR, "a cuDNN argument value MIOpen cannot express (e.g. the NHWC layout); call left unchanged"),
+    Code("HC203", Severity.WARNING, "MIOpen needs a step cuDNN does not (a Find before the first convolution); hipconv wrote it"),
     # `hipconv scan` checks (hipconv/checks.py): wavefront-size hazards, then other AMD incompatibilities.
     Code("HC301", Severity.WARNING, "literal warp size 32 (or lane mask 31 / 0x1f): AMD wavefronts have 64 lanes",
          "use warpSize (or a constant derived from it) and warpSize - 1"),
@@ -105,4 +109,4 @@ class Diagnostic:
 
 
 # Codes that mean "this CUDA API was not ported" (what --strict fails on, what --stats lists).
-UNPORTED_CODES = frozenset({"HC001", "HC002", "HC003", "HC005", "HC006", "HC007"})
+UNPORTED_CODES = frozenset({"HC001", "HC002", "HC003", "HC005", "HC006", "HC007", "HC201", "HC202"})

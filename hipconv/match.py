@@ -12,13 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, NamedTuple
 
-from hipconv.diagnostics import Diagnostic
+from hipconv.diagnostics import CODES, Diagnostic
 from hipconv.edits import Edit, Part
+from hipconv.errors import RuleSchemaError
 from hipconv.lexer import TokenKind, Tokens
 from hipconv.ruleset import Action, LookupTable, Resolution, Rule
 from hipconv.settings import Settings
 from hipconv.source import SourceFile
-from hipconv.syntax import Span, next_code, parse_call, parse_launch, prev_code
+from hipconv.syntax import Call, Span, next_code, parse_call, parse_launch, prev_code, starts_line, statement_bounds
+from hipconv.templates import render_file
 
 # Constructs that make a .cu file CUDA even when it includes no CUDA header.
 CUDA_CONSTRUCTS = frozenset(
@@ -115,7 +117,7 @@ def _directive_lines(tokens: Tokens) -> _Directives:
     message_spans: list[Span] = []
     defined: set[str] = set()
     for i in _token_occurrences(tokens, (b"#", b"%:"), (TokenKind.PUNCTUATION,)):
-        if not _starts_line(tokens, i):
+        if not starts_line(tokens, i):
             continue
         j = next_code(tokens, i)
         if j >= len(tokens) or tokens.kinds[j] not in _WORDY_KINDS:
@@ -129,19 +131,6 @@ def _directive_lines(tokens: Tokens) -> _Directives:
             if k < len(tokens):
                 defined.add(tokens.text(k))
     return _Directives(found, message_spans, defined)
-
-
-def _starts_line(tokens: Tokens, i: int) -> bool:
-    """True when only blanks and comments precede token i on its line (comments count as a space)."""
-    body, starts, ends = tokens.body, tokens.starts, tokens.ends
-    j = i - 1
-    while j >= 0:
-        if b"\n" in body[ends[j]:starts[j + 1]]:
-            return True
-        if tokens.kinds[j] != TokenKind.COMMENT:
-            return False
-        j -= 1
-    return True
 
 
 def _logical_line_end(body: bytes, pos: int) -> int:
@@ -342,9 +331,9 @@ def _apply_resolution(c: _Collector, start: int, end: int, cuda: str, resolution
         return
     assert rule is not None
     if action is Action.UNSUPPORTED:
-        c.diag(start, "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}", rule, cuda)
+        c.diag(start, rule.code or "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}", rule, cuda)
     elif action is Action.REMOVED:
-        c.diag(start, "HC006", f"{cuda} was removed from HIP; left unchanged{note}", rule, cuda)
+        c.diag(start, rule.code or "HC006", f"{cuda} was removed from HIP; left unchanged{note}", rule, cuda)
     elif action is Action.UNAVAILABLE:
         when = (f"it appeared in {rule.rocm['since']}" if rule.covers(c.settings.rocm)
                 else f"it is the HIP spelling only before ROCm {rule.rocm['until']}")
@@ -382,6 +371,9 @@ def _reshape_call(c: _Collector, i: int, rule: Rule, resolution: Resolution) -> 
         c.diag(start, "HC007", f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; "
                "left unchanged", rule, cuda)
         return
+    if rule.template is not None:
+        _render_template(c, rule, call, bound, cuda)
+        return
     if rule.lane_mask and rule.lane_mask in bound:
         _check_lane_mask(c, rule, cuda, bound[rule.lane_mask], dropped=rule.lane_mask not in rule.args)
     if list(rule.args) == list(rule.params):
@@ -395,6 +387,75 @@ def _reshape_call(c: _Collector, i: int, rule: Rule, resolution: Resolution) -> 
         parts.append(bound[name])
     parts.append(")")
     c.edits.append(Edit(start, tokens.ends[call.close], tuple(parts), rule.id))
+    c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+class _Leave(Exception):
+    """Raised by a template's leave(code, message): the call stays as it is."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+_MARKER = "\x00{}\x00"
+_MARKER_SPLIT = re.compile("\x00(\\d+)\x00")
+
+
+def _render_template(c: _Collector, rule: Rule, call: Call, bound: dict[str, Span], cuda: str) -> None:
+    """Render the rule's template for this call; argument texts travel as spans, so the
+    translations inside them (enumerators, nested calls) survive whatever the template does."""
+    assert rule.template is not None
+    tokens, body = c.tokens, c.tokens.body
+    start = tokens.starts[call.callee]
+    spans: list[Span] = []
+
+    def mark(span: Span) -> str:
+        spans.append(span)
+        return _MARKER.format(len(spans) - 1)
+
+    notes: list[tuple[str, str]] = []
+
+    def checked(code: str) -> str:
+        if code not in CODES:
+            raise RuleSchemaError(f"{rule.template}: unknown diagnostic code {code!r} (rule {rule.id})")
+        return code
+
+    def leave(code: str, message: str) -> str:
+        raise _Leave(checked(code), message)
+
+    def note(code: str, message: str) -> str:
+        notes.append((checked(code), message))
+        return ""
+
+    context: dict[str, object] = {
+        "hip": rule.hip, "cuda": cuda, "leave": leave, "note": note, "nl": _nl(c.source),
+        "args": {name: mark(span) for name, span in bound.items()},
+        "src": {name: body[a:b].decode() for name, (a, b) in bound.items()},
+    }
+    region = (start, tokens.ends[call.close])
+    if rule.scope == "statement":
+        bounds = statement_bounds(tokens, call.callee, call.close)
+        if bounds is None:
+            c.diag(start, "HC007", f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control "
+                   "statement's head, a return or a macro definition); left unchanged", rule, cuda)
+            return
+        region = (tokens.starts[bounds[0]], tokens.ends[bounds[1]])
+        line_start = body.rfind(b"\n", 0, region[0]) + 1
+        indent = body[line_start:region[0]]
+        context.update(before=mark((region[0], start)), after=mark((tokens.ends[call.close], region[1])),
+                       indent=indent.decode() if not indent.strip() else "")
+    try:
+        text = render_file(rule.template, **context)
+    except _Leave as exc:
+        c.diag(start, exc.code, f"{cuda}: {exc}; left unchanged", rule, cuda)
+        return
+    for code, message in notes:
+        c.diag(start, code, message, rule, cuda)
+    pieces = _MARKER_SPLIT.split(text)
+    parts: list[Part] = [piece if n % 2 == 0 else spans[int(piece)] for n, piece in enumerate(pieces)
+                         if n % 2 or piece]
+    c.edits.append(Edit(region[0], region[1], tuple(parts), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
 

@@ -18,8 +18,9 @@ from typing import Any, Callable, Iterable, Mapping
 import yaml
 
 from hipconv import __version__
+from hipconv.diagnostics import CODES
 from hipconv.errors import ConfigError, RuleSchemaError
-from hipconv.resources import cache_dir, data_file, rules_dir
+from hipconv.resources import cache_dir, data_file, rules_dir, templates_dir
 from hipconv.settings import Settings, Version
 
 try:  # the C loader is ~10x faster; marks (line numbers) work with both
@@ -40,7 +41,9 @@ RUNTIME_HEADER = "cuda_runtime.h"  # nvcc includes it implicitly in every .cu fi
 KINDS = ("function", "type", "enum", "enumerator", "macro", "variable", "class", "namespace", "include")
 QUALIFIED_KINDS = frozenset({"function", "type", "enum", "enumerator", "variable", "class", "namespace"})
 _VERSION_KEYS = ("since", "until", "deprecated", "removed")
-_STRING_KEYS = ("id", "cuda", "hip", "kind", "status", "note", "section", "library", "lane_mask", "requires_define")
+_STRING_KEYS = ("id", "cuda", "hip", "kind", "status", "note", "section", "library", "lane_mask", "requires_define",
+                "template", "scope", "code")
+SCOPES = ("call", "statement")
 _LIST_KEYS = ("params", "args", "drops")
 _MAP_KEYS = ("rocm", "nvidia")
 RULE_KEYS = frozenset(_STRING_KEYS + _LIST_KEYS + _MAP_KEYS)
@@ -64,6 +67,9 @@ class Rule:
     drops: tuple[str, ...]
     lane_mask: str | None
     requires_define: str | None
+    template: Path | None  # a jinja2 template that renders the HIP code for the call (or statement)
+    scope: str  # what the template replaces: "call" or "statement"
+    code: str | None  # the diagnostic code when this rule does not translate (default: by status)
     origin: str  # "rules/runtime.yaml:123"
 
     @property
@@ -175,7 +181,8 @@ def _cached(files: list[Path], build: Callable[[], RuleSet]) -> RuleSet:
     """Validated rule sets are pickled under the user's cache directory, keyed by the exact bytes
     of every input, so a start-up (a pre-commit hook, a CI step) skips YAML parsing."""
     digest = hashlib.sha256(__version__.encode())
-    for path in [*files, data_file("cuda-13.names")]:
+    templates = sorted({t for f in files for t in f.parent.rglob("*.j2")} | set(templates_dir().rglob("*.j2")))
+    for path in [*files, data_file("cuda-13.names"), *templates]:  # a template that vanished must fail validation
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
@@ -271,7 +278,7 @@ def _load_file(path: Path, problems: list[str]) -> list[Rule]:
     out = []
     for entry, value in zip(rnode.value, values):
         where = f"{name}:{entry.start_mark.line + 1}"
-        rule = _build_rule(entry, value, defaults, where, problems)
+        rule = _build_rule(entry, value, defaults, where, problems, path.parent)
         if rule is not None:
             out.append(rule)
     return out
@@ -292,7 +299,7 @@ def _plain(node: yaml.Node) -> Any:
 
 
 def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str,
-                problems: list[str]) -> Rule | None:
+                problems: list[str], source_dir: Path) -> Rule | None:
     if not isinstance(node, yaml.MappingNode):
         problems.append(f"{where}: a rule must be a mapping")
         return None
@@ -354,6 +361,13 @@ def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where:
             problems.append(f"{label}: lane_mask {lane!r} is not among params")
     elif fields.get("lane_mask") is not None:
         problems.append(f"{label}: 'lane_mask' needs 'params' (the names of the call's arguments)")
+    template = _template_path(fields, source_dir, label, problems)
+    if fields.get("scope", "call") not in SCOPES:
+        problems.append(f"{label}: 'scope' must be one of {', '.join(SCOPES)}")
+    if "scope" in fields and template is None:
+        problems.append(f"{label}: 'scope' goes with 'template'")
+    if fields.get("code") is not None and fields["code"] not in CODES:
+        problems.append(f"{label}: 'code' {fields['code']!r} is not a diagnostic code (see `hipconv codes`)")
     if len(problems) > before:
         return None
     library = fields["library"]
@@ -373,8 +387,27 @@ def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where:
         drops=tuple(drops),
         lane_mask=fields.get("lane_mask"),
         requires_define=fields.get("requires_define"),
+        template=template,
+        scope=fields.get("scope", "call"),
+        code=fields.get("code"),
         origin=where,
     )
+
+
+def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, problems: list[str]) -> Path | None:
+    """A template named by a rule: beside the rule file first (extra rule folders), else under templates/."""
+    name = fields.get("template")
+    if not isinstance(name, str):
+        return None
+    if fields.get("params") is None:
+        problems.append(f"{label}: 'template' needs 'params' (the names of the call's arguments)")
+    if "args" in fields or "drops" in fields:
+        problems.append(f"{label}: 'template' and 'args'/'drops' exclude each other")
+    for folder in (source_dir, templates_dir()):
+        if (folder / name).is_file():
+            return (folder / name).resolve()
+    problems.append(f"{label}: template {name!r} not found beside the rule file or under templates/")
+    return None
 
 
 def _is_name(text: str, kind: Any) -> bool:

@@ -245,3 +245,55 @@ def _matching_open(tokens: Tokens, i: int) -> int | None:
             if depth == 0:
                 return j
     return None
+
+
+def starts_line(tokens: Tokens, i: int) -> bool:
+    """True when only blanks and comments precede token i on its line (comments count as a space)."""
+    body, starts, ends = tokens.body, tokens.starts, tokens.ends
+    j = i - 1
+    while j >= 0:
+        if b"\n" in body[ends[j]:starts[j + 1]]:
+            return True
+        if tokens.kinds[j] != TokenKind.COMMENT:
+            return False
+        j -= 1
+    return True
+
+
+_STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"do", b"else", b"switch", b"return", b"case", b"default"})
+
+
+def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] | None:
+    """(first token, closing `;`) of the statement around tokens[first..last], or None when it is not a
+    plain statement: a control statement's head, a return, or a span crossing a preprocessor line."""
+    depth = 0
+    j = first - 1
+    while j >= 0:
+        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+            t = tokens.raw(j)
+            if t in (b")", b"]"):
+                depth += 1
+            elif t in (b"(", b"["):
+                depth -= 1
+            elif t in (b";", b"{", b"}") and depth <= 0:
+                break
+        j -= 1
+    begin = next_code(tokens, j)
+    if begin >= len(tokens) or tokens.raw(begin) in _STATEMENT_HEADS:
+        return None
+    depth = 0
+    for k in range(last + 1, len(tokens)):
+        if tokens.kinds[k] != TokenKind.PUNCTUATION:
+            continue
+        t = tokens.raw(k)
+        if t in (b"(", b"["):
+            depth += 1
+        elif t in (b")", b"]"):
+            depth -= 1
+        elif t == b";" and depth <= 0:
+            crossed = any(tokens.raw(h) in (b"#", b"%:") and starts_line(tokens, h) for h in range(begin, k)
+                          if tokens.kinds[h] == TokenKind.PUNCTUATION)
+            return None if crossed else (begin, k)
+        elif t in (b"{", b"}"):
+            return None
+    return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -10,10 +11,11 @@ import jinja2
 from hipconv.resources import templates_dir
 
 
-@functools.lru_cache(maxsize=1)
-def environment() -> jinja2.Environment:
+@functools.lru_cache(maxsize=16)
+def environment(folder: str | None = None) -> jinja2.Environment:
+    """The environment over templates/ (or over another folder, for rules shipped beside their templates)."""
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.FileSystemLoader(folder or str(templates_dir())),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -24,3 +26,7 @@ def environment() -> jinja2.Environment:
 
 def render(name: str, **context: Any) -> str:
     return environment().get_template(name).render(**context)
+
+
+def render_file(path: Path, **context: Any) -> str:
+    return environment(str(path.parent)).get_template(path.name).render(**context)
