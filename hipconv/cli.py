@@ -55,7 +55,7 @@ from hipconv.report import (
     stats_table,
 )
 from hipconv.resources import hip_releases
-from hipconv.ruleset import load_ruleset
+from hipconv.ruleset import json_schema, load_ruleset
 from hipconv.scan import FileScan, at_or_above, excluded, scan_jobs
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
 from hipconv.templates import render
@@ -431,6 +431,12 @@ def rules_coverage(library: str | None) -> None:
     for row in rows:
         for name in row.twins_without_rule:
             click.echo(f"{row.library}: {name} has a HIP twin but no rule")
+
+
+@rules.command("schema")
+def rules_schema() -> None:
+    """Print the JSON Schema of a rule file (rules/schema.json is this output), for editors."""
+    click.echo(json.dumps(json_schema(), indent=2))
 
 
 @rules.command("docs")

@@ -168,6 +168,33 @@ class LookupTable:
 # ---------------------------------------------------------------- loading
 
 
+def json_schema() -> dict[str, Any]:
+    """A JSON Schema of a rule file, for editors (`# yaml-language-server: $schema=schema.json`).
+
+    Generated from the same constants the loader validates with; the loader remains the
+    authority (cross-field checks such as `hip` being required live in code).
+    """
+    string = {"type": "string"}
+    versions = {"type": "object", "additionalProperties": False,
+                "properties": {k: {"type": "string", "pattern": r"^\d+(\.\d+){0,2}$"} for k in _VERSION_KEYS}}
+    properties: dict[str, Any] = {key: string for key in _STRING_KEYS}
+    properties.update({key: {"type": "array", "items": string} for key in _LIST_KEYS})
+    properties.update({"rocm": versions, "nvidia": versions, "kind": {"enum": list(KINDS)},
+                       "status": {"enum": [s.value for s in Status]}, "scope": {"enum": list(SCOPES)},
+                       "code": {"enum": sorted(CODES)}})
+    rule = {"type": "object", "additionalProperties": False, "properties": properties}
+    defaults = {"type": "object", "additionalProperties": False,
+                "properties": {k: v for k, v in properties.items() if k not in ("cuda", "id")}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "hipconv rule file",
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["rules"],
+        "properties": {"defaults": defaults, "rules": {"type": "array", "items": {**rule, "required": ["cuda"]}}},
+    }
+
+
 def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:
     files = sorted(rules_dir().glob("*.yaml"))
     for extra in extra_dirs:

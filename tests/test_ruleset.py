@@ -62,3 +62,26 @@ def test_lookup_is_one_dict() -> None:
     table = load_ruleset().table(Settings(Version.parse("6.3")))
     assert isinstance(table.identifiers, dict)
     assert table.identifiers["cudaMalloc"].rule.hip == "hipMalloc"
+
+
+def test_editor_schema_is_current() -> None:
+    """rules/schema.json (named by each rule file's yaml-language-server header) is `hipconv rules schema`."""
+    import json
+
+    from hipconv.ruleset import json_schema
+
+    assert json.loads((rules_dir() / "schema.json").read_text()) == json_schema()
+    for path in rules_dir().glob("*.yaml"):
+        assert path.read_text().startswith("# yaml-language-server: $schema=schema.json\n"), path.name
+
+
+def test_shipped_rule_files_satisfy_the_editor_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import yaml
+
+    from hipconv.ruleset import json_schema
+
+    validator = jsonschema.Draft202012Validator(json_schema())
+    for path in sorted(rules_dir().glob("*.yaml")):
+        errors = [e.message for e in validator.iter_errors(yaml.safe_load(path.read_text()))]
+        assert errors == [], path.name
