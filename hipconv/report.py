@@ -152,7 +152,28 @@ def generated_sections(ruleset: RuleSet) -> dict[str, str]:
     libraries += [f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
                   f"{len(row.twins_without_rule)} |" for row in library_coverage(ruleset, load_symbols())]
     return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n",
-            "libraries": "\n".join(libraries) + "\n", "nvcc-flags": flag_table_markdown()}
+            "libraries": "\n".join(libraries) + "\n", "nvcc-flags": flag_table_markdown(),
+            "cudnn": cudnn_markdown(ruleset)}
+
+
+def cudnn_markdown(ruleset: RuleSet) -> str:
+    """The cuDNN functions: how each translated one is rewritten, and the unsupported ones grouped by reason."""
+    rows = ["| cuDNN function | MIOpen | rewrite |", "| --- | --- | --- |"]
+    unsupported: dict[str, list[str]] = collections.defaultdict(list)
+    for rule in sorted(ruleset.rules, key=lambda r: r.cuda):
+        if rule.library != "cudnn" or rule.kind != "function":
+            continue
+        if rule.hip is None:
+            unsupported[f"{rule.code or 'HC201'}: {rule.note or ''}"].append(f"`{rule.cuda}`")
+            continue
+        how = (f"template `{rule.template.parent.name}/{rule.template.name}`"
+               + (" (statement)" if rule.scope == "statement" else "") if rule.template
+               else "arguments reordered" + (f", drops {', '.join(rule.drops)}" if rule.drops else "") if rule.args
+               else "renamed")
+        rows.append(f"| `{rule.cuda}` | `{rule.hip}` | {how} |")
+    lines = rows + ["", "Unsupported (left unchanged, reported with the code shown):", ""]
+    lines += [f"- {reason} — {', '.join(names)}" for reason, names in sorted(unsupported.items())]
+    return "\n".join(lines) + "\n"
 
 
 def coverage_table(rows: list[Coverage]) -> Table:

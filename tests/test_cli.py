@@ -293,7 +293,8 @@ def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
     doc.write_text("x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
                    "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n"
                    "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n"
-                   "<!-- BEGIN generated: nvcc-flags -->\n<!-- END generated: nvcc-flags -->\n")
+                   "<!-- BEGIN generated: nvcc-flags -->\n<!-- END generated: nvcc-flags -->\n"
+                   "<!-- BEGIN generated: cudnn -->\n<!-- END generated: cudnn -->\n")
     assert run_cli("rules", "docs", "--check", doc).code == 1
     assert run_cli("rules", "docs", "--write", doc).code == 0
     assert "| HC101 | warning |" in doc.read_text()

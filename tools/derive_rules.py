@@ -36,7 +36,7 @@ CUDA_VERSION = "13.0"
 
 TYPEISH = {"type", "enum", "class"}
 KEY_ORDER = ("cuda", "hip", "id", "kind", "status", "library", "section", "rocm",
-             "nvidia", "requires_define", "params", "args", "drops", "lane_mask", "note")
+             "nvidia", "requires_define", "params", "args", "drops", "template", "scope", "lane_mask", "code", "note")
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
 
 
@@ -943,7 +943,7 @@ LIBRARIES = (
 )
 # symbols listed in hipconv/data/cuda-13.symbols (inventory file stems)
 SYMBOL_LIBS = ("cublas", "cublaslt", "curand", "curand_kernel", "cufft", "cusparse", "cusolver",
-               "nccl", "nvrtc", "cub", "thrust", "cuda_complex")
+               "nccl", "nvrtc", "cub", "thrust", "cuda_complex", "cudnn")
 # thrust namespace segments of the CUDA system and their rocThrust spelling
 THRUST_SEGMENTS = {"cuda": "hip", "cuda_cub": "hip_rocprim"}
 QUALIFIED_KIND_ORDER = ("namespace", "class", "type", "enum", "function", "enumerator", "variable", "macro")
@@ -1168,6 +1168,96 @@ def chain_rule(name: str, by_cuda: dict[str, list[dict]]) -> tuple[str, dict] | 
     return None
 
 
+# --------------------------------------------------------------------------- cuDNN -> MIOpen
+
+CUDNN_RULE_KEYS = ("hip", "params", "args", "drops", "template", "scope", "status", "note", "code")
+
+
+def cudnn_family(d: "Deriver", fam: Family) -> None:
+    """cuDNN -> MIOpen.  The two are not name-for-name twins (argument order, descriptors, the
+    algorithm enums and the Find step differ), so nothing is mechanical here: a cuDNN name gets
+    a rewrite only from `cudnn.rules` in curated.yaml (a rename, an `args` reshape or a template),
+    checked against both inventories' prototypes; every other cuDNN function, type and
+    enumerator is unsupported, with the note of the first matching `cudnn.unsupported_notes`
+    pattern and the code HC201.  Macros without a rule are left to HC001."""
+    fact = d.cur.section("cudnn", {})
+    curated: dict = fact.get("rules", {})
+    notes: dict = fact.get("unsupported_notes", {})
+    since = fact.get("since", "6.3")
+    miopen = d.inv.hip[RELEASES[-1]]
+    templates = REPO / "templates"
+    names = sorted({r["name"] for r in d.inv.cuda.by_lib["cudnn"]})
+    for name in sorted(set(curated) - set(names)):
+        d.problems.append(f"cudnn.rules: {name} is not in the cuDNN inventory")
+    for cuda in names:
+        if not IDENT.match(cuda) or cuda in d.cur.ignore or is_internal(cuda):
+            continue
+        recs = d.cuda_records(cuda, "cudnn")
+        kind = rule_kind({r["kind"] for r in recs})
+        if kind is None:
+            continue
+        header = recs[0].get("header", "")
+        rule: dict = {"cuda": cuda, "kind": kind, "library": "cudnn", "section": Path(header).stem}
+        entry = curated.get(cuda)
+        if entry is None:
+            if kind == "macro":
+                continue
+            note = next((n for pattern, n in notes.items() if re.search(pattern, cuda)), None)
+            if note is None:
+                d.problems.append(f"{cuda}: cuDNN name with neither a rule nor an unsupported note")
+            rule.update(status="unsupported", code="HC201", note=note or "no MIOpen counterpart")
+        else:
+            unknown = set(entry) - set(CUDNN_RULE_KEYS)
+            if unknown:
+                d.problems.append(f"cudnn.rules.{cuda}: unknown keys {sorted(unknown)}")
+            rule.update({k: entry[k] for k in CUDNN_RULE_KEYS if k in entry})
+            if "hip" in rule:
+                rule["rocm"] = {"since": since}
+            d.problems.extend(cudnn_checks(cuda, rule, recs, miopen, templates))
+        d.claimed.add(cuda)
+        fam.rules.append(ordered(rule))
+
+
+def cudnn_checks(cuda: str, rule: dict, recs: list[dict], miopen: Snapshot, templates: Path) -> list[str]:
+    """A curated cuDNN rule against the prototypes: the MIOpen name exists, `params` names every
+    cuDNN parameter, and the call it writes has as many arguments as the MIOpen prototype."""
+    problems = []
+    if rule.get("status") == "unsupported":
+        if not rule.get("note") or not rule.get("code"):
+            problems.append(f"{cuda}: an unsupported cuDNN rule needs a note and a code")
+        return problems
+    hip = rule.get("hip")
+    if not hip or not miopen.has(hip):
+        return [f"{cuda} -> {hip}: not in the MIOpen inventory"]
+    if rule["kind"] != "function":
+        return problems
+    counts = param_counts(recs)
+    hip_counts = param_counts([r for r in miopen.records(hip) if r["kind"] == "function"])
+    params = rule.get("params")
+    if params is not None and {len(params)} != counts:
+        problems.append(f"{cuda}: params {len(params)} != cuDNN prototype {counts}")
+    if "template" in rule:
+        if templates.is_dir() and not (templates / rule["template"]).is_file():   # (a copy of tools/ alone has none)
+            problems.append(f"{cuda}: template {rule['template']} missing")
+    elif "args" in rule:
+        if {len(rule["args"])} != hip_counts or not set(rule["args"]) <= set(params or ()):
+            problems.append(f"{cuda}: args do not fit {hip}{hip_counts}")
+        if set(rule["args"]) | set(rule.get("drops", ())) != set(params or ()):
+            problems.append(f"{cuda}: params not covered by args+drops")
+    elif counts != hip_counts:
+        problems.append(f"{cuda} -> {hip}: parameter counts {counts} != {hip_counts}")
+    return problems
+
+
+def miopen_arity(inv: Inventory) -> list[str]:
+    """`name<TAB>counts` for every MIOpen function (hipconv/data/miopen-6.3.arity)."""
+    counts: dict[str, set[int]] = collections.defaultdict(set)
+    for r in inv.hip[RELEASES[-1]].by_lib["miopen"]:
+        if r["kind"] == "function" and IDENT.match(r["name"]):
+            counts[r["name"]].add(len(r.get("params") or []))
+    return [f"{n}\t{','.join(map(str, sorted(c)))}" for n, c in sorted(counts.items())]
+
+
 def symbol_rows(lib_d: LibraryDeriver, families: list[Family]) -> tuple[list[str], list[str]]:
     """cuda-13.symbols rows and the symbols whose HIP twin exists but which no rule covers."""
     by_cuda: dict[str, list[dict]] = collections.defaultdict(list)
@@ -1280,6 +1370,7 @@ def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str] | Non
     write_lines(out / "cuda-13.names", rows)
     if symbols is not None:
         write_lines(out / "cuda-13.symbols", symbols)
+    write_lines(out / f"miopen-{RELEASES[-1]}.arity", miopen_arity(inv))
 
 
 # --------------------------------------------------------------------------- checks
@@ -1302,7 +1393,7 @@ def check_rules(families: list[Family], inv: Inventory) -> list[str]:
                               else inv.hip[rel].has(r["hip"]))
                         if not ok:
                             problems.append(f"{r['cuda']} -> {r['hip']}: missing in ROCm {rel}")
-            if "params" in r:
+            if "params" in r and "template" not in r:
                 used = set(r.get("args", [])) | set(r.get("drops", []))
                 if used != set(r["params"]):
                     problems.append(f"{r['cuda']}: params not covered by args+drops")
@@ -1364,9 +1455,14 @@ def derive(inv: Inventory, cur: Curated) -> tuple[list[Family], "Deriver"]:
             libs.c_family(fam, spec)
         lib_families.append((spec, fam))
     by_library = {lib: fam for spec, fam in lib_families for lib in spec.cuda_libs}
+    cudnn = Family("cudnn.yaml", "cudnn", "# cuDNN 9 (cudnn*.h) -> MIOpen 3.3 (ROCm 6.3); MIOpen is absent from the ROCm 5.2 snapshot.\n"
+                   "# Generated by tools/derive_rules.py from tools/curated.yaml (cudnn:); templates under templates/cudnn/.\n")
+    cudnn_family(d, cudnn)
+    lib_families.append((None, cudnn))
+    by_library["cudnn"] = cudnn
     d.include_family(includes, by_library)
     for spec, fam in lib_families:
-        if spec.qualified:
+        if spec is not None and spec.qualified:
             libs.cxx_includes(fam, spec)
     families = [runtime, driver, device, complex_, fp16, includes] + [fam for _, fam in lib_families]
     d.libraries = libs
