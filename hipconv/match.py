@@ -32,6 +32,8 @@ CUDA_CONSTRUCT_WORDS = frozenset(w.encode() for w in CUDA_CONSTRUCTS)
 HIP_LAUNCH = "hipLaunchKernelGGL"
 HIP_KERNEL_NAME = "HIP_KERNEL_NAME"
 _MESSAGE_DIRECTIVES = (b"error", b"warning")
+# What an identifier's rule status reports (not what a rewrite says about its own arguments).
+_STATUS_CODES = frozenset({"HC001", "HC002", "HC003", "HC004", "HC005", "HC006", "HC201", "HC202"})
 _INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)([uUlL]*)")
 _FULL_MASK_32 = 0xFFFFFFFF
 _FULL_MASK_64 = "0xffffffffffffffffull"
@@ -67,14 +69,32 @@ class _Collector:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     replacements: list[Replacement] = field(default_factory=list)
     defines_needed: set[str] = field(default_factory=set)
+    dropped: list[Span] = field(default_factory=list)  # arguments a rewrite left out of its output
+    _offsets: list[int] = field(default_factory=list)  # of the diagnostics, then of the replacements
+    _replacement_offsets: list[int] = field(default_factory=list)
 
     def diag(self, offset: int, code: str, message: str, rule: Rule | None = None, symbol: str = "") -> None:
         line, col = self.source.line_col(offset)
         self.diagnostics.append(Diagnostic(self.source.path, line, col, code, message, rule.id if rule else "", symbol))
+        self._offsets.append(offset)
 
     def replaced(self, offset: int, cuda: str, hip: str, rule_id: str, library: str) -> None:
         line, col = self.source.line_col(offset)
         self.replacements.append(Replacement(line, col, cuda, hip, rule_id, library))
+        self._replacement_offsets.append(offset)
+
+    def forget_dropped(self) -> None:
+        """What was found inside an argument the rewrite dropped is not in the output: neither an
+        unported API to report (HC0xx/HC2xx status findings) nor a replacement to count."""
+        if not self.dropped:
+            return
+
+        def gone(offset: int) -> bool:
+            return any(a <= offset < b for a, b in self.dropped)
+
+        keep = [not (d.code in _STATUS_CODES and gone(o)) for d, o in zip(self.diagnostics, self._offsets)]
+        self.diagnostics = [d for d, k in zip(self.diagnostics, keep) if k]
+        self.replacements = [r for r, o in zip(self.replacements, self._replacement_offsets) if not gone(o)]
 
 
 def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, *, is_cu: bool,
@@ -95,6 +115,7 @@ def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings:
         lines.append(f"#include <{table.runtime_header}>")
     if lines:
         _insert_at_top(c, nl.join(lines))
+    c.forget_dropped()
     return FileMatches(tuple(c.edits), tuple(c.diagnostics), tuple(c.replacements))
 
 
@@ -380,6 +401,7 @@ def _reshape_call(c: _Collector, i: int, rule: Rule, resolution: Resolution) -> 
         _apply_resolution(c, start, end, cuda, resolution, rename=True)
         return
     _apply_resolution(c, start, end, cuda, resolution, rename=False)
+    c.dropped.extend(bound[name] for name in rule.drops if name in bound)
     parts: list[Part] = [rule.hip or "", "("]
     for n, name in enumerate(kept):
         if n:
@@ -444,7 +466,9 @@ def _render_template(c: _Collector, rule: Rule, call: Call, bound: dict[str, Spa
         line_start = body.rfind(b"\n", 0, region[0]) + 1
         indent = body[line_start:region[0]]
         context.update(before=mark((region[0], start)), after=mark((tokens.ends[call.close], region[1])),
-                       indent=indent.decode() if not indent.strip() else "")
+                       indent=indent.decode() if not indent.strip() else "",
+                       declared=_declared_name(tokens, bounds[0], call.callee),
+                       uid="{}_{}".format(*c.source.line_col(start)))
     try:
         text = render_file(rule.template, **context)
     except _Leave as exc:
@@ -455,8 +479,20 @@ def _render_template(c: _Collector, rule: Rule, call: Call, bound: dict[str, Spa
     pieces = _MARKER_SPLIT.split(text)
     parts: list[Part] = [piece if n % 2 == 0 else spans[int(piece)] for n, piece in enumerate(pieces)
                          if n % 2 or piece]
+    used = {part for part in parts if not isinstance(part, str)}
+    c.dropped.extend(span for span in bound.values() if span not in used)
     c.edits.append(Edit(region[0], region[1], tuple(parts), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+def _declared_name(tokens: Tokens, first: int, callee: int) -> str:
+    """`T name = call(...)`: the name a statement declares from the call's value ("" when it declares none)."""
+    eq = prev_code(tokens, callee)
+    name = prev_code(tokens, eq)
+    if eq < first or name <= first or tokens.raw(eq) != b"=" or tokens.kinds[name] != TokenKind.IDENTIFIER:
+        return ""
+    before = [tokens.kinds[k] for k in range(first, name) if tokens.kinds[k] != TokenKind.COMMENT]
+    return tokens.text(name) if before and all(k in _WORDY_KINDS for k in before) else ""
 
 
 def _check_lane_mask(c: _Collector, rule: Rule, cuda: str, span: Span, *, dropped: bool) -> None:

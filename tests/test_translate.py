@@ -297,3 +297,13 @@ def test_cufft_callbacks_are_experimental() -> None:
     translated = translate_source(SourceFile.from_bytes("t.cpp", src.encode()), load_ruleset().table(experimental),
                                   experimental)
     assert translated.output == b"hipfftXtSetCallback(plan, (void**)&cb, HIPFFT_CB_LD_REAL, nullptr);"
+
+
+def test_cudnn_convolution_in_a_declaration_declares_once() -> None:
+    src = ("void f() {\n  cudnnStatus_t s = cudnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, n, &b, yD, y);\n"
+           "  use(s);\n}\n")
+    out, _ = translate(src)
+    assert out.count("miopenStatus_t s =") == 1
+    assert "miopenStatus_t s = miopenFindConvolutionForwardAlgorithm(h, xD, x, wD, w, cD, yD, y, 1," in out
+    assert "if (s == miopenStatusSuccess) s = miopenConvolutionForward(h, &a, xD, x, wD, w, cD, foundPerf_2_21.fwd_algo" in out
+    assert out.endswith("  use(s);\n}\n")
