@@ -1,8 +1,9 @@
 """Throughput and memory benchmark for `hipconv translate` (not part of the test run).
 
-Generates a tree of realistic CUDA sources (copies of the test fixtures' programs:
-runtime and driver API host code with error checks, warp-shuffle reductions, tiled
-kernels, fp16 math, cooperative groups, multi-file projects), translates it
+Generates a tree of realistic CUDA sources (copies of the test fixtures' programs that
+build after translation: runtime and driver API host code with error checks, warp-shuffle
+reductions, tiled kernels, fp16 math, cooperative groups, multi-file projects, cuSPARSE
+and cuRAND), translates it
 with the installed `hipconv` in a child process, and reports MB/s, files/s and the
 child's peak RSS. Two tree sizes show whether memory stays flat as the tree grows.
 
@@ -24,11 +25,16 @@ SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h"}
 
 
 def seed_files() -> list[tuple[str, str]]:
-    """The realistic CUDA programs of the test fixtures (runtime, driver, warp, fp16, launches...)."""
+    """The test fixtures' CUDA programs that are known to build after translation (`compile: true`):
+    real programs (runtime and driver API with error checks, warp reductions, tiling, fp16, cooperative
+    groups, multi-file projects, cuSPARSE, cuRAND), not the files written to be full of unported calls."""
     seeds = []
-    for path in sorted(SEEDS.glob("*/cuda/**/*")):
-        if path.suffix in SOURCE_SUFFIXES and path.is_file():
-            seeds.append((path.name, path.read_text()))
+    for case in sorted(SEEDS.glob("*/case.yaml")):
+        if "compile: true" not in case.read_text():
+            continue
+        for path in sorted(case.parent.glob("cuda/**/*")):
+            if path.suffix in SOURCE_SUFFIXES and path.is_file():
+                seeds.append((path.name, path.read_text()))
     if not seeds:
         raise SystemExit(f"no seed sources under {SEEDS}")
     return seeds

@@ -210,7 +210,11 @@ def _match_identifiers(c: _Collector, skip: list[Span], words: frozenset[bytes])
         if start < consumed or (skip and _inside(skip, skip_starts, start)) or _is_member_or_foreign(
                 tokens, i, identifiers):
             continue
-        name, last, resolution = _longest_name(tokens, i, identifiers)
+        if tokens.text(i) in c.table.qualified_heads:
+            name, last, resolution = _longest_name(tokens, i, identifiers)
+        else:
+            name, last = tokens.text(i), i
+            resolution = identifiers.get(name)
         if resolution is None:
             continue
         rule = resolution.rule

@@ -150,6 +150,7 @@ class RuleSet:
             includes=includes,
             # a qualified rule (cub::BlockReduce) is found from its first name
             names=frozenset(name.split("::", 1)[0].encode() for name in identifiers),
+            qualified_heads=frozenset(name.split("::", 1)[0] for name in identifiers if "::" in name),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
         )
 
@@ -162,6 +163,7 @@ class LookupTable:
     identifiers: Mapping[str, Resolution]
     includes: Mapping[str, Resolution]  # CUDA header path as written -> resolution
     names: frozenset[bytes]  # identifier keys (first names of qualified keys) as bytes, for scanning bodies
+    qualified_heads: frozenset[str]  # first names of qualified keys: only these start an a::b lookup
     runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
 
 
