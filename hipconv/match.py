@@ -365,7 +365,8 @@ def _apply_resolution(c: _Collector, start: int, end: int, cuda: str, resolution
         c.diag(start, "HC003", f"{rule.hip} is not available in ROCm {c.settings.rocm} "
                f"({when}); {cuda} left unchanged{note}", rule, cuda)
     elif action is Action.KEEP_EXPERIMENTAL:
-        c.diag(start, "HC005", f"{rule.hip} is experimental; {cuda} left unchanged (pass --experimental to translate it)", rule, cuda)
+        c.diag(start, "HC005", f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to "
+               "translate it)", rule, cuda)
     else:
         if action is Action.REWRITE_DEPRECATED:
             c.diag(start, "HC004", f"{cuda} is deprecated; translated to {rule.hip}{note}", rule, cuda)
