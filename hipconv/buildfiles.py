@@ -16,7 +16,13 @@ from typing import Iterator, NamedTuple, Sequence
 from hipconv.diagnostics import Diagnostic
 from hipconv.edits import Edit, apply
 from hipconv.match import Replacement
-from hipconv.nvcc_flags import DEFAULT_OFFLOAD_ARCHS, LIBRARY_BY_TARGET, FlagNote, map_flags, map_library
+from hipconv.nvcc_flags import (
+    DEFAULT_OFFLOAD_ARCHS,
+    LIBRARY_BY_TARGET,
+    FlagNote,
+    map_flags,
+    map_library,
+)
 from hipconv.pipeline import FileResult, Status
 from hipconv.source import SourceFile
 

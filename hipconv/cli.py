@@ -19,7 +19,13 @@ from typing import Sequence
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from hipconv import __version__
 from hipconv.baseline import baseline_json, load_baseline, new_findings

@@ -19,7 +19,16 @@ from hipconv.lexer import TokenKind, Tokens
 from hipconv.ruleset import Action, LookupTable, Resolution, Rule
 from hipconv.settings import Settings
 from hipconv.source import SourceFile
-from hipconv.syntax import Call, Span, next_code, parse_call, parse_launch, prev_code, starts_line, statement_bounds
+from hipconv.syntax import (
+    Call,
+    Span,
+    next_code,
+    parse_call,
+    parse_launch,
+    prev_code,
+    starts_line,
+    statement_bounds,
+)
 from hipconv.templates import render_file
 
 # Constructs that make a .cu file CUDA even when it includes no CUDA header.

@@ -11,7 +11,7 @@ import multiprocessing
 import os
 import traceback
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.edits import apply
@@ -65,35 +65,41 @@ def translate_source(source: SourceFile, table: LookupTable, settings: Settings)
     return translate_sources([source], table, settings)[0]
 
 
-def translate_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings) -> list[FileResult]:
-    """Translate decoded sources, lexing those that need it with one libclang call."""
+def translate_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *,
+                      words: Sequence[frozenset[bytes]] | None = None,
+                      lexed: Mapping[int, Tokens] | None = None) -> list[FileResult]:
+    """Translate decoded sources, lexing those that need it with one libclang call.
+
+    `words` (per source, from match.file_words) and `lexed` (tokens by source index) let a caller
+    that scanned or lexed the sources already (hipconv scan) share that work.
+    """
+    words = words if words is not None else [file_words(s.body) for s in sources]
     results: list[FileResult | None] = [None] * len(sources)
-    todo = []
-    words = {}
-    for n, source in enumerate(sources):
-        found = _words_if_work(source, table, settings)
-        if found is None:
-            results[n] = FileResult(source.path, Status.UNCHANGED, size=len(source.data))
-        else:
-            todo.append(n)
-            words[n] = found
-    try:
-        lexed = lex_many([sources[n].body for n in todo])
-    except HipconvError:
-        raise
-    except Exception:  # a bug in batching: lex the files one by one below
-        lexed = [None] * len(todo)
-    for n, tokens in zip(todo, lexed):
+    todo = [n for n, source in enumerate(sources) if needs_translation(source, words[n], table, settings)]
+    for n in sorted(set(range(len(sources))) - set(todo)):
+        results[n] = FileResult(sources[n].path, Status.UNCHANGED, size=len(sources[n].data))
+    tokens = dict(lexed or {})
+    tokens.update(lex_sources(sources, [n for n in todo if n not in tokens]))
+    for n in todo:
         source = sources[n]
         try:
-            results[n] = _translate_tokens(source, tokens if tokens is not None else lex(source.body), table, settings,
-                                           words[n])
+            results[n] = _translate_tokens(source, tokens[n], table, settings, words[n])
         except HipconvError:
             raise
         except Exception as exc:  # a bug: keep the traceback, go on with the other files
             results[n] = FileResult(source.path, Status.FAILED, output=source.data, size=len(source.data),
                                     reason=f"internal error: {exc!r}", trace=traceback.format_exc())
     return [r for r in results if r is not None]
+
+
+def lex_sources(sources: Sequence[SourceFile], wanted: Sequence[int]) -> dict[int, Tokens]:
+    """Tokens of the wanted sources, lexed with one libclang call (file by file if batching fails)."""
+    try:
+        return dict(zip(wanted, lex_many([sources[n].body for n in wanted])))
+    except HipconvError:
+        raise
+    except Exception:  # a bug in batching: lex the files one by one
+        return {n: lex(sources[n].body) for n in wanted}
 
 
 def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings,
@@ -122,15 +128,14 @@ def _is_cu(source: SourceFile) -> bool:
     return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
 
 
-def _words_if_work(source: SourceFile, table: LookupTable, settings: Settings) -> frozenset[bytes] | None:
-    """The prefilter: one regex scan. None when the file needs no lexing at all."""
-    words = file_words(source.body)
-    if (b"include" in words  # include rules match header paths, not identifiers
-            or (settings.kernel_launch == "hip" and b"<<<" in source.body)
-            or not words.isdisjoint(table.names)
-            or (_is_cu(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))):
-        return words
-    return None
+def needs_translation(source: SourceFile, words: frozenset[bytes], table: LookupTable, settings: Settings) -> bool:
+    """The prefilter, on the file's words: False when the file needs no lexing at all."""
+    return bool(
+        b"include" in words  # include rules match header paths, not identifiers
+        or (settings.kernel_launch == "hip" and b"<<<" in source.body)
+        or not words.isdisjoint(table.names)
+        or (_is_cu(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))
+    )
 
 
 def read_job(job: Job) -> SourceFile | FileResult:
@@ -167,7 +172,10 @@ def translate_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, 
 
 def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str] | None) -> SourceFile | FileResult:
     """A build file's translation; anything else as it was read."""
-    from hipconv.buildfiles import build_file_kind, translate_build_file  # buildfiles imports this module
+    from hipconv.buildfiles import (  # buildfiles imports this module
+        build_file_kind,
+        translate_build_file,
+    )
 
     if isinstance(read, FileResult):
         if read.status is not Status.COPIED or read.output is None or build_file_kind(read.path) is None:

@@ -20,9 +20,17 @@ from typing import Iterable, NamedTuple, Sequence
 
 from hipconv.checks import CHECKS, FileView
 from hipconv.diagnostics import CODES, Diagnostic, Severity
-from hipconv.lexer import TokenKind, Tokens, lex_many
+from hipconv.lexer import TokenKind, Tokens
 from hipconv.match import file_words
-from hipconv.pipeline import FileResult, Job, batches, read_job, translate_sources
+from hipconv.pipeline import (
+    FileResult,
+    Job,
+    batches,
+    lex_sources,
+    needs_translation,
+    read_job,
+    translate_sources,
+)
 from hipconv.ruleset import LookupTable
 from hipconv.settings import Settings
 from hipconv.source import SourceFile
@@ -72,15 +80,17 @@ def scan_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
 
 def scan_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *,
                  disabled: frozenset[str] = frozenset()) -> list[FileScan]:
-    """Scan decoded sources: the translator's diagnostics plus every enabled check. Pure: no I/O."""
-    translated = translate_sources(sources, table, settings)
+    """Scan decoded sources: the translator's diagnostics plus every enabled check. Pure: no I/O.
+
+    Each file's words are computed once and the files are lexed once, for the translator and
+    the checks together."""
     checks = [c for c in CHECKS if c.code not in disabled]
-    todo: list[int] = []
-    for n, (source, result) in enumerate(zip(sources, translated)):
-        words = file_words(source.body)
-        if any(not words.isdisjoint(c.words) for c in checks) or (result.diagnostics and b"hipconv" in words):
-            todo.append(n)
-    tokens: dict[int, Tokens] = dict(zip(todo, lex_many([sources[n].body for n in todo])))
+    words = [file_words(source.body) for source in sources]
+    for_checks = [n for n, w in enumerate(words)
+                  if any(not w.isdisjoint(c.words) for c in checks) or b"hipconv" in w]
+    for_translation = [n for n, source in enumerate(sources) if needs_translation(source, words[n], table, settings)]
+    tokens = lex_sources(sources, sorted(set(for_checks) | set(for_translation)))
+    translated = translate_sources(sources, table, settings, words=words, lexed=tokens)
     scans = []
     for n, (source, result) in enumerate(zip(sources, translated)):
         path = normalise(source.path)
@@ -88,18 +98,17 @@ def scan_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Se
             scans.append(FileScan(path, failure=result.reason, trace=result.trace))
             continue
         try:
-            scans.append(_scan_file(source, result, tokens.get(n), settings, checks, disabled))
+            scans.append(_scan_file(source, result, tokens.get(n), words[n], settings, checks, disabled))
         except Exception as exc:  # a bug in a check: keep the traceback, go on with the other files
             scans.append(FileScan(path, failure=f"internal error: {exc!r}", trace=traceback.format_exc()))
     return scans
 
 
-def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, settings: Settings,
-               checks: Sequence, disabled: frozenset[str]) -> FileScan:
+def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, words: frozenset[bytes],
+               settings: Settings, checks: Sequence, disabled: frozenset[str]) -> FileScan:
     found = [d for d in result.diagnostics if d.code not in disabled]
     if tokens is not None:
         view = FileView(tokens, settings)
-        words = file_words(source.body)
         for check in checks:
             if words.isdisjoint(check.words):
                 continue
