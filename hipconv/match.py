@@ -79,8 +79,8 @@ class _Collector:
     replacements: list[Replacement] = field(default_factory=list)
     defines_needed: set[str] = field(default_factory=set)
     dropped: list[Span] = field(default_factory=list)  # arguments a rewrite left out of its output
-    _offsets: list[int] = field(default_factory=list)  # of the diagnostics, then of the replacements
-    _replacement_offsets: list[int] = field(default_factory=list)
+    _offsets: list[int] = field(default_factory=list)  # where each diagnostic points, in the same order
+    _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements
 
     def diag(self, offset: int, code: str, message: str, rule: Rule | None = None, symbol: str = "") -> None:
         line, col = self.source.line_col(offset)
