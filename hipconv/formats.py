@@ -16,12 +16,12 @@ from rich.text import Text
 
 from hipconv import __version__
 from hipconv.diagnostics import CODES, Diagnostic, Severity
+from hipconv.report import diagnostic_line
 from hipconv.scan import FileScan, Finding
 from hipconv.settings import Settings
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "magenta", Severity.NOTE: "cyan"}
 _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
 _GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -53,12 +53,7 @@ def print_text(console: Console, report: ScanReport) -> None:
     plain = not console.is_terminal
     for scan in report.scans:
         for finding in scan.findings:
-            d = finding.diagnostic
-            tag = f"{d.code} {d.rule_id}" if d.rule_id else d.code
-            line = Text(f"{d.path}:{d.line}:{d.col}: ")
-            line.append(d.severity.value, style="" if plain else _STYLE[d.severity])
-            line.append(f"[{tag}]: {d.message}")
-            console.print(line, soft_wrap=True, highlight=False)
+            console.print(diagnostic_line(finding.diagnostic, styled=not plain), soft_wrap=True, highlight=False)
             if finding.hint:
                 console.print(Text(f"    hint: {finding.hint}", style="" if plain else "dim"), soft_wrap=True,
                               highlight=False)

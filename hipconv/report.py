@@ -14,7 +14,7 @@ from rich.text import Text
 from hipconv import __version__
 from hipconv.coverage import Coverage, load_symbols
 from hipconv.coverage import coverage as library_coverage
-from hipconv.diagnostics import CODES, UNPORTED_CODES, Severity
+from hipconv.diagnostics import CODES, UNPORTED_CODES, Diagnostic, Severity
 from hipconv.errors import ConfigError
 from hipconv.nvcc_flags import flag_table_markdown
 from hipconv.pipeline import FileResult, Status
@@ -71,25 +71,33 @@ def file_entry(result: FileResult) -> dict[str, Any]:
     return entry
 
 
+def clang_line(head: str, severity: Severity, tail: str, *, styled: bool) -> Text:
+    """`head` + severity word (coloured when styled) + `tail`: the one shape of every diagnostic line."""
+    text = Text(head)
+    text.append(severity.value, style=_SEVERITY_STYLE[severity] if styled else "")
+    text.append(tail)
+    return text
+
+
+def diagnostic_line(d: Diagnostic, *, styled: bool) -> Text:
+    """A diagnostic in clang style; its plain text is Diagnostic.format()."""
+    tag = f"{d.code} {d.rule_id}" if d.rule_id else d.code
+    return clang_line(f"{d.path}:{d.line}:{d.col}: ", d.severity, f"[{tag}]: {d.message}", styled=styled)
+
+
 def print_result(console: Console, result: FileResult) -> None:
     """Diagnostics in clang style, and a line for a file that failed or was skipped."""
-    lines: list[tuple[str, str, Severity | None, str]] = [
-        (f"{d.path}:{d.line}:{d.col}: ", d.severity.value, d.severity,
-         f"[{d.code}{' ' + d.rule_id if d.rule_id else ''}]: {d.message}") for d in result.diagnostics
-    ]
+    lines = [diagnostic_line(d, styled=console.is_terminal) for d in result.diagnostics]
     if result.status in (Status.FAILED, Status.SKIPPED):
         failed = result.status is Status.FAILED
         copied = " (copied unchanged)" if failed and result.output is not None else ""
-        lines.append((f"{result.path}: ", "error" if failed else "note", Severity.ERROR if failed else Severity.NOTE,
-                      f": {result.reason}{copied}"))
+        lines.append(clang_line(f"{result.path}: ", Severity.ERROR if failed else Severity.NOTE,
+                                f": {result.reason}{copied}", styled=console.is_terminal))
     if not console.is_terminal:  # logs and pipes: plain text, without rich's per-line rendering cost
-        console.file.write("".join(f"{a}{level}{b}\n" for a, level, _, b in lines) + result.trace)
+        console.file.write("".join(f"{line.plain}\n" for line in lines) + result.trace)
         return
-    for head, level, severity, tail in lines:
-        text = Text(head)
-        text.append(level, style=_SEVERITY_STYLE[severity] if severity else "")
-        text.append(tail)
-        console.print(text, soft_wrap=True, highlight=False)
+    for line in lines:
+        console.print(line, soft_wrap=True, highlight=False)
     if result.trace:
         console.print(result.trace, soft_wrap=True, highlight=False, markup=False)
 
