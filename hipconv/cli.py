@@ -15,7 +15,7 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 
 import click
 from rich.console import Console
@@ -143,7 +143,7 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
             result = FileResult(result.path, Status.FAILED, reason=f"cannot write output: {exc.strerror or exc}",
                                 diagnostics=result.diagnostics, replacements=result.replacements, size=result.size)
         summary.add(result)
-        print_result(progress.console if progress else console, result)
+        print_result(out, result)
 
     def _emit(result: FileResult) -> None:
         dest = the_plan.destinations.get(result.path)
@@ -171,20 +171,11 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
     for problem in the_plan.problems:
         summary.add(problem)
         print_result(console, problem)
-    progress = _progress(console, len(the_plan.jobs)) if the_plan.tree else None
     try:
-        if progress is not None:
-            with progress:
-                task = progress.add_task("translating", total=len(the_plan.jobs))
-                for result in run(the_plan.jobs, table, settings, offload_archs=archs):
-                    handle(result)
-                    progress.advance(task)
-        else:
-            _plain = _PlainProgress(console, len(the_plan.jobs)) if the_plan.tree else None
+        with _progress_bar(console, len(the_plan.jobs), "translating", shown=the_plan.tree) as (advance, out):
             for result in run(the_plan.jobs, table, settings, offload_archs=archs):
                 handle(result)
-                if _plain:
-                    _plain.advance()
+                advance()
     except KeyboardInterrupt:
         console.print("interrupted: the report covers the files finished so far", style="bold red")
         write_errors += 1
@@ -203,11 +194,20 @@ def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, back
         raise SystemExit(EXIT_UNPORTED)
 
 
-def _progress(console: Console, total: int) -> Progress | None:
-    if not console.is_terminal or total < 2:
-        return None
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=console, transient=True)
+@contextlib.contextmanager
+def _progress_bar(console: Console, total: int, label: str, *,
+                  shown: bool = True) -> Iterator[tuple[Callable[[], None], Console]]:
+    """(advance, the console to print on while it runs): a rich bar on a terminal, a line at every
+    tenth of the work otherwise, nothing when not shown."""
+    if shown and console.is_terminal and total >= 2:
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                       console=console, transient=True)
+        with bar:
+            task = bar.add_task(label, total=total)
+            yield (lambda: bar.advance(task)), bar.console
+        return
+    plain = _PlainProgress(console, total) if shown else None
+    yield (plain.advance if plain else lambda: None), console
 
 
 class _PlainProgress:
@@ -288,16 +288,10 @@ def build(ctx: click.Context, src: Path, output: Path, offload_arch: str | None,
     write_atomic(output / "compile_commands.json", (json.dumps(compile_commands(units), indent=2) + "\n").encode())
     started = time.monotonic()
     results = []
-    progress = _progress(console, len(units))
-    plain = _PlainProgress(console, len(units)) if progress is None else None
-    with progress or contextlib.nullcontext():
-        task = progress.add_task("compiling", total=len(units)) if progress is not None else None
+    with _progress_bar(console, len(units), "compiling") as (advance, _):
         for result in compile_units(units, env, jobs=jobs):
             results.append(result)
-            if progress is not None and task is not None:
-                progress.advance(task)
-            elif plain is not None:
-                plain.advance()
+            advance()
     seconds = time.monotonic() - started
     groups = group_failures(results, load_ruleset(rules_dir))
     print_groups(console, groups)
