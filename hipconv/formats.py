@@ -89,9 +89,7 @@ def summary_table(report: ScanReport) -> Table:
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
-    d = finding.diagnostic
-    return {"path": d.path, "line": d.line, "col": d.col, "severity": d.severity.value, "code": d.code,
-            "rule": d.rule_id, "message": d.message, "symbol": d.symbol, "hint": finding.hint,
+    return {"path": finding.diagnostic.path, **finding.diagnostic.to_json(), "hint": finding.hint,
             "fingerprint": finding.fingerprint}
 
 
