@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple, Sequence
 
 from hipconv.diagnostics import Diagnostic
-from hipconv.edits import Edit, apply
+from hipconv.edits import Edit
 from hipconv.match import Replacement
 from hipconv.nvcc_flags import (
     DEFAULT_OFFLOAD_ARCHS,
@@ -23,7 +23,7 @@ from hipconv.nvcc_flags import (
     map_flags,
     map_library,
 )
-from hipconv.pipeline import FileResult, Status
+from hipconv.pipeline import FileResult, Status, edited_result
 from hipconv.source import SourceFile
 
 CMAKE_NAMES = frozenset({"CMakeLists.txt"})
@@ -70,12 +70,7 @@ class _Collector:
             self.report(offset, note.code, note.message, note.flag)
 
     def result(self) -> FileResult:
-        applied = apply(self.source.body, self.edits)
-        changed = applied.data != self.source.body
-        diagnostics = tuple(sorted(self.diagnostics, key=lambda d: (d.line, d.col, d.code)))
-        return FileResult(self.source.path, Status.CONVERTED if changed else Status.UNCHANGED,
-                          output=self.source.bom + applied.data if changed else None, diagnostics=diagnostics,
-                          replacements=tuple(self.replacements), size=len(self.source.data))
+        return edited_result(self.source, self.edits, self.diagnostics, self.replacements)
 
 
 def translate_build_file(source: SourceFile, archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS) -> FileResult:

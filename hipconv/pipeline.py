@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Iterator, Mapping, Sequence
 
 from hipconv.diagnostics import Diagnostic
-from hipconv.edits import apply
+from hipconv.edits import Edit, apply
 from hipconv.errors import HipconvError
 from hipconv.lexer import Tokens, lex, lex_many
 from hipconv.match import CUDA_CONSTRUCT_WORDS, Replacement, file_words, match_file
@@ -105,21 +105,27 @@ def lex_sources(sources: Sequence[SourceFile], wanted: Sequence[int]) -> dict[in
 def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings,
                       words: frozenset[bytes]) -> FileResult:
     found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words)
-    result = apply(source.body, found.edits)
-    diagnostics = list(found.diagnostics)
+    return edited_result(source, found.edits, found.diagnostics, found.replacements)
+
+
+def edited_result(source: SourceFile, edits: Sequence[Edit], diagnostics: Sequence[Diagnostic],
+                  replacements: Sequence[Replacement]) -> FileResult:
+    """Apply a file's edits and make its result; an edit overlapping another becomes HC009."""
+    result = apply(source.body, edits)
+    found = list(diagnostics)
     for edit in result.rejected:
         line, col = source.line_col(edit.start)
-        diagnostics.append(Diagnostic(source.path, line, col, "HC009",
-                                      "this rewrite overlaps another one and was not applied", edit.rule_id))
-    diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
+        found.append(Diagnostic(source.path, line, col, "HC009",
+                                "this rewrite overlaps another one and was not applied", edit.rule_id))
+    found.sort(key=lambda d: (d.line, d.col, d.code))
     changed = result.data != source.body
     rejected = {e.rule_id for e in result.rejected}
     return FileResult(
         source.path,
         Status.CONVERTED if changed else Status.UNCHANGED,
         output=source.bom + result.data if changed else None,
-        diagnostics=tuple(diagnostics),
-        replacements=tuple(r for r in found.replacements if r.rule_id not in rejected),
+        diagnostics=tuple(found),
+        replacements=tuple(r for r in replacements if r.rule_id not in rejected),
         size=len(source.data),
     )
 
