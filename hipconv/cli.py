@@ -1,88 +1,73 @@
-"""The command line: options -> Settings -> pipeline -> report -> exit code.
+"""The command line: click options -> a request -> a command function -> an exit code.
 
-The only module that prints or chooses an exit code. Exit codes: 0 done;
-1 unported APIs remain and --strict was given; 2 usage, configuration or I/O
-errors (including any file that could not be read or translated).
+The only module that chooses an exit code. Exit codes: 0 done; 1 unported APIs remain and
+--strict was given (scan: findings at --fail-on; build: a TU does not compile); 2 usage,
+configuration or I/O errors (including any file that could not be read or translated).
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import os
 import re
 import sys
-import time
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Sequence
 
 import click
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
 from hipconv import __version__
-from hipconv.baseline import baseline_json, load_baseline, new_findings
-from hipconv.build import (
-    compile_commands,
-    compile_units,
-    group_failures,
-    load_compile_commands,
-    plan_compile_commands,
-    plan_tree,
-)
-from hipconv.build_report import json_report as build_json_report
-from hipconv.build_report import print_flag_notes, print_groups, summary_table
+from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
+from hipconv.commands.build import BuildRequest, build_tree
+from hipconv.commands.rules import docs_text, rule_lines, show_lines, update_docs
+from hipconv.commands.scan import ScanRequest, scan_paths
+from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.config import FAIL_ON, Config, find_config, load_config
-from hipconv.coverage import coverage as library_coverage
-from hipconv.coverage import load_symbols
 from hipconv.diagnostics import CODES
-from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.errors import HipconvError
-from hipconv.formats import FORMATS, ScanReport, print_text
-from hipconv.formats import render as render_scan
-from hipconv.hipcc import find_hipcc, hip_environment
-from hipconv.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
-from hipconv.output import backup, content_of, unified_diff, write_atomic
-from hipconv.pipeline import FileResult, Status, run
-from hipconv.report import (
-    Summary,
-    coverage_table,
-    generated_sections,
-    json_report,
-    print_result,
-    splice_sections,
-    stats_table,
-)
+from hipconv.output import OutputMode
+from hipconv.report import coverage_table, print_line, stderr_console
 from hipconv.resources import hip_releases
-from hipconv.ruleset import json_schema, load_ruleset
-from hipconv.scan import FileScan, at_or_above, excluded, scan_jobs
-from hipconv.settings import KERNEL_LAUNCH_STYLES, Settings, Version
-from hipconv.templates import render
+from hipconv.rules import load_ruleset
+from hipconv.rules.coverage import coverage as library_coverage
+from hipconv.rules.coverage import load_symbols
+from hipconv.rules.schema import json_schema
+from hipconv.scan.formats import FORMATS
+from hipconv.settings import KERNEL_LAUNCH_STYLES, KernelLaunch, Settings, Version
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
-
-
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False)
 
 
 def _settings(config: Config, rocm_version: str | None, kernel_launch: str | None, *, experimental: bool = False,
               jobs: int = 1) -> Settings:
     """Command-line values, else the configuration file's, else the defaults."""
     return Settings(Version.parse(rocm_version or config.rocm_version or _default_rocm()),
-                    kernel_launch or config.kernel_launch or "chevron", experimental, jobs)
+                    KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
+                    experimental, jobs)
 
 
 def _default_rocm() -> str:
     releases = hip_releases()
     return releases[-1] if releases else "6.3"
+
+
+def _config(path: Path | None) -> Config:
+    return load_config(path or find_config(Path.cwd()))
+
+
+def _offload_archs(value: str | None) -> tuple[str, ...]:
+    archs = tuple(a.strip() for a in (value or "").split(",") if a.strip()) or DEFAULT_OFFLOAD_ARCHS
+    bad = [a for a in archs if not re.fullmatch(r"gfx[0-9a-f]+(:[\w+-]+)*", a)]
+    if bad:
+        raise click.BadParameter(f"{', '.join(bad)}: not an AMD GPU target (gfx90a, gfx942, ...)",
+                                 param_hint="--offload-arch")
+    return archs
+
+
+def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
+    if outcome.failed:
+        return EXIT_ERROR
+    return EXIT_UNPORTED if strict and outcome.summary.unported_count else EXIT_OK
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,119 +102,20 @@ def cli() -> None:
 def translate(paths: tuple[Path, ...], output: Path | None, in_place: bool, backup_suffix: str, dry_run: bool,
               show_diff: bool, kernel_launch: str | None, rocm_version: str | None, experimental: bool,
               exclude: tuple[str, ...], jobs: int, stats: bool, report_path: Path | None, strict: bool,
-              force: bool, rules_dir: tuple[Path, ...], offload_arch: str | None = None,
-              config_path: Path | None = None) -> None:
+              force: bool, rules_dir: tuple[Path, ...], offload_arch: str | None, config_path: Path | None) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
     archs = _offload_archs(offload_arch)
     if dry_run and show_diff:
         raise click.UsageError("--dry-run and --diff exclude each other")
-    config = load_config(config_path or find_config(Path.cwd()))
-    settings = _settings(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs)
-    writes = not (dry_run or show_diff)
-    the_plan = plan(list(paths), output, in_place=in_place, excludes=config.exclude + exclude, writes=writes,
-                    force=force)
-    table = load_ruleset(config.rules_dirs + rules_dir).table(settings)
-    console = _stderr()
-    summary = Summary(keep_files=report_path is not None)
-    stdout = sys.stdout.buffer
-    write_errors = 0
-
-    def handle(result: FileResult) -> None:
-        nonlocal write_errors
-        try:
-            _emit(result)
-        except OSError as exc:
-            write_errors += 1
-            result = FileResult(result.path, Status.FAILED, reason=f"cannot write output: {exc.strerror or exc}",
-                                diagnostics=result.diagnostics, replacements=result.replacements, size=result.size)
-        summary.add(result)
-        print_result(out, result)
-
-    def _emit(result: FileResult) -> None:
-        dest = the_plan.destinations.get(result.path)
-        job = jobs_by_display[result.path]
-        source_path = job.path
-        if show_diff:
-            unified_diff(result, source_path, stdout)
-            return
-        if dry_run or result.status is Status.SKIPPED:
-            return
-        if in_place:
-            if result.status is Status.CONVERTED and result.output is not None:
-                backup(Path(source_path), backup_suffix)
-                write_atomic(Path(source_path), result.output, mode=job.mode)
-            return
-        data = content_of(result, source_path)
-        if data is None:
-            return
-        if dest is None:
-            stdout.write(data)
-        else:
-            write_atomic(dest, data, mode=job.mode)
-
-    jobs_by_display = {job.display: job for job in the_plan.jobs}
-    for problem in the_plan.problems:
-        summary.add(problem)
-        print_result(console, problem)
-    try:
-        with _progress_bar(console, len(the_plan.jobs), "translating", shown=the_plan.tree) as (advance, out):
-            for result in run(the_plan.jobs, table, settings, offload_archs=archs):
-                handle(result)
-                advance()
-    except KeyboardInterrupt:
-        console.print("interrupted: the report covers the files finished so far", style="bold red")
-        write_errors += 1
-    if the_plan.output_root is not None and writes:
-        write_atomic(the_plan.output_root / OUTPUT_MARKER,
-                     json.dumps({"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}).encode() + b"\n")
-    if report_path is not None:
-        data = json_report(summary, settings)
-        text = render("report/summary.md.j2", report=data) if report_path.suffix == ".md" else json.dumps(data, indent=2) + "\n"
-        write_atomic(report_path, text.encode())
-    if stats:
-        console.print(stats_table(summary))
-    if summary.failed or write_errors:
-        raise SystemExit(EXIT_ERROR)
-    if strict and summary.unported_count:
-        raise SystemExit(EXIT_UNPORTED)
-
-
-@contextlib.contextmanager
-def _progress_bar(console: Console, total: int, label: str, *,
-                  shown: bool = True) -> Iterator[tuple[Callable[[], None], Console]]:
-    """(advance, the console to print on while it runs): a rich bar on a terminal, a line at every
-    tenth of the work otherwise, nothing when not shown."""
-    if shown and console.is_terminal and total >= 2:
-        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       console=console, transient=True)
-        with bar:
-            task = bar.add_task(label, total=total)
-            yield (lambda: bar.advance(task)), bar.console
-        return
-    plain = _PlainProgress(console, total) if shown else None
-    yield (plain.advance if plain else lambda: None), console
-
-
-class _PlainProgress:
-    """Progress for logs (stderr not a terminal): a line at every tenth of the work."""
-
-    def __init__(self, console: Console, total: int) -> None:
-        self.console, self.total, self.done, self.next_mark = console, total, 0, 1
-
-    def advance(self) -> None:
-        self.done += 1
-        if self.total >= 20 and self.done * 10 >= self.next_mark * self.total:
-            self.console.print(f"hipconv: {self.done}/{self.total} files", highlight=False)
-            self.next_mark += 1
-
-
-def _offload_archs(value: str | None) -> tuple[str, ...]:
-    archs = tuple(a.strip() for a in (value or "").split(",") if a.strip()) or DEFAULT_OFFLOAD_ARCHS
-    bad = [a for a in archs if not re.fullmatch(r"gfx[0-9a-f]+(:[\w+-]+)*", a)]
-    if bad:
-        raise click.BadParameter(f"{', '.join(bad)}: not an AMD GPU target (gfx90a, gfx942, ...)",
-                                 param_hint="--offload-arch")
-    return archs
+    config = _config(config_path)
+    mode = OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
+    request = TranslateRequest(
+        paths, _settings(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs), output=output,
+        mode=mode, in_place=in_place, backup_suffix=backup_suffix, excludes=config.exclude + exclude,
+        rules_dirs=config.rules_dirs + rules_dir, offload_archs=archs, report_path=report_path, stats=stats,
+        force=force)
+    outcome = translate_paths(request, stderr_console(), sys.stdout.buffer)
+    raise SystemExit(_translate_exit(outcome, strict=strict))
 
 
 @cli.command()
@@ -255,53 +141,23 @@ def _offload_archs(value: str | None) -> tuple[str, ...]:
 @click.option("--exclude", multiple=True, metavar="GLOB", help="As for translate.")
 @click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="As for translate.")
 @click.option("--force", is_flag=True, help="As for translate.")
-@click.pass_context
-def build(ctx: click.Context, src: Path, output: Path, offload_arch: str | None, compile_db: Path | None,
-          hipcc_path: str | None, hip_platform: str | None, jobs: int, check_only: bool, report_path: Path | None,
-          build_dir: Path | None, hipcc_arg: tuple[str, ...], rocm_version: str | None, exclude: tuple[str, ...],
+def build(src: Path, output: Path, offload_arch: str | None, compile_db: Path | None, hipcc_path: str | None,
+          hip_platform: str | None, jobs: int, check_only: bool, report_path: Path | None, build_dir: Path | None,
+          hipcc_arg: tuple[str, ...], rocm_version: str | None, exclude: tuple[str, ...],
           rules_dir: tuple[Path, ...], force: bool) -> None:
     """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
     archs = _offload_archs(offload_arch)
-    hipcc = find_hipcc(hipcc_path, os.environ)  # before anything is written
-    env = hip_environment(os.environ, hip_platform)
-    entries = load_compile_commands(compile_db) if compile_db is not None else None
-    try:
-        ctx.invoke(translate, paths=(src,), output=output, rocm_version=rocm_version, exclude=exclude, jobs=jobs,
-                   rules_dir=rules_dir, force=force, offload_arch=",".join(archs))
-    except SystemExit as exc:
-        if exc.code:
-            raise
-    objects = build_dir or output / ".hipconv-build"
-    console = _stderr()
-    skipped: list[str] = []
-    if entries is not None:
-        units, skipped = plan_compile_commands(entries, src, output, hipcc, archs, build_dir=objects.resolve(),
-                                               check_only=check_only, extra=hipcc_arg)
-    else:
-        tree = plan([src], output, in_place=False, excludes=exclude, writes=False, force=True)
-        files = [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
-        units = plan_tree(files, output.resolve(), hipcc, archs, build_dir=objects.resolve(), check_only=check_only,
-                          extra=hipcc_arg)
-    for line in skipped:
-        console.print(f"note: {line}", markup=False, highlight=False, soft_wrap=True)
-    print_flag_notes(console, units)
-    write_atomic(output / "compile_commands.json", (json.dumps(compile_commands(units), indent=2) + "\n").encode())
-    started = time.monotonic()
-    results = []
-    with _progress_bar(console, len(units), "compiling") as (advance, _):
-        for result in compile_units(units, env, jobs=jobs):
-            results.append(result)
-            advance()
-    seconds = time.monotonic() - started
-    groups = group_failures(results, load_ruleset(rules_dir))
-    print_groups(console, groups)
-    console.print(summary_table(results, seconds, check_only=check_only))
-    if report_path is not None:
-        report = build_json_report(results, groups, hipcc=hipcc, archs=archs, check_only=check_only,
-                                   seconds=seconds, skipped=skipped)
-        write_atomic(report_path, (json.dumps(report, indent=2) + "\n").encode())
-    if any(not r.ok for r in results):
-        raise SystemExit(EXIT_UNPORTED)
+    config = _config(None)
+    translation = TranslateRequest(
+        (src,), _settings(config, rocm_version, None, jobs=jobs), output=output, excludes=config.exclude + exclude,
+        rules_dirs=config.rules_dirs + rules_dir, offload_archs=archs, force=force)
+    request = BuildRequest(translation, jobs, os.environ, hipcc=hipcc_path, hip_platform=hip_platform,
+                           compile_db=compile_db, check_only=check_only, report_path=report_path,
+                           build_dir=build_dir, hipcc_args=hipcc_arg)
+    outcome = build_tree(request, stderr_console(), sys.stdout.buffer)
+    if outcome.translation.failed:
+        raise SystemExit(EXIT_ERROR)
+    raise SystemExit(EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
 
 
 @cli.command()
@@ -326,48 +182,21 @@ def scan(paths: tuple[Path, ...], fmt: str, output: Path | None, fail_on: str | 
          kernel_launch: str | None, exclude: tuple[str, ...], disable: tuple[str, ...], rules_dir: tuple[Path, ...],
          baseline_path: Path | None, write_baseline: Path | None, config_path: Path | None) -> None:
     """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
-    config = load_config(config_path or find_config(Path.cwd()))
+    config = _config(config_path)
     unknown = [c for c in disable if c not in CODES]
     if unknown:
         raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
-    settings = _settings(config, rocm_version, kernel_launch)
-    excludes = config.exclude + exclude
-    the_plan = plan(list(paths), None, in_place=True, excludes=excludes, writes=False, force=False)  # read in place
-    jobs = [job for job in the_plan.jobs if not excluded(job.display, excludes)]
-    table = load_ruleset(config.rules_dirs + rules_dir).table(settings)
-    scans = [_problem_scan(p) for p in the_plan.problems]
-    scans += scan_jobs(jobs, table, settings, disabled=frozenset(config.disable + disable))
-    if write_baseline is not None:
-        write_atomic(write_baseline, baseline_json(scans).encode())
-        _stderr().print(f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in {write_baseline}",
-                        markup=False, highlight=False, soft_wrap=True)
-        return
-    baselined = 0
-    if baseline_path is not None:
-        scans, baselined = new_findings(scans, load_baseline(baseline_path))
-    report = ScanReport(tuple(scans), settings, baselined)
-    if fmt == "text" and output is None:
-        print_text(_stderr(), report)
-    else:
-        text = render_scan(report, fmt) if fmt != "text" else _plain_text(report)
-        if output is not None:
-            write_atomic(output, text.encode())
-        else:
-            click.echo(text, nl=False)
-    if report.failures:
+    request = ScanRequest(
+        paths, _settings(config, rocm_version, kernel_launch), fail_on=fail_on or config.fail_on or "warning",  # type: ignore[arg-type]
+        fmt=fmt, output=output, excludes=config.exclude + exclude,  # type: ignore[arg-type]
+        disabled=frozenset(config.disable + disable), rules_dirs=config.rules_dirs + rules_dir,
+        baseline=baseline_path, write_baseline=write_baseline)
+    outcome, stdout = scan_paths(request, stderr_console())
+    if stdout:
+        click.echo(stdout, nl=False)
+    if outcome.failed:
         raise SystemExit(EXIT_ERROR)
-    if at_or_above(report.findings(), fail_on or config.fail_on or "warning"):
-        raise SystemExit(EXIT_UNPORTED)
-
-
-def _problem_scan(result: FileResult) -> FileScan:
-    return FileScan(result.path, failure=result.reason)
-
-
-def _plain_text(report: ScanReport) -> str:
-    console = Console(file=io.StringIO(), width=120, no_color=True)
-    print_text(console, report)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    raise SystemExit(EXIT_UNPORTED if outcome.failing else EXIT_OK)
 
 
 @cli.group()
@@ -379,8 +208,7 @@ def rules() -> None:
 @click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help="Extra directory of YAML rules.")
 def rules_validate(rules_dir: tuple[Path, ...]) -> None:
     """Load every rule file and report all problems at once."""
-    ruleset = load_ruleset(rules_dir)
-    click.echo(f"{len(ruleset.rules)} rules OK")
+    click.echo(f"{len(load_ruleset(rules_dir).rules)} rules OK")
 
 
 @rules.command("list")
@@ -388,36 +216,16 @@ def rules_validate(rules_dir: tuple[Path, ...]) -> None:
 @click.option("--status", default=None, help="Only rules with this status.")
 def rules_list(library: str | None, status: str | None) -> None:
     """One line per rule: id, CUDA spelling, HIP spelling, status, ROCm range."""
-    for rule in load_ruleset().rules:
-        if (library and rule.library != library) or (status and rule.status.value != status):
-            continue
-        since = rule.rocm.get("since", "")
-        until = rule.rocm.get("until")
-        rng = f"{since}..{until}" if until else f"{since}+" if since else ""
-        click.echo(f"{rule.id}\t{rule.cuda}\t{rule.hip or '-'}\t{rule.status.value}\t{rng}")
+    for line in rule_lines(library, status):
+        click.echo(line)
 
 
 @rules.command("show")
 @click.argument("name")
 def rules_show(name: str) -> None:
     """Everything hipconv knows about a CUDA (or HIP) spelling or a rule id."""
-    ruleset = load_ruleset()
-    found = ruleset.find(name)
-    if not found:
-        library = ruleset.cuda_api.get(name)
-        if library:
-            click.echo(f"{name}: CUDA API ({library}) with no rule: left unchanged with warning HC001")
-            return
-        raise HipconvError(f"no rule for {name!r}")
-    for rule in found:
-        click.echo(f"{rule.id}  ({rule.origin})")
-        for label, value in (("cuda", rule.cuda), ("hip", rule.hip), ("kind", rule.kind), ("status", rule.status.value),
-                             ("library", rule.library), ("rocm", {k: str(v) for k, v in rule.rocm.items()} or None),
-                             ("params", rule.params), ("args", rule.args), ("drops", rule.drops or None),
-                             ("lane_mask", rule.lane_mask), ("requires_define", rule.requires_define),
-                             ("note", rule.note or None)):
-            if value is not None:
-                click.echo(f"  {label}: {value}")
+    for line in show_lines(name):
+        click.echo(line)
 
 
 @rules.command("coverage")
@@ -436,6 +244,8 @@ def rules_coverage(library: str | None) -> None:
 @rules.command("schema")
 def rules_schema() -> None:
     """Print the JSON Schema of a rule file (rules/schema.json is this output), for editors."""
+    import json
+
     click.echo(json.dumps(json_schema(), indent=2))
 
 
@@ -446,21 +256,14 @@ def rules_schema() -> None:
               help="Exit 1 when the generated sections of this file are stale.")
 def rules_docs(target: Path | None, check: Path | None) -> None:
     """Print (or update in a file) the generated Markdown: diagnostic codes and rule coverage."""
-    sections = generated_sections(load_ruleset())
     if target is None and check is None:
-        for name, text in sections.items():
-            click.echo(f"<!-- {name} -->\n{text}")
+        click.echo(docs_text(), nl=False)
         return
-    path = target or check
+    path = check or target
     assert path is not None
-    current = path.read_text(encoding="utf-8")
-    updated = splice_sections(current, sections, str(path))
-    if check is not None:
-        if updated != current:
-            _stderr().print(f"{path} is stale: run `hipconv rules docs --write {path}`", markup=False, soft_wrap=True)
-            raise SystemExit(EXIT_UNPORTED)
-        return
-    write_atomic(path, updated.encode("utf-8"))
+    if not update_docs(path, check=check is not None) and check is not None:
+        print_line(stderr_console(), f"{path} is stale: run `hipconv rules docs --write {path}`")
+        raise SystemExit(EXIT_UNPORTED)
 
 
 @cli.group()
@@ -472,8 +275,8 @@ def debug() -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def debug_tokens(file: Path) -> None:
     """Dump the lossless token stream of FILE (kind, offsets, text)."""
-    from hipconv.lexer import lex
-    from hipconv.source import DecodeFailure, SourceFile
+    from hipconv.translate.lexer import lex
+    from hipconv.translate.source import DecodeFailure, SourceFile
 
     try:
         source = SourceFile.from_bytes(str(file), file.read_bytes())
@@ -496,13 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="hipconv", standalone_mode=False)
     except HipconvError as exc:
-        console = _stderr()
-        console.print(f"error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        console = stderr_console()
+        print_line(console, f"error: {exc}")
         if exc.hint:
-            console.print(f"hint: {exc.hint}", highlight=False, markup=False, soft_wrap=True)
+            print_line(console, f"hint: {exc.hint}")
         return EXIT_ERROR
     except click.exceptions.Abort:
-        _stderr().print("aborted", markup=False)
+        stderr_console().print("aborted", markup=False)
         return EXIT_ERROR
     except click.ClickException as exc:
         exc.show()

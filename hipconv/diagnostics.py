@@ -18,6 +18,7 @@ class Code:
     severity: Severity
     title: str
     hint: str = ""  # what to do about it (shown by `hipconv scan`)
+    unported: bool = False  # the CUDA API stays untranslated: --strict fails on it, --stats lists it
 
 
 def _codes(*codes: Code) -> dict[str, Code]:
@@ -26,21 +27,21 @@ def _codes(*codes: Code) -> dict[str, Code]:
 
 # Stable codes; the README table is generated from this (`hipconv rules docs`).
 CODES = _codes(
-    Code("HC001", Severity.WARNING, "CUDA API with no hipconv rule; left unchanged"),
-    Code("HC002", Severity.ERROR, "CUDA API with no HIP equivalent (unsupported); left unchanged"),
-    Code("HC003", Severity.ERROR, "HIP equivalent does not exist in the targeted ROCm release; left unchanged"),
+    Code("HC001", Severity.WARNING, "CUDA API with no hipconv rule; left unchanged", unported=True),
+    Code("HC002", Severity.ERROR, "CUDA API with no HIP equivalent (unsupported); left unchanged", unported=True),
+    Code("HC003", Severity.ERROR, "HIP equivalent does not exist in the targeted ROCm release; left unchanged", unported=True),
     Code("HC004", Severity.WARNING, "deprecated API; translated, but plan to replace it"),
-    Code("HC005", Severity.WARNING, "experimental HIP equivalent; left unchanged unless --experimental"),
-    Code("HC006", Severity.ERROR, "API removed from HIP; left unchanged"),
-    Code("HC007", Severity.WARNING, "call arguments could not be read or do not fit the rule; call left unchanged"),
+    Code("HC005", Severity.WARNING, "experimental HIP equivalent; left unchanged unless --experimental", unported=True),
+    Code("HC006", Severity.ERROR, "API removed from HIP; left unchanged", unported=True),
+    Code("HC007", Severity.WARNING, "call arguments could not be read or do not fit the rule; call left unchanged", unported=True),
     Code("HC008", Severity.WARNING, "kernel launch could not be parsed; left as a <<<...>>> launch"),
     Code("HC009", Severity.ERROR, "two rewrites overlap; the later one was not applied"),
     Code("HC101", Severity.WARNING, "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only"),
     Code("HC102", Severity.WARNING, "lane mask argument dropped: the targeted ROCm has only the mask-less form"),
     Code("HC103", Severity.NOTE, "lane mask must be a 64-bit integer for ROCm's *_sync warp builtins"),
     # cuDNN -> MIOpen: rules with a `code` and the templates' leave()/note()
-    Code("HC201", Severity.ERROR, "cuDNN API without a faithful MIOpen rewrite; left unchanged"),
-    Code("HC202", Severity.ERROR, "a cuDNN argument value MIOpen cannot express (e.g. the NHWC layout); call left unchanged"),
+    Code("HC201", Severity.ERROR, "cuDNN API without a faithful MIOpen rewrite; left unchanged", unported=True),
+    Code("HC202", Severity.ERROR, "a cuDNN argument value MIOpen cannot express (e.g. the NHWC layout); call left unchanged", unported=True),
     Code("HC203", Severity.WARNING, "MIOpen needs a step cuDNN does not (a Find before the first convolution); hipconv wrote it"),
     # `hipconv scan` checks (hipconv/checks.py): wavefront-size hazards, then other AMD incompatibilities.
     Code("HC301", Severity.WARNING, "literal warp size 32 (or lane mask 31 / 0x1f): AMD wavefronts have 64 lanes",
@@ -107,6 +108,6 @@ class Diagnostic:
             "symbol": self.symbol,
         }
 
-
-# Codes that mean "this CUDA API was not ported" (what --strict fails on, what --stats lists).
-UNPORTED_CODES = frozenset({"HC001", "HC002", "HC003", "HC005", "HC006", "HC007", "HC201", "HC202"})
+    @property
+    def unported(self) -> bool:
+        return CODES[self.code].unported

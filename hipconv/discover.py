@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from hipconv.errors import ConfigError
-from hipconv.pipeline import SOURCE_SUFFIXES, FileResult, Job, Status
+from hipconv.results import FileResult, FileStatus, Job
 
+# Files with these suffixes are translated; everything else in a tree is copied unchanged.
+SOURCE_SUFFIXES = frozenset(
+    {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++",
+     ".inl", ".inc", ".ipp", ".tpp", ".tcc", ".cuinc"}
+)
 # What marks an output directory as hipconv's own, so a rerun may update it.
 OUTPUT_MARKER = ".hipconv-output"
 _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -23,6 +29,13 @@ class Plan:
     problems: tuple[FileResult, ...]  # entries that cannot be translated at all (loops, broken links)
     output_root: Path | None  # the output directory of a tree translation
     tree: bool  # True when the inputs are translated as a tree
+
+    def job(self, display: str) -> Job:
+        return self._jobs_by_display[display]
+
+    @functools.cached_property
+    def _jobs_by_display(self) -> dict[str, Job]:
+        return {job.display: job for job in self.jobs}
 
 
 def plan(inputs: list[Path], output: Path | None, *, in_place: bool, excludes: tuple[str, ...],
@@ -107,13 +120,13 @@ def _special(path: Path, display: str) -> FileResult | os.stat_result:
     try:
         found = os.stat(path)
     except FileNotFoundError:
-        return FileResult(display, Status.FAILED, reason="broken symbolic link")
+        return FileResult(display, FileStatus.FAILED, reason="broken symbolic link")
     except OSError as exc:
         if exc.errno == 40:  # ELOOP
-            return FileResult(display, Status.FAILED, reason="symbolic link loop")
-        return FileResult(display, Status.FAILED, reason=f"cannot read: {exc.strerror or exc}")
+            return FileResult(display, FileStatus.FAILED, reason="symbolic link loop")
+        return FileResult(display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
     if not stat.S_ISREG(found.st_mode):
-        return FileResult(display, Status.SKIPPED, reason="not a regular file")
+        return FileResult(display, FileStatus.SKIPPED, reason="not a regular file")
     return found
 
 
@@ -139,7 +152,7 @@ def _walk(root: Path, excludes: tuple[str, ...], output: Path | None):
             target = os.path.realpath(full)
             if target in chain or target == out_real:
                 if target in chain:
-                    yield full, full, FileResult(full, Status.FAILED,
+                    yield full, full, FileResult(full, FileStatus.FAILED,
                                                  reason=f"symbolic link loop (points back to {chain[target]}); not followed")
                 continue
             kept.append(d)

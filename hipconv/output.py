@@ -7,20 +7,70 @@ then os.replace), keeping the source's permission bits.
 from __future__ import annotations
 
 import difflib
+import enum
 import functools
 import os
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from hipconv.pipeline import FileResult, Status
+from hipconv.discover import Plan
+from hipconv.results import FileResult, FileStatus
+
+
+class OutputMode(enum.Enum):
+    WRITE = "write"  # to -o, to stdout, or in place
+    DRY_RUN = "dry-run"  # nothing
+    DIFF = "diff"  # a unified diff on stdout
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Where each result of a plan goes: its output file, stdout, a diff, or (--in-place) its source."""
+
+    plan: Plan
+    mode: OutputMode
+    in_place: bool
+    backup_suffix: str
+    stdout: BinaryIO
+
+    def emit(self, result: FileResult) -> FileResult:
+        """Write one result; a write that fails turns it into a FAILED result saying why."""
+        try:
+            self._emit(result)
+        except OSError as exc:
+            return FileResult(result.path, FileStatus.FAILED, reason=f"cannot write output: {exc.strerror or exc}",
+                              diagnostics=result.diagnostics, replacements=result.replacements, size=result.size)
+        return result
+
+    def _emit(self, result: FileResult) -> None:
+        job = self.plan.job(result.path)
+        if self.mode is OutputMode.DIFF:
+            unified_diff(result, job.path, self.stdout)
+            return
+        if self.mode is OutputMode.DRY_RUN or result.status is FileStatus.SKIPPED:
+            return
+        if self.in_place:
+            if result.status is FileStatus.CONVERTED and result.output is not None:
+                backup(Path(job.path), self.backup_suffix)
+                write_atomic(Path(job.path), result.output, mode=job.mode)
+            return
+        data = content_of(result, job.path)
+        if data is None:
+            return
+        dest = self.plan.destinations.get(result.path)
+        if dest is None:
+            self.stdout.write(data)
+        else:
+            write_atomic(dest, data, mode=job.mode)
 
 
 def content_of(result: FileResult, source_path: str) -> bytes | None:
     """What the output file should hold: the translation, or the source as it is."""
     if result.output is not None:
         return result.output
-    if result.status in (Status.UNCHANGED,):
+    if result.status in (FileStatus.UNCHANGED,):
         with open(source_path, "rb") as fh:
             return fh.read()
     return None
@@ -77,7 +127,7 @@ def backup(path: Path, suffix: str) -> Path:
 
 
 def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:
-    if result.status is not Status.CONVERTED or result.output is None:
+    if result.status is not FileStatus.CONVERTED or result.output is None:
         return
     with open(source_path, "rb") as fh:
         before = fh.read().decode("utf-8").splitlines(keepends=True)

@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 from rich.text import Text
 
 from hipconv import __version__
-from hipconv.coverage import Coverage, load_symbols
-from hipconv.coverage import coverage as library_coverage
-from hipconv.diagnostics import CODES, UNPORTED_CODES, Diagnostic, Severity
-from hipconv.errors import ConfigError
-from hipconv.nvcc_flags import flag_table_markdown
-from hipconv.pipeline import FileResult, Status
-from hipconv.ruleset import RuleSet
-from hipconv.ruleset import Status as RuleStatus
+from hipconv.diagnostics import Diagnostic, Severity
+from hipconv.results import FileResult, FileStatus
+from hipconv.rules.coverage import Coverage
 from hipconv.settings import Settings
 
 _SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "magenta", Severity.NOTE: "cyan"}
@@ -45,14 +42,14 @@ class Summary:
             self.replacements[r.library] += 1
         for d in result.diagnostics:
             self.severities[d.severity.value] += 1
-            if d.code in UNPORTED_CODES:
+            if d.unported:
                 self.unported[(d.symbol, d.code)] += 1
         if self.keep_files:
             self.entries.append(file_entry(result))
 
     @property
     def failed(self) -> int:
-        return self.files[Status.FAILED.value]
+        return self.files[FileStatus.FAILED.value]
 
     @property
     def unported_count(self) -> int:
@@ -88,8 +85,8 @@ def diagnostic_line(d: Diagnostic, *, styled: bool) -> Text:
 def print_result(console: Console, result: FileResult) -> None:
     """Diagnostics in clang style, and a line for a file that failed or was skipped."""
     lines = [diagnostic_line(d, styled=console.is_terminal) for d in result.diagnostics]
-    if result.status in (Status.FAILED, Status.SKIPPED):
-        failed = result.status is Status.FAILED
+    if result.status in (FileStatus.FAILED, FileStatus.SKIPPED):
+        failed = result.status is FileStatus.FAILED
         copied = " (copied unchanged)" if failed and result.output is not None else ""
         lines.append(clang_line(f"{result.path}: ", Severity.ERROR if failed else Severity.NOTE,
                                 f": {result.reason}{copied}", styled=console.is_terminal))
@@ -107,7 +104,7 @@ def stats_table(summary: Summary) -> Table:
     table = Table(title="hipconv translate", show_header=True, header_style="bold")
     table.add_column("what")
     table.add_column("count", justify="right")
-    for status in Status:
+    for status in FileStatus:
         if summary.files[status.value]:
             table.add_row(f"files {status.value}", str(summary.files[status.value]))
     table.add_row("seconds", f"{elapsed:.2f}")
@@ -126,7 +123,7 @@ def stats_table(summary: Summary) -> Table:
 def json_report(summary: Summary, settings: Settings) -> dict[str, Any]:
     return {
         "hipconv": __version__,
-        "settings": {"rocm_version": str(settings.rocm), "kernel_launch": settings.kernel_launch,
+        "settings": {"rocm_version": str(settings.rocm), "kernel_launch": settings.kernel_launch.value,
                      "experimental": settings.experimental},
         "summary": {
             "files": dict(summary.files),
@@ -136,52 +133,6 @@ def json_report(summary: Summary, settings: Settings) -> dict[str, Any]:
         },
         "files": summary.entries,
     }
-
-
-# ---------------------------------------------------------------- generated documentation
-
-_BEGIN, _END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
-
-
-def generated_sections(ruleset: RuleSet) -> dict[str, str]:
-    """Markdown derived from the code and the rules; README.md embeds it (a test keeps it current)."""
-    codes = ["| code | severity | meaning |", "| --- | --- | --- |"]
-    codes += [f"| {c.code} | {c.severity.value} | {c.title} |" for c in CODES.values()]
-    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for rule in ruleset.rules:
-        counts[rule.library][rule.status.value] += 1
-    statuses = [s.value for s in RuleStatus]
-    coverage = ["| family | rules | " + " | ".join(statuses) + " |", "| --- | ---: | " + " | ".join("---:" for _ in statuses) + " |"]
-    for library in sorted(counts):
-        row = counts[library]
-        coverage.append(f"| {library} | {sum(row.values())} | " + " | ".join(str(row[s]) for s in statuses) + " |")
-    libraries = ["| library | CUDA symbols | with a rule | translated | unsupported | HIP twin but no rule |",
-                 "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    libraries += [f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
-                  f"{len(row.twins_without_rule)} |" for row in library_coverage(ruleset, load_symbols())]
-    return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n",
-            "libraries": "\n".join(libraries) + "\n", "nvcc-flags": flag_table_markdown(),
-            "cudnn": cudnn_markdown(ruleset)}
-
-
-def cudnn_markdown(ruleset: RuleSet) -> str:
-    """The cuDNN functions: how each translated one is rewritten, and the unsupported ones grouped by reason."""
-    rows = ["| cuDNN function | MIOpen | rewrite |", "| --- | --- | --- |"]
-    unsupported: dict[str, list[str]] = collections.defaultdict(list)
-    for rule in sorted(ruleset.rules, key=lambda r: r.cuda):
-        if rule.library != "cudnn" or rule.kind != "function":
-            continue
-        if rule.hip is None:
-            unsupported[f"{rule.code or 'HC201'}: {rule.note or ''}"].append(f"`{rule.cuda}`")
-            continue
-        how = (f"template `{rule.template.parent.name}/{rule.template.name}`"
-               + (" (statement)" if rule.scope == "statement" else "") if rule.template
-               else "arguments reordered" + (f", drops {', '.join(rule.drops)}" if rule.drops else "") if rule.args
-               else "renamed")
-        rows.append(f"| `{rule.cuda}` | `{rule.hip}` | {how} |")
-    lines = rows + ["", "Unsupported (left unchanged, reported with the code shown):", ""]
-    lines += [f"- {reason} — {', '.join(names)}" for reason, names in sorted(unsupported.items())]
-    return "\n".join(lines) + "\n"
 
 
 def coverage_table(rows: list[Coverage]) -> Table:
@@ -194,11 +145,39 @@ def coverage_table(rows: list[Coverage]) -> Table:
     return table
 
 
-def splice_sections(text: str, sections: dict[str, str], where: str) -> str:
-    for name, body in sections.items():
-        begin, end = _BEGIN.format(name), _END.format(name)
-        start, stop = text.find(begin), text.find(end)
-        if start == -1 or stop == -1 or stop < start:
-            raise ConfigError(f"{where} has no '{begin}' ... '{end}' section")
-        text = text[:start + len(begin)] + "\n" + body + text[stop:]
-    return text
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def print_line(console: Console, text: str, *, style: str | None = None) -> None:
+    """One line of plain text (no markup, no highlighting, never wrapped)."""
+    console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def progress_bar(console: Console, total: int, label: str, *,
+                 shown: bool = True) -> Iterator[tuple[Callable[[], None], Console]]:
+    """(advance, the console to print on while it runs): a rich bar on a terminal, a line at every
+    tenth of the work otherwise, nothing when not shown."""
+    if shown and console.is_terminal and total >= 2:
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                       console=console, transient=True)
+        with bar:
+            task = bar.add_task(label, total=total)
+            yield (lambda: bar.advance(task)), bar.console
+        return
+    plain = _PlainProgress(console, total) if shown else None
+    yield (plain.advance if plain else lambda: None), console
+
+
+class _PlainProgress:
+    """Progress for logs (stderr not a terminal): a line at every tenth of the work."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        self.console, self.total, self.done, self.next_mark = console, total, 0, 1
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.total >= 20 and self.done * 10 >= self.next_mark * self.total:
+            self.console.print(f"hipconv: {self.done}/{self.total} files", highlight=False)
+            self.next_mark += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 from functools import total_ordering
@@ -33,16 +34,30 @@ class Version:
         return ".".join(str(p) for p in parts)
 
 
-KERNEL_LAUNCH_STYLES = ("chevron", "hip")
+class KernelLaunch(str, enum.Enum):
+    """How launches are written: kept as <<<...>>> (valid HIP), or as hipLaunchKernelGGL."""
+
+    CHEVRON = "chevron"
+    HIP = "hip"
+
+    @classmethod
+    def parse(cls, text: str) -> KernelLaunch:
+        try:
+            return cls(text)
+        except ValueError:
+            raise ConfigError(f"unknown kernel launch style {text!r}") from None
+
+
+KERNEL_LAUNCH_STYLES = tuple(k.value for k in KernelLaunch)
 
 
 @dataclass(frozen=True)
 class Settings:
     rocm: Version
-    kernel_launch: str = "chevron"
+    kernel_launch: KernelLaunch = KernelLaunch.CHEVRON
     experimental: bool = False
     jobs: int = 1
 
     def __post_init__(self) -> None:
-        if self.kernel_launch not in KERNEL_LAUNCH_STYLES:
-            raise ConfigError(f"unknown kernel launch style {self.kernel_launch!r}")
+        if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller
+            object.__setattr__(self, "kernel_launch", KernelLaunch.parse(self.kernel_launch))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hipconv.cli import main
-from hipconv.lexer import TokenKind, lex
+from hipconv.translate.lexer import TokenKind, lex
 
 
 @dataclass

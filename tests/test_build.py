@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from hipconv.build import Unit, UnitResult, group_failures, plan_compile_commands
-from hipconv.hipcc import parse_diagnostics
-from hipconv.ruleset import load_ruleset
+from hipconv.build.plan import Unit, UnitResult, group_failures, plan_compile_commands
+from hipconv.build.hipcc import parse_diagnostics
+from hipconv.rules import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT = FIXTURES / "build_project" / "cuda"

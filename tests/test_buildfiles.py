@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from helpers import check_golden, run_cli, tree
 
-from hipconv.buildfiles import build_file_kind, cmake_commands, make_words, translate_build_file
-from hipconv.pipeline import Status
-from hipconv.source import SourceFile
+from hipconv.buildfiles import build_file_kind, translate_build_file
+from hipconv.buildfiles.cmake import cmake_commands
+from hipconv.buildfiles.make import make_words
+from hipconv.results import FileStatus
+from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
 BUILD_CASES = ["build_files", "build_project"]
@@ -96,7 +98,7 @@ def test_build_file_kind(name: str, kind: str | None) -> None:
 ])
 def test_noop(name: str, text: str) -> None:
     result = translate_build_file(SourceFile.from_bytes(name, text.encode()))
-    assert result.status is Status.UNCHANGED and result.output is None and result.diagnostics == ()
+    assert result.status is FileStatus.UNCHANGED and result.output is None and result.diagnostics == ()
 
 
 @pytest.mark.parametrize(("name", "src", "expected"), [

@@ -6,8 +6,10 @@ from pathlib import Path
 
 from helpers import run_cli
 
-from hipconv.coverage import coverage, load_symbols
-from hipconv.ruleset import RuleSet, load_rules, load_ruleset
+from hipconv.rules.coverage import coverage, load_symbols
+from hipconv.rules import load_ruleset
+from hipconv.rules.load import load_rules
+from hipconv.rules.model import RuleSet
 
 RULES = """\
 defaults: {library: cublas, kind: function}

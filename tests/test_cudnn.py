@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hipconv.lexer import TokenKind, lex
+from hipconv.translate.lexer import TokenKind, lex
 from hipconv.resources import data_file
-from hipconv.ruleset import load_ruleset
+from hipconv.rules import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OUTPUTS = sorted(p for p in FIXTURES.glob("cudnn_*/hip/**/*") if p.is_file())
@@ -103,7 +103,7 @@ def test_every_cudnn_rule_writes_a_known_miopen_name_and_unsupported_ones_say_wh
     for rule in rules:
         if rule.hip is None:
             assert rule.note and rule.code in ("HC201", "HC202"), rule.id
-        elif rule.kind == "function":
+        elif rule.kind.value == "function":
             assert rule.hip in table, rule.id
             if rule.template is None and not rule.args:
                 assert not rule.params or len(rule.params) in table[rule.hip], rule.id

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hipconv.edits import Edit, apply
+from hipconv.translate.edits import Edit, apply
 
 
 def test_nested_edits_render_inside_span_parts() -> None:

@@ -17,9 +17,9 @@ import pytest
 import yaml
 from helpers import check_golden, comment_annotations, run_cli, tree
 
-from hipconv.lexer import TokenKind, lex
+from hipconv.translate.lexer import TokenKind, lex
 from hipconv.resources import data_file, hip_releases
-from hipconv.ruleset import load_ruleset
+from hipconv.rules import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(p.parent for p in FIXTURES.glob("*/case.yaml"))

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from hipconv.match import HIP_KERNEL_NAME, HIP_LAUNCH
+from hipconv.translate.launches import HIP_KERNEL_NAME, HIP_LAUNCH
 from hipconv.resources import data_file, hip_releases
-from hipconv.ruleset import load_ruleset
+from hipconv.rules import load_ruleset
 from hipconv.settings import Version
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def headers(release: str) -> set[str]:
 
 
 def releases_in_range(rule) -> list[str]:
-    lowest, since, until = Version((0,)), rule.rocm.get("since"), rule.rocm.get("until")
+    lowest, since, until = Version((0,)), rule.rocm.since, rule.rocm.until
     return [r for r in hip_releases() if (since or lowest) <= Version.parse(r) and (until is None or Version.parse(r) < until)]
 
 
@@ -47,7 +47,7 @@ def test_every_emitted_hip_name_exists_in_its_releases() -> None:
         if rule.hip is None:
             continue
         for release in releases_in_range(rule):
-            known = headers(release) if rule.kind == "include" else names(release)
+            known = headers(release) if rule.kind.value == "include" else names(release)
             if rule.hip not in known:
                 missing.append(f"{rule.origin}: {rule.hip} not in ROCm {release}")
     assert missing == []

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipconv.lexer import TokenKind, lex
+from hipconv.translate.lexer import TokenKind, lex
 
 
 def kinds_and_texts(src: bytes) -> list[tuple[str, str]]:

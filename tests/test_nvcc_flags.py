@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hipconv.nvcc_flags import FLAGS, LIBRARIES, flag_table_markdown, lookup, map_flags, map_library
+from hipconv.buildfiles.nvcc_flags import FLAGS, LIBRARIES, flag_table_markdown, lookup, map_flags, map_library
 
 ARCHS = ("gfx90a", "gfx942")
 OFFLOAD = ("--offload-arch=gfx90a", "--offload-arch=gfx942")

@@ -6,7 +6,9 @@ import pytest
 
 from hipconv.errors import RuleSchemaError
 from hipconv.resources import rules_dir
-from hipconv.ruleset import Action, load_rules, load_ruleset
+from hipconv.rules import load_ruleset
+from hipconv.rules.load import load_rules
+from hipconv.rules.model import Action
 from hipconv.settings import Settings, Version
 
 INVALID = Path(__file__).parent / "fixtures" / "rules_invalid"
@@ -51,8 +53,8 @@ def test_version_split_rules_pick_the_targets_spelling() -> None:
 
 def test_rule_newer_than_target_is_unavailable() -> None:
     ruleset = load_ruleset()
-    newer = [r for r in ruleset.rules if r.kind != "include" and r.rocm.get("since") == Version.parse("6.3")
-             and "until" not in r.rocm and r.status.value == "supported"]
+    newer = [r for r in ruleset.rules if r.kind.value != "include" and r.rocm.since == Version.parse("6.3")
+             and r.rocm.until is None and r.status.value == "supported"]
     assert newer, "the inventory has names that are only in ROCm 6.3"
     assert resolve(newer[0].cuda, "5.2") is Action.UNAVAILABLE
     assert resolve(newer[0].cuda, "6.3") is Action.REWRITE
@@ -68,7 +70,7 @@ def test_editor_schema_is_current() -> None:
     """rules/schema.json (named by each rule file's yaml-language-server header) is `hipconv rules schema`."""
     import json
 
-    from hipconv.ruleset import json_schema
+    from hipconv.rules.schema import json_schema
 
     assert json.loads((rules_dir() / "schema.json").read_text()) == json_schema()
     for path in rules_dir().glob("*.yaml"):
@@ -79,7 +81,7 @@ def test_shipped_rule_files_satisfy_the_editor_schema() -> None:
     jsonschema = pytest.importorskip("jsonschema")
     import yaml
 
-    from hipconv.ruleset import json_schema
+    from hipconv.rules.schema import json_schema
 
     validator = jsonschema.Draft202012Validator(json_schema())
     for path in sorted(rules_dir().glob("*.yaml")):

@@ -9,7 +9,7 @@ import pytest
 from helpers import run_cli, tree
 
 from hipconv.diagnostics import CODES
-from hipconv.formats import findings_from_json
+from hipconv.scan.formats import findings_from_json
 
 UNPORTED = (b"#include <cuda_runtime.h>\nvoid flush() {\n"
             b"  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "

@@ -9,12 +9,12 @@ import pytest
 from conftest import FIXTURES, SHARED_INVENTORY
 from helpers import comment_annotations
 
-from hipconv.checks import CHECKS, DEVICE_PROP_SINCE
+from hipconv.scan.checks import CHECKS, DEVICE_PROP_SINCE
 from hipconv.diagnostics import CODES
-from hipconv.ruleset import load_ruleset
-from hipconv.scan import scan_sources
+from hipconv.rules import load_ruleset
+from hipconv.scan.scanner import scan_sources
 from hipconv.settings import Settings, Version
-from hipconv.source import SourceFile
+from hipconv.translate.source import SourceFile
 
 CHECK_FIXTURES = sorted((FIXTURES / "scan" / "checks").glob("*.cu"))
 

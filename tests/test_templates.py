@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from hipconv.errors import RuleSchemaError
-from hipconv.pipeline import translate_source
-from hipconv.ruleset import load_rules, load_ruleset
+from hipconv.translate.translator import translate_source
+from hipconv.rules import load_ruleset
+from hipconv.rules.load import load_rules
 from hipconv.settings import Settings, Version
-from hipconv.source import SourceFile
+from hipconv.translate.source import SourceFile
 
 RULES = """\
 defaults: {library: fakednn, kind: function}

@@ -6,10 +6,11 @@ import functools
 
 import pytest
 
-from hipconv.pipeline import Status, translate_source
-from hipconv.ruleset import load_ruleset
+from hipconv.results import FileStatus
+from hipconv.translate.translator import translate_source
+from hipconv.rules import load_ruleset
 from hipconv.settings import Settings, Version
-from hipconv.source import SourceFile
+from hipconv.translate.source import SourceFile
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,7 +71,7 @@ def test_translate(src: str, expected: str) -> None:
 def test_translate_noop(src: str) -> None:
     text, result = translate(src)
     assert text == src
-    assert result.status is Status.UNCHANGED
+    assert result.status is FileStatus.UNCHANGED
 
 
 def test_bom_is_kept() -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hipconv.resources import data_file
-from hipconv.ruleset import RuleSet, Status
+from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
 
 SYMBOLS_FILE = "cuda-13.symbols"
-_PORTED = frozenset({Status.SUPPORTED, Status.DEPRECATED, Status.EXPERIMENTAL})
+_PORTED = frozenset({RuleStatus.SUPPORTED, RuleStatus.DEPRECATED, RuleStatus.EXPERIMENTAL})
 
 
 @dataclass(frozen=True)
@@ -38,14 +38,14 @@ def load_symbols() -> list[tuple[str, str, str]]:
 
 
 def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]]) -> list[Coverage]:
-    rules_by_name: dict[str, list[Status]] = {}
+    rules_by_name: dict[str, list[RuleStatus]] = {}
     for rule in ruleset.rules:
-        if rule.kind != "include":
+        if rule.kind is not RuleKind.INCLUDE:
             rules_by_name.setdefault(rule.cuda, []).append(rule.status)
     per_library: dict[str, list[tuple[str, str]]] = {}
     for library, name, twin in symbols:
         per_library.setdefault(library, []).append((name, twin))
-    def covering(name: str) -> list[Status] | None:
+    def covering(name: str) -> list[RuleStatus] | None:
         """The statuses of the rule that applies to name: its own, else its longest qualified prefix's."""
         while True:
             if name in rules_by_name:

@@ -8,28 +8,19 @@ tokens only, so comments and strings never match and every #if branch is seen.
 
 from __future__ import annotations
 
-import bisect
-import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from hipconv.lexer import TokenKind, Tokens
-from hipconv.settings import Settings, Version
-from hipconv.syntax import matching_close, next_code, parse_call, prev_code
+from hipconv.scan.view import REDUCES, SHUFFLES, SYNC_INTRINSICS, SYNC_VOTES, WARP_INTRINSICS, FileView
+from hipconv.settings import Version
+from hipconv.translate.lexer import TokenKind
+from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
 
 Finding = tuple[int, str]  # (byte offset into the body, message)
 
-_SYNC_VOTES = ("__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync")
-_SHUFFLES = ("__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
-             "__shfl_xor_sync")
-_REDUCES = ("__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
-            "__reduce_xor_sync")
-SYNC_INTRINSICS = frozenset(_SYNC_VOTES + _REDUCES + ("__syncwarp",) + tuple(s for s in _SHUFFLES if s.endswith("_sync")))
-WARP_INTRINSICS = SYNC_INTRINSICS | frozenset(_SHUFFLES) | {"__ballot", "__any", "__all", "__activemask", "__lane_id"}
 _COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 _WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
-_INT = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)([uUlLzZ]*)")
 _PTX = re.compile(
     r"%(?:laneid|warpid|nwarpid|smid|nsmid|tid|ntid|ctaid|nctaid|clock|clock64|globaltimer|lanemask_[a-z]+)\b"
     r"|\.reg\b|\b(?:mov|ld|st|add|sub|mul|mad|fma|div|shfl|vote|bar|membar|atom|red|cvt|setp?|selp|prmt|bfe|bfi|brev"
@@ -59,155 +50,6 @@ DEVICE_PROP_SINCE: dict[str, str | None] = {
         "gpuPciDeviceID gpuPciSubsystemID hostNumaMultinodeIpcSupported").split(), None),
 }
 
-
-class FileView:
-    """One file's tokens plus the structure several checks share, computed on first use."""
-
-    def __init__(self, tokens: Tokens, settings: Settings) -> None:
-        self.tokens = tokens
-        self.settings = settings
-
-    def text(self, i: int) -> str:
-        return self.tokens.text(i) if 0 <= i < len(self.tokens) else ""
-
-    def is_punct(self, i: int, *texts: str) -> bool:
-        return 0 <= i < len(self.tokens) and self.tokens.kinds[i] == TokenKind.PUNCTUATION and self.text(i) in texts
-
-    @functools.cached_property
-    def words(self) -> dict[str, list[int]]:
-        """Identifier and keyword spellings -> their token indices, in order."""
-        found: dict[str, list[int]] = {}
-        kinds = self.tokens.kinds
-        for i in range(len(self.tokens)):
-            if kinds[i] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
-                found.setdefault(self.tokens.text(i), []).append(i)
-        return found
-
-    def occurrences(self, names: frozenset[str] | tuple[str, ...]) -> list[int]:
-        """Token indices of the (non-member) identifiers spelled as one of names, in order."""
-        found = [i for name in names for i in self.words.get(name, ())]
-        return sorted(i for i in found if not self.is_punct(prev_code(self.tokens, i), ".", "->"))
-
-    def int_literal(self, i: int) -> tuple[int, str] | None:
-        """(value, suffix) of the integer literal at i."""
-        if not (0 <= i < len(self.tokens)) or self.tokens.kinds[i] != TokenKind.LITERAL:
-            return None
-        m = _INT.fullmatch(self.text(i))
-        if m is None:
-            return None
-        digits = m.group(1).replace("'", "")
-        octal = digits.startswith("0") and digits.isdigit() and len(digits) > 1
-        try:
-            return int(digits, 8 if octal else 0), m.group(2).lower()
-        except ValueError:
-            return None
-
-    def value(self, i: int) -> int | None:
-        found = self.int_literal(i)
-        return found[0] if found else None
-
-    def constant(self, first: int, last: int) -> int | None:
-        """The value of tokens[first:last] when they are integer literals joined by `*` (e.g. `96 * 1024`)."""
-        product, expect_number = 1, True
-        for j in range(first, last):
-            if self.tokens.kinds[j] == TokenKind.COMMENT:
-                continue
-            if expect_number:
-                v = self.value(j)
-                if v is None:
-                    return None
-                product *= v
-            elif not self.is_punct(j, "*"):
-                return None
-            expect_number = not expect_number
-        return None if expect_number else product
-
-    def span_tokens(self, span: tuple[int, int]) -> tuple[int, int]:
-        """Token index range [first, last) covering a byte span."""
-        starts = self.tokens.starts
-        return bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
-
-    @functools.cached_property
-    def _function_bodies(self) -> list[tuple[int, int]]:
-        """(open, close) of each outermost `{...}` that follows `)`: function bodies, sorted."""
-        bodies: list[tuple[int, int]] = []
-        stack: list[int] = []
-        for i in range(len(self.tokens)):
-            if self.is_punct(i, "{"):
-                stack.append(i)
-            elif self.is_punct(i, "}") and stack:
-                open_ = stack.pop()
-                if self.is_punct(prev_code(self.tokens, open_), ")"):
-                    while bodies and bodies[-1][0] > open_:  # bodies nested in this one (lambdas, loops)
-                        bodies.pop()
-                    bodies.append((open_, i))
-        return bodies
-
-    def scope(self, i: int) -> tuple[int, int]:
-        """The function body around token i, or the whole file."""
-        bodies = self._function_bodies
-        k = bisect.bisect_right(bodies, (i, len(self.tokens))) - 1
-        if k >= 0 and bodies[k][0] <= i <= bodies[k][1]:
-            return bodies[k]
-        return (0, len(self.tokens))
-
-    @functools.cached_property
-    def _warp_calls(self) -> list[int]:
-        return self.occurrences(WARP_INTRINSICS)
-
-    def near_warp_code(self, i: int) -> bool:
-        """True when the function around i (or the file) uses a warp intrinsic."""
-        first, last = self.scope(i)
-        k = bisect.bisect_left(self._warp_calls, first)
-        return k < len(self._warp_calls) and self._warp_calls[k] <= last
-
-    def statement_start(self, i: int) -> int:
-        """Index of the first token of the statement (or declaration) that contains i."""
-        j = i
-        while True:
-            k = prev_code(self.tokens, j)
-            if k < 0 or self.is_punct(k, ";", "{", "}") or self.text(k) in ("define",) and self.is_punct(
-                    prev_code(self.tokens, k), "#"):
-                return j
-            if self.is_punct(k, ")", "]"):
-                opener = _matching_open(self, k)
-                if opener is None:
-                    return j
-                k = opener
-            elif self.is_punct(k, "(", "["):
-                return j
-            j = k
-
-    @functools.cached_property
-    def shared_array_dims(self) -> list[tuple[int, int]]:
-        """(`[`, `]`) token pairs of the dimensions of __shared__ array declarations."""
-        dims = []
-        for i in self.words.get("__shared__", ()):
-            j = i
-            while j < len(self.tokens) and not self.is_punct(j, ";", "{", "="):
-                if self.is_punct(j, "["):
-                    close = matching_close(self.tokens, j)
-                    if close is None:
-                        break
-                    dims.append((j, close))
-                    j = close
-                j += 1
-        return dims
-
-    def in_shared_dims(self, i: int) -> bool:
-        return any(open_ < i < close for open_, close in self.shared_array_dims)
-
-
-def _matching_open(view: FileView, close: int) -> int | None:
-    depth = 0
-    for j in range(close, -1, -1):
-        if view.is_punct(j, ")", "]", "}"):
-            depth += 1
-        elif view.is_punct(j, "(", "[", "{"):
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
 
 
 # ---------------------------------------------------------------- wavefront-size hazards
@@ -274,7 +116,7 @@ def _is_full_mask_32(view: FileView, i: int) -> bool:
 def shuffle_offset_16(view: FileView) -> Iterator[Finding]:
     """`for (int offset = 16; ...) __shfl_down_sync(...)`, and unrolled shuffles by a literal 16."""
     tokens = view.tokens
-    shuffles = frozenset(s for s in _SHUFFLES if s != "__shfl" and s != "__shfl_sync")
+    shuffles = frozenset(s for s in SHUFFLES if s != "__shfl" and s != "__shfl_sync")
     for i in view.words.get("for", ()):
         open_ = next_code(tokens, i)
         close = matching_close(tokens, open_) if view.is_punct(open_, "(") else None
@@ -468,7 +310,7 @@ _LANE_WORDS = WARP_INTRINSICS | {"threadIdx", "blockDim", "define"}
 CHECKS: tuple[Check, ...] = (
     _check("HC301", "wavefront.warp-size-literal", _LANE_WORDS, warp_size_literal),
     _check("HC302", "wavefront.full-mask-32", SYNC_INTRINSICS, full_mask_32),
-    _check("HC303", "wavefront.shuffle-offset-16", _SHUFFLES, shuffle_offset_16),
+    _check("HC303", "wavefront.shuffle-offset-16", SHUFFLES, shuffle_offset_16),
     _check("HC304", "wavefront.ballot-32bit", ("__ballot_sync", "__ballot", "__activemask"), ballot_32bit),
     _check("HC305", "wavefront.activemask", ("__activemask",), activemask),
     _check("HC306", "wavefront.per-warp-array-32", ("__shared__",), per_warp_array_32),

@@ -15,7 +15,7 @@ from typing import Mapping, NamedTuple, Sequence
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 
 
-class Action(enum.Enum):
+class FlagAction(enum.Enum):
     MAP = "map"  # replaced by the `hip` words ({value} is the flag's value)
     ARCH = "arch"  # an NVIDIA architecture: replaced (once) by --offload-arch for each target
     SPLIT = "split"  # a comma-separated list passed on item by item through `hip`
@@ -24,7 +24,7 @@ class Action(enum.Enum):
     UNSUPPORTED = "unsupported"  # no hipcc counterpart: reported, not passed on
 
 
-class Value(enum.Enum):
+class FlagValue(enum.Enum):
     NONE = "none"  # a switch
     ANY = "any"  # `-f v`, `-f=v` (and `-fv` for the short one-letter flags: -I, -D, -O, ...)
 
@@ -32,20 +32,20 @@ class Value(enum.Enum):
 @dataclass(frozen=True)
 class NvccFlag:
     names: tuple[str, ...]  # every nvcc spelling; the first is the one shown
-    action: Action
-    value: Value = Value.NONE
+    action: FlagAction
+    value: FlagValue = FlagValue.NONE
     hip: tuple[str, ...] = ()  # hipcc words; "{value}" / "{item}" are filled in
     values: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per-value hipcc words (MAP)
     note: str = ""
 
 
-def _f(names: str, action: Action, *hip: str, value: bool = False, values: Mapping[str, tuple[str, ...]] | None = None,
+def _f(names: str, action: FlagAction, *hip: str, value: bool = False, values: Mapping[str, tuple[str, ...]] | None = None,
        note: str = "") -> NvccFlag:
-    return NvccFlag(tuple(names.split()), action, Value.ANY if value or values else Value.NONE, hip,
+    return NvccFlag(tuple(names.split()), action, FlagValue.ANY if value or values else FlagValue.NONE, hip,
                     dict(values or {}), note)
 
 
-M, A, S, L, D, U = Action.MAP, Action.ARCH, Action.SPLIT, Action.LIBRARY, Action.DROP, Action.UNSUPPORTED
+M, A, S, L, D, U = FlagAction.MAP, FlagAction.ARCH, FlagAction.SPLIT, FlagAction.LIBRARY, FlagAction.DROP, FlagAction.UNSUPPORTED
 
 FLAGS: tuple[NvccFlag, ...] = (
     _f("-arch --gpu-architecture", A, value=True,
@@ -166,7 +166,7 @@ def lookup(word: str) -> tuple[NvccFlag, str | None] | None:
     if word in _BY_NAME:
         return _BY_NAME[word], None
     name, eq, value = word.partition("=")
-    if eq and name in _BY_NAME and _BY_NAME[name].value is Value.ANY:
+    if eq and name in _BY_NAME and _BY_NAME[name].value is FlagValue.ANY:
         return _BY_NAME[name], value
     for prefix in GLUED:
         if word.startswith(prefix) and len(word) > len(prefix):
@@ -219,36 +219,36 @@ def map_flags(words: Sequence[str], archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
             continue
         flag, value = found
         written = word
-        if flag.value is Value.ANY and value is None:
+        if flag.value is FlagValue.ANY and value is None:
             if i >= len(words):
                 notes.append(FlagNote(word, "HC402", f"nvcc flag {word} needs a value; not passed on"))
                 continue
             value = words[i]
             written = f"{word} {value}"
             i += 1
-        if flag.action is Action.ARCH:
+        if flag.action is FlagAction.ARCH:
             if not arch_done:
                 out.extend(_arch_words(archs))
                 notes.append(FlagNote(written, "HC404", f"{written}: NVIDIA architecture replaced by "
                                       + ", ".join(_arch_words(archs))))
                 arch_done = True
             continue
-        if flag.action is Action.DROP:
+        if flag.action is FlagAction.DROP:
             notes.append(FlagNote(written, "HC403", f"{written} dropped: {flag.note}"))
             continue
-        if flag.action is Action.UNSUPPORTED:
+        if flag.action is FlagAction.UNSUPPORTED:
             notes.append(FlagNote(written, "HC403", f"{written} has no hipcc counterpart ({flag.note}); not passed on"))
             if keep_unknown:
                 out.extend(words[start:i])
             continue
-        if flag.action is Action.LIBRARY:
+        if flag.action is FlagAction.LIBRARY:
             assert value is not None
             mapped, note = map_library(value)
             out.extend(mapped)
             if note:
                 notes.append(note)
             continue
-        if flag.action is Action.SPLIT:
+        if flag.action is FlagAction.SPLIT:
             assert value is not None
             out.extend(part.format(item=item) for item in value.split(",") if item for part in flag.hip)
             continue
@@ -269,13 +269,13 @@ def flag_table_markdown() -> str:
     """The README's generated nvcc -> hipcc table (and the library table), from FLAGS and LIBRARIES."""
     rows = ["| nvcc | hipcc | note |", "| --- | --- | --- |"]
     for flag in FLAGS:
-        spelled = ", ".join(f"`{n}`" for n in flag.names) + (" *X*" if flag.value is Value.ANY and not flag.values else "")
-        if flag.action is Action.ARCH:
+        spelled = ", ".join(f"`{n}`" for n in flag.names) + (" *X*" if flag.value is FlagValue.ANY and not flag.values else "")
+        if flag.action is FlagAction.ARCH:
             hip = "`--offload-arch=T` for each target T"
-        elif flag.action is Action.LIBRARY:
+        elif flag.action is FlagAction.LIBRARY:
             hip = "see the library table"
-        elif flag.action in (Action.DROP, Action.UNSUPPORTED):
-            hip = "dropped" if flag.action is Action.DROP else "not passed on (reported)"
+        elif flag.action in (FlagAction.DROP, FlagAction.UNSUPPORTED):
+            hip = "dropped" if flag.action is FlagAction.DROP else "not passed on (reported)"
         elif flag.values:
             hip = "; ".join(f"*{v}* → `{' '.join(w)}`" for v, w in flag.values.items())
         else:

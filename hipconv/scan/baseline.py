@@ -14,7 +14,7 @@ from typing import Iterable
 
 from hipconv import __version__
 from hipconv.errors import ConfigError
-from hipconv.scan import FileScan, Finding
+from hipconv.scan.scanner import FileScan, Finding
 
 FORMAT_VERSION = 1
 Key = tuple[str, str, str]  # (code, path, fingerprint)

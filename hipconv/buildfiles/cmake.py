@@ -1,100 +1,16 @@
-"""Build files -> their HIP versions: CMake (CMakeLists.txt, *.cmake) and Makefiles (Makefile, *.mk).
+"""CMake files (CMakeLists.txt, *.cmake) -> their HIP versions.
 
-Pure: a decoded SourceFile in, a FileResult out (edits spliced by edits.apply, diagnostics with
-line and column). CMake is read with a small lossless tokenizer (comments, bracket and quoted
-arguments are never rewritten by accident); Makefiles line by line, words split outside $(...).
-What cannot be mapped is left as it is, with an HC401/HC402 diagnostic.
+Read with a small lossless tokenizer, so comments, bracket and quoted arguments are never
+rewritten by accident. What cannot be mapped is left as it is, with HC401.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass, field
 from typing import Iterator, NamedTuple, Sequence
 
-from hipconv.diagnostics import Diagnostic
-from hipconv.edits import Edit
-from hipconv.match import Replacement
-from hipconv.nvcc_flags import (
-    DEFAULT_OFFLOAD_ARCHS,
-    LIBRARY_BY_TARGET,
-    FlagNote,
-    map_flags,
-    map_library,
-)
-from hipconv.pipeline import FileResult, Status, edited_result
-from hipconv.source import SourceFile
-
-CMAKE_NAMES = frozenset({"CMakeLists.txt"})
-CMAKE_SUFFIXES = frozenset({".cmake"})
-MAKE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
-MAKE_SUFFIXES = frozenset({".mk"})
-
-
-def build_file_kind(path: str) -> str | None:
-    """'cmake', 'make', or None when the path is not a build file hipconv translates."""
-    name = os.path.basename(path)
-    suffix = os.path.splitext(name)[1].lower()
-    if name in CMAKE_NAMES or suffix in CMAKE_SUFFIXES:
-        return "cmake"
-    if name in MAKE_NAMES or suffix in MAKE_SUFFIXES:
-        return "make"
-    return None
-
-
-@dataclass
-class _Collector:
-    """Edits, diagnostics and replacements of one build file."""
-
-    source: SourceFile
-    library: str  # "cmake" or "make": the family counted in --stats
-    edits: list[Edit] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    replacements: list[Replacement] = field(default_factory=list)
-
-    def rewrite(self, start: int, end: int, new: str, rule: str) -> None:
-        old = self.source.body[start:end].decode("utf-8")
-        if new == old:
-            return
-        self.edits.append(Edit.replace(start, end, new, f"{self.library}.{rule}"))
-        line, col = self.source.line_col(start)
-        self.replacements.append(Replacement(line, col, old, new, f"{self.library}.{rule}", self.library))
-
-    def report(self, offset: int, code: str, message: str, symbol: str = "") -> None:
-        line, col = self.source.line_col(offset)
-        self.diagnostics.append(Diagnostic(self.source.path, line, col, code, message, symbol=symbol))
-
-    def notes(self, offset: int, notes: Sequence[FlagNote]) -> None:
-        for note in notes:
-            self.report(offset, note.code, note.message, note.flag)
-
-    def result(self) -> FileResult:
-        return edited_result(self.source, self.edits, self.diagnostics, self.replacements)
-
-
-def translate_build_file(source: SourceFile, archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS) -> FileResult:
-    """Translate one build file (its kind from its name); anything else comes back unchanged."""
-    kind = build_file_kind(source.path)
-    if kind is None:
-        return FileResult(source.path, Status.UNCHANGED, size=len(source.data))
-    out = _Collector(source, kind)
-    (_translate_cmake if kind == "cmake" else _translate_make)(source.body, tuple(archs), out)
-    return out.result()
-
-
-def _flag_text(text: str, archs: tuple[str, ...]) -> tuple[str, tuple[FlagNote, ...]]:
-    """nvcc flags in a build file's text -> hipcc flags; unknown flags and $-references stay as written."""
-    words = text.split()
-    mapped = map_flags(words, archs, keep_unknown=True, passthrough=_MAKE_REFERENCE)
-    if list(mapped.words) == words:
-        return text, mapped.notes
-    lead = text[:len(text) - len(text.lstrip())]
-    trail = text[len(text.rstrip()):]
-    return lead + " ".join(mapped.words) + trail, mapped.notes
-
-
-# ---------------------------------------------------------------- CMake
+from hipconv.buildfiles.common import BuildFileEdits, flag_text
+from hipconv.buildfiles.nvcc_flags import LIBRARY_BY_TARGET
 
 _CMAKE_TOKEN = re.compile(rb"""
     (?P<comment>\#\[(?P<eq1>=*)\[.*?\](?P=eq1)\]|\#[^\n]*)
@@ -167,7 +83,7 @@ _SOURCE_COMMANDS = frozenset({"add_executable", "add_library", "target_sources",
 _CUDA_GENEX = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)(>)", re.S)
 
 
-def _translate_cmake(body: bytes, archs: tuple[str, ...], out: _Collector) -> None:
+def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> None:
     commands = list(cmake_commands(body))
     text = body.decode("utf-8")
     packages: list[str] = []
@@ -209,18 +125,18 @@ def _translate_cmake(body: bytes, archs: tuple[str, ...], out: _Collector) -> No
                            ".cu files as CUDA otherwise)", sources[0])
 
 
-def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: _Collector, *, flags: bool) -> None:
+def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: BuildFileEdits, *, flags: bool) -> None:
     """Names inside one argument: CMAKE_CUDA_*, CUDA:: targets, generator expressions, compile features;
     with `flags`, the nvcc flags in it too."""
     if arg.kind == "bracket":
         return
     new = arg.value
     if flags:
-        new, notes = _flag_text(new, archs)
+        new, notes = flag_text(new, archs)
         out.notes(arg.start, notes)
     genex = _CUDA_GENEX.fullmatch(new)
     if genex:
-        mapped, notes = _flag_text(genex.group(2), archs)
+        mapped, notes = flag_text(genex.group(2), archs)
         out.notes(arg.start, notes)
         new = genex.group(1) + mapped + genex.group(3)
 
@@ -248,7 +164,7 @@ def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: _Collector, *, flags: bool
     out.rewrite(arg.start, arg.end, f'"{new}"' if arg.kind == "quoted" else new, "name")
 
 
-def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: _Collector) -> tuple[Arg, ...]:
+def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: BuildFileEdits) -> tuple[Arg, ...]:
     """set(CMAKE_CUDA_ARCHITECTURES ...), and the arguments of set/string(APPEND)/list(APPEND) that hold
     CMAKE_CUDA_FLAGS* (returned: _cmake_arg maps their flags)."""
     args = list(command.args)
@@ -265,7 +181,7 @@ def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: _Colle
     return tuple(values) if variable.startswith("CMAKE_CUDA_FLAGS") else ()
 
 
-def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: _Collector) -> None:
+def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: BuildFileEdits) -> None:
     if not values:
         return
     written = " ".join(v.value for v in values)
@@ -278,7 +194,7 @@ def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: _Collector)
     out.report(values[0].start, "HC404", f"CUDA architectures {written} replaced by the AMD targets {new}", written)
 
 
-def _cmake_properties(command: Command, archs: tuple[str, ...], out: _Collector, text: str) -> None:
+def _cmake_properties(command: Command, archs: tuple[str, ...], out: BuildFileEdits, text: str) -> None:
     """Property names and values: CUDA_* target properties, LANGUAGE CUDA, CUDA_SEPARABLE_COMPILATION."""
     args = command.args
     for n, arg in enumerate(args):
@@ -315,97 +231,3 @@ def _cmake_properties(command: Command, archs: tuple[str, ...], out: _Collector,
             elif not targets:
                 out.report(arg.start, "HC401", "CUDA_SEPARABLE_COMPILATION: add -fgpu-rdc to the compile and link "
                            "options of the targets concerned", arg.text)
-
-
-# ---------------------------------------------------------------- Makefiles
-
-_MAKE_REFERENCE = re.compile(r"\$.*")  # $(VAR), ${VAR}, $@, $< ...: kept as written
-_ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?::::=|::=|:=|\+=|\?=|!=|=)")
-_NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
-_NVCC_WORD = re.compile(r"[@+-]*(?:\S*/)?nvcc")
-_NVCC_REFERENCE = re.compile(r"[@+-]*\$[({]\w*NVCC[)}]")
-_CUDA_PATH = re.compile(r"CUDA_(?:PATH|HOME|ROOT|DIR|TOOLKIT\w*)|/usr/local/cuda|/opt/cuda")
-_NVCC_FLAG_TEXT = re.compile(r"-gencode|-arch\b|--expt-|-rdc\b|--use_fast_math")
-
-
-def make_words(line: str) -> list[tuple[str, int]]:
-    """Whitespace-separated words of a Makefile line with their offsets; $(...) and ${...} are never split."""
-    words: list[tuple[str, int]] = []
-    depth, start = 0, None
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if c == "$" and i + 1 < len(line) and line[i + 1] in "({":
-            depth += 1
-            start = i if start is None else start
-            i += 2
-            continue
-        if depth and c in ")}":
-            depth -= 1
-        elif not depth and c.isspace():
-            if start is not None:
-                words.append((line[start:i], start))
-                start = None
-        elif start is None:
-            start = i
-        i += 1
-    if start is not None:
-        words.append((line[start:], start))
-    return words
-
-
-def _translate_make(body: bytes, archs: tuple[str, ...], out: _Collector) -> None:
-    offset = 0
-    continued_nvcc = False
-    for raw in body.splitlines(keepends=True):
-        line_start = offset
-        offset += len(raw)
-        line = raw.decode("utf-8").rstrip("\r\n")
-        recipe = line.startswith("\t")
-        # a comment: make's (outside recipes), or the shell's (in a recipe, after a blank)
-        code = re.split(r"(?<=\s)#" if recipe else r"(?<!\\)#", line, maxsplit=1)[0]
-        # byte offsets of the words (build files are almost always ASCII; be exact anyway)
-        words = [(w, line_start + len(code[:pos].encode("utf-8"))) for w, pos in make_words(code)]
-        assignment = None if recipe else _ASSIGNMENT.match(code)
-        first_flag = None  # index of the first word that is nvcc's argument list
-        if continued_nvcc:
-            first_flag = 0
-        elif assignment and _NVCC_VARIABLE.search(assignment.group(1)):
-            first_flag = next((n for n, (_, pos) in enumerate(words) if pos - line_start >= assignment.end()), len(words))
-        for n, (word, pos) in enumerate(words):
-            if _NVCC_WORD.fullmatch(word):
-                prefix = re.match(r"[@+-]*", word).group(0)  # type: ignore[union-attr]
-                out.rewrite(pos, pos + len(word.encode("utf-8")), prefix + "hipcc", "compiler")
-                first_flag = n + 1 if first_flag is None else first_flag
-            elif _NVCC_REFERENCE.fullmatch(word) and first_flag is None:
-                first_flag = n + 1
-        for n, (word, pos) in enumerate(words):
-            if _CUDA_PATH.search(word) and not _NVCC_WORD.fullmatch(word):
-                out.report(pos, "HC401", f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
-                           word)
-            elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
-                out.report(pos, "HC401", f"nvcc flags assembled by a make function are not mapped: {word}", word)
-        if first_flag is not None and first_flag < len(words):
-            _make_flags(words[first_flag:], archs, out)
-        else:
-            for word, pos in words:
-                if word.startswith("-l") and len(word) > 2 and "$" not in word:
-                    mapped, note = map_library(word[2:])
-                    out.rewrite(pos, pos + len(word.encode("utf-8")), mapped[0], "library")
-                    if note:
-                        out.notes(pos, [note])
-        continued_nvcc = first_flag is not None and code.rstrip().endswith("\\")
-
-
-def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: _Collector) -> None:
-    """Map the nvcc arguments of one line; the changed stretch is rewritten as a whole."""
-    if words[-1][0] == "\\":
-        words = words[:-1]
-    if not words:
-        return
-    texts = [w for w, _ in words]
-    start, end = words[0][1], words[-1][1] + len(texts[-1].encode("utf-8"))
-    mapped = map_flags(texts, archs, keep_unknown=True, passthrough=_MAKE_REFERENCE)
-    out.notes(start, mapped.notes)
-    if list(mapped.words) != texts:
-        out.rewrite(start, end, " ".join(mapped.words), "flags")

@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from hipconv import __version__
-from hipconv.build import Group, Unit, UnitResult
-from hipconv.nvcc_flags import FlagNote
+from hipconv.build.plan import Group, Unit, UnitResult
+from hipconv.buildfiles.nvcc_flags import FlagNote
 
 
 def summary_table(results: Sequence[UnitResult], seconds: float, *, check_only: bool) -> Table:

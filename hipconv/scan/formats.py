@@ -17,7 +17,7 @@ from rich.text import Text
 from hipconv import __version__
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.report import diagnostic_line
-from hipconv.scan import FileScan, Finding
+from hipconv.scan.scanner import FileScan, Finding
 from hipconv.settings import Settings
 
 FORMATS = ("text", "json", "sarif", "github")

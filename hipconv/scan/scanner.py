@@ -18,25 +18,19 @@ import traceback
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Sequence
 
-from hipconv.checks import CHECKS, FileView
 from hipconv.diagnostics import CODES, Diagnostic, Severity
-from hipconv.lexer import TokenKind, Tokens
-from hipconv.match import file_words
-from hipconv.pipeline import (
-    FileResult,
-    Job,
-    batches,
-    lex_sources,
-    needs_translation,
-    read_job,
-    translate_sources,
-)
-from hipconv.ruleset import LookupTable
+from hipconv.pipeline import batches, read_job
+from hipconv.results import FileResult, Job
+from hipconv.rules.model import LookupTable
+from hipconv.scan.checks import CHECKS, Check
+from hipconv.scan.suppressions import is_suppressed, suppressions
+from hipconv.scan.view import FileView
 from hipconv.settings import Settings
-from hipconv.source import SourceFile
+from hipconv.translate.lexer import Tokens
+from hipconv.translate.source import SourceFile
+from hipconv.translate.translator import lex_sources, needs_translation, translate_sources
+from hipconv.translate.words import file_words
 
-_IGNORE = re.compile(r"hipconv:\s*ignore\b(?:\[([^\]]*)\])?")
-_ALL = frozenset({"*"})  # a bare `hipconv: ignore`
 
 
 class Finding(NamedTuple):
@@ -105,7 +99,7 @@ def scan_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Se
 
 
 def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, words: frozenset[bytes],
-               settings: Settings, checks: Sequence, disabled: frozenset[str]) -> FileScan:
+               settings: Settings, checks: Sequence[Check], disabled: frozenset[str]) -> FileScan:
     found = [d for d in result.diagnostics if d.code not in disabled]
     if tokens is not None:
         view = FileView(tokens, settings)
@@ -118,7 +112,7 @@ def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, wo
         found = _one_per_position(found)
     # the token walk costs a line lookup per token: skip it when no comment can say `hipconv:`
     ignores = suppressions(tokens, source) if tokens is not None and b"hipconv:" in source.body else {}
-    kept = [d for d in found if not _suppressed(d, ignores)]
+    kept = [d for d in found if not is_suppressed(d, ignores)]
     kept.sort(key=lambda d: (d.line, d.col, d.code))
     lines = source.body.split(b"\n")
     path = normalise(source.path)
@@ -138,33 +132,6 @@ def _one_per_position(found: list[Diagnostic]) -> list[Diagnostic]:
         if kept is None or _RANK[d.severity] < _RANK[kept.severity]:
             best[(d.line, d.col)] = d
     return list(best.values())
-
-
-def suppressions(tokens: Tokens, source: SourceFile) -> dict[int, frozenset[str]]:
-    """Line -> codes silenced there by `// hipconv: ignore[HC001,...]` (`*`: all).
-
-    A comment after code on its line covers that line; a comment on a line of its own covers the next.
-    """
-    found: dict[int, frozenset[str]] = {}
-    last_code_line = 0
-    for i in range(len(tokens)):
-        start_line = source.line_col(tokens.starts[i])[0]
-        if tokens.kinds[i] != TokenKind.COMMENT:
-            last_code_line = source.line_col(tokens.ends[i] - 1)[0] if tokens.ends[i] > tokens.starts[i] else start_line
-            continue
-        m = _IGNORE.search(tokens.text(i))
-        if m is None:
-            continue
-        codes = frozenset(c.strip() for c in m.group(1).split(",") if c.strip()) if m.group(1) else _ALL
-        end_line = source.line_col(max(tokens.ends[i] - 1, tokens.starts[i]))[0]
-        line = start_line if last_code_line == start_line else end_line + 1
-        found[line] = found.get(line, frozenset()) | codes
-    return found
-
-
-def _suppressed(d: Diagnostic, ignores: dict[int, frozenset[str]]) -> bool:
-    codes = ignores.get(d.line)
-    return codes is not None and (codes is _ALL or "*" in codes or d.code in codes)
 
 
 def _failed(result: FileResult) -> FileScan:

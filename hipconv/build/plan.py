@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from hipconv.errors import ConfigError
-from hipconv.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
-from hipconv.nvcc_flags import FlagNote, map_flags
-from hipconv.ruleset import RuleSet
-from hipconv.ruleset import Status as RuleStatus
+from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
+from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
+from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
 
 TU_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
 HIP_SUFFIXES = frozenset({".cu", ".hip"})  # compiled with -x hip
@@ -226,13 +225,13 @@ def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet) -> Cause:
 
 def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
     """What hipconv knows about a name the compiler did not find."""
-    rules = [r for r in ruleset.find(name) if (r.kind == "include") == header]
+    rules = [r for r in ruleset.find(name) if (r.kind is RuleKind.INCLUDE) == header]
     for rule in rules:
         if rule.cuda == name:
             what = "CUDA header" if header else f"CUDA {rule.library} API"
             if rule.status in (RuleStatus.UNSUPPORTED, RuleStatus.REMOVED):
                 return f"{what} with no HIP equivalent: unported"
-            since = rule.rocm.get("since")
+            since = rule.rocm.since
             return f"{what}: {rule.hip} exists{f' since ROCm {since}' if since else ''} but was not applied " \
                    "for the targeted release: unported"
     origins = sorted({rule.cuda for rule in rules if rule.hip == name})

@@ -7,10 +7,11 @@ spans; nothing here knows about rules.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Generator
+from typing import Generator, NamedTuple
 
-from hipconv.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens
 
 Span = tuple[int, int]  # byte offsets [start, end) into the body
 
@@ -54,8 +55,32 @@ def prev_code(tokens: Tokens, i: int) -> int:
     return i
 
 
-def _is(tokens: Tokens, i: int, text: str) -> bool:
-    return 0 <= i < len(tokens) and tokens.kinds[i] == TokenKind.PUNCTUATION and tokens.raw(i) == text.encode()
+def is_punct(tokens: Tokens, i: int, *texts: str) -> bool:
+    """True when token i exists and is a punctuator spelled as one of texts."""
+    return 0 <= i < len(tokens) and tokens.kinds[i] == TokenKind.PUNCTUATION and tokens.raw(i).decode() in texts
+
+
+class IntLiteral(NamedTuple):
+    value: int
+    digits: str  # as written, without the suffix
+    suffix: str  # lower case: "", "u", "ull", ...
+
+
+_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)([uUlLzZ]*)")
+
+
+def int_literal(text: str) -> IntLiteral | None:
+    """The integer literal spelled `text` (hex, binary, octal or decimal, digit separators allowed)."""
+    m = _INT_LITERAL.fullmatch(text)
+    if m is None:
+        return None
+    digits = m.group(1).replace("'", "")
+    octal = digits.startswith("0") and digits.isdigit() and len(digits) > 1
+    try:
+        value = int(digits, 8 if octal else 0)
+    except ValueError:  # 09, or 0x with no digits
+        return None
+    return IntLiteral(value, m.group(1), m.group(2).lower())
 
 
 def matching_close(tokens: Tokens, i: int) -> int | None:
@@ -156,7 +181,7 @@ def _span(tokens: Tokens, first: int, end: int) -> Span:
 def _argument_list(tokens: Tokens, before: int) -> tuple[int, int, tuple[Span, ...]] | None:
     """`(args)` right after token `before`: (index of "(", index of ")", argument spans)."""
     open_ = next_code(tokens, before)
-    if not _is(tokens, open_, "("):
+    if not is_punct(tokens, open_, "("):
         return None
     close = matching_close(tokens, open_)
     if close is None:
@@ -176,10 +201,10 @@ def parse_launch(tokens: Tokens, chevron: int) -> Launch | None:
     start = _kernel_name_start(tokens, prev_code(tokens, chevron))
     if start is None:
         return None
-    templated = any(_is(tokens, k, "<") for k in range(start, chevron))
+    templated = any(is_punct(tokens, k, "<") for k in range(start, chevron))
     end_config = chevron + 1
-    while end_config < len(tokens) and not _is(tokens, end_config, ">>>"):
-        if _is(tokens, end_config, "<<<") or _is(tokens, end_config, ";"):
+    while end_config < len(tokens) and not is_punct(tokens, end_config, ">>>"):
+        if is_punct(tokens, end_config, "<<<") or is_punct(tokens, end_config, ";"):
             return None
         end_config += 1
     if end_config >= len(tokens):
@@ -199,7 +224,7 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
     """Walk back over `ns::kernel<T, N>` from its last token."""
     if j < 0:
         return None
-    if _is(tokens, j, ">") or _is(tokens, j, ">>"):
+    if is_punct(tokens, j, ">") or is_punct(tokens, j, ">>"):
         depth = 0
         while j >= 0:
             if tokens.kinds[j] == TokenKind.PUNCTUATION:
@@ -209,7 +234,7 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
                 elif t == "<":
                     depth -= 1
                 elif t in _CLOSE:
-                    opener = _matching_open(tokens, j)
+                    opener = matching_open(tokens, j)
                     if opener is None:
                         return None
                     j = opener
@@ -223,7 +248,7 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
         return None
     while True:
         sep = prev_code(tokens, j)
-        if not _is(tokens, sep, "::"):
+        if not is_punct(tokens, sep, "::"):
             return j
         qualifier = prev_code(tokens, sep)
         if qualifier >= 0 and tokens.kinds[qualifier] == TokenKind.IDENTIFIER:
@@ -232,7 +257,8 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
             return sep  # a leading `::` (global namespace)
 
 
-def _matching_open(tokens: Tokens, i: int) -> int | None:
+def matching_open(tokens: Tokens, i: int) -> int | None:
+    """For a closing bracket at i, the index of its opener; None when unbalanced."""
     depth = 0
     for j in range(i, -1, -1):
         if tokens.kinds[j] != TokenKind.PUNCTUATION:

@@ -1,0 +1,108 @@
+"""`hipconv build`: translate the tree (incrementally), then compile every translation unit with hipcc."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Mapping
+
+from rich.console import Console
+
+from hipconv.build.hipcc import find_hipcc, hip_environment
+from hipconv.build.plan import (
+    Group,
+    Unit,
+    UnitResult,
+    compile_commands,
+    compile_units,
+    group_failures,
+    load_compile_commands,
+    plan_compile_commands,
+    plan_tree,
+)
+from hipconv.build.report import json_report, print_flag_notes, print_groups, summary_table
+from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
+from hipconv.discover import plan
+from hipconv.output import write_atomic
+from hipconv.report import print_line, progress_bar
+from hipconv.rules import load_ruleset
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    translation: TranslateRequest  # paths: the one source tree; output: the HIP tree
+    jobs: int
+    environ: Mapping[str, str]
+    hipcc: str | None = None  # --hipcc
+    hip_platform: str | None = None
+    compile_db: Path | None = None  # -p
+    check_only: bool = False
+    report_path: Path | None = None
+    build_dir: Path | None = None
+    hipcc_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    translation: TranslateOutcome
+    results: tuple[UnitResult, ...] = ()
+
+    @property
+    def compile_failed(self) -> bool:
+        return any(not r.ok for r in self.results)
+
+
+def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> BuildOutcome:
+    """Translate, then compile; the translation's failures stop the build before any hipcc runs."""
+    src, output = request.translation.paths[0], request.translation.output
+    assert output is not None
+    hipcc = find_hipcc(request.hipcc, request.environ)  # before anything is written
+    env = hip_environment(request.environ, request.hip_platform)
+    entries = load_compile_commands(request.compile_db) if request.compile_db is not None else None
+    translated = translate_paths(request.translation, console, stdout)
+    if translated.failed:
+        return BuildOutcome(translated)
+    archs = request.translation.offload_archs
+    objects = (request.build_dir or output / ".hipconv-build").resolve()
+    skipped: list[str] = []
+    if entries is not None:
+        units, skipped = plan_compile_commands(entries, src, output, hipcc, archs, build_dir=objects,
+                                               check_only=request.check_only, extra=request.hipcc_args)
+    else:
+        tree = plan([src], output, in_place=False, excludes=request.translation.excludes, writes=False, force=True)
+        files = [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
+        units = plan_tree(files, output.resolve(), hipcc, archs, build_dir=objects, check_only=request.check_only,
+                          extra=request.hipcc_args)
+    for line in skipped:
+        print_line(console, f"note: {line}")
+    print_flag_notes(console, units)
+    write_atomic(output / "compile_commands.json", (json.dumps(compile_commands(units), indent=2) + "\n").encode())
+    started = time.monotonic()
+    results = _compile(units, env, request.jobs, console)
+    seconds = time.monotonic() - started
+    groups = group_failures(results, load_ruleset(request.translation.rules_dirs))
+    print_groups(console, groups)
+    console.print(summary_table(results, seconds, check_only=request.check_only))
+    if request.report_path is not None:
+        _write_report(request, results, groups, hipcc=hipcc, seconds=seconds, skipped=skipped)
+    return BuildOutcome(translated, tuple(results))
+
+
+def _compile(units: list[Unit], env: Mapping[str, str], jobs: int, console: Console) -> list[UnitResult]:
+    results = []
+    with progress_bar(console, len(units), "compiling") as (advance, _):
+        for result in compile_units(units, env, jobs=jobs):
+            results.append(result)
+            advance()
+    return results
+
+
+def _write_report(request: BuildRequest, results: list[UnitResult], groups: list[Group], *, hipcc: str,
+                  seconds: float, skipped: list[str]) -> None:
+    assert request.report_path is not None
+    report = json_report(results, groups, hipcc=hipcc, archs=request.translation.offload_archs,
+                         check_only=request.check_only, seconds=seconds, skipped=skipped)
+    write_atomic(request.report_path, (json.dumps(report, indent=2) + "\n").encode())

@@ -1,0 +1,83 @@
+"""`hipconv scan`: discover -> scan -> (baseline) -> render; reads files, writes only the report."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from rich.console import Console
+
+from hipconv.discover import plan
+from hipconv.output import write_atomic
+from hipconv.report import print_line
+from hipconv.rules import load_ruleset
+from hipconv.scan.baseline import baseline_json, load_baseline, new_findings
+from hipconv.scan.formats import ScanReport, print_text, render
+from hipconv.scan.scanner import FileScan, at_or_above, excluded, scan_jobs
+from hipconv.settings import Settings
+
+ScanFormat = Literal["text", "json", "sarif", "github"]
+FailOn = Literal["error", "warning", "never"]
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    paths: tuple[Path, ...]
+    settings: Settings
+    fail_on: FailOn = "warning"
+    fmt: ScanFormat = "text"
+    output: Path | None = None
+    excludes: tuple[str, ...] = ()
+    disabled: frozenset[str] = frozenset()
+    rules_dirs: tuple[Path, ...] = ()
+    baseline: Path | None = None
+    write_baseline: Path | None = None
+
+
+@dataclass(frozen=True)
+class ScanOutcome:
+    report: ScanReport | None  # None when a baseline was written instead
+    failing: int  # findings at or above --fail-on
+
+    @property
+    def failed(self) -> bool:
+        """A file could not be scanned."""
+        return bool(self.report and self.report.failures)
+
+
+def scan_paths(request: ScanRequest, console: Console) -> tuple[ScanOutcome, str]:
+    """Scan the request's paths; returns the outcome and what goes to stdout."""
+    the_plan = plan(list(request.paths), None, in_place=True, excludes=request.excludes, writes=False,
+                    force=False)  # read in place
+    jobs = [job for job in the_plan.jobs if not excluded(job.display, request.excludes)]
+    table = load_ruleset(request.rules_dirs).table(request.settings)
+    scans = [FileScan(p.path, failure=p.reason) for p in the_plan.problems]
+    scans += scan_jobs(jobs, table, request.settings, disabled=request.disabled)
+    if request.write_baseline is not None:
+        write_atomic(request.write_baseline, baseline_json(scans).encode())
+        print_line(console, f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in "
+                   f"{request.write_baseline}")
+        return ScanOutcome(None, 0), ""
+    baselined = 0
+    if request.baseline is not None:
+        scans, baselined = new_findings(scans, load_baseline(request.baseline))
+    report = ScanReport(tuple(scans), request.settings, baselined)
+    stdout = ""
+    if request.fmt == "text" and request.output is None:
+        print_text(console, report)
+    else:
+        text = render(report, request.fmt) if request.fmt != "text" else _plain_text(report)
+        if request.output is not None:
+            write_atomic(request.output, text.encode())
+        else:
+            stdout = text
+    return ScanOutcome(report, len(at_or_above(report.findings(), request.fail_on))), stdout
+
+
+def _plain_text(report: ScanReport) -> str:
+    buffer = io.StringIO()
+    print_text(Console(file=buffer, width=120, no_color=True), report)
+    return buffer.getvalue()
+

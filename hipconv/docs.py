@@ -1,0 +1,67 @@
+"""Markdown generated from the code and the rules (`hipconv rules docs`); README.md embeds it
+between markers, and a test keeps it current."""
+
+from __future__ import annotations
+
+import collections
+
+from hipconv.buildfiles.nvcc_flags import flag_table_markdown
+from hipconv.diagnostics import CODES
+from hipconv.errors import ConfigError
+from hipconv.rules.coverage import coverage as library_coverage
+from hipconv.rules.coverage import load_symbols
+from hipconv.rules.model import RuleKind, RuleSet, RuleStatus, Scope
+
+
+_BEGIN, _END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
+
+
+def generated_sections(ruleset: RuleSet) -> dict[str, str]:
+    """Markdown derived from the code and the rules; README.md embeds it (a test keeps it current)."""
+    codes = ["| code | severity | meaning |", "| --- | --- | --- |"]
+    codes += [f"| {c.code} | {c.severity.value} | {c.title} |" for c in CODES.values()]
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for rule in ruleset.rules:
+        counts[rule.library][rule.status.value] += 1
+    statuses = [s.value for s in RuleStatus]
+    coverage = ["| family | rules | " + " | ".join(statuses) + " |", "| --- | ---: | " + " | ".join("---:" for _ in statuses) + " |"]
+    for library in sorted(counts):
+        row = counts[library]
+        coverage.append(f"| {library} | {sum(row.values())} | " + " | ".join(str(row[s]) for s in statuses) + " |")
+    libraries = ["| library | CUDA symbols | with a rule | translated | unsupported | HIP twin but no rule |",
+                 "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    libraries += [f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
+                  f"{len(row.twins_without_rule)} |" for row in library_coverage(ruleset, load_symbols())]
+    return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n",
+            "libraries": "\n".join(libraries) + "\n", "nvcc-flags": flag_table_markdown(),
+            "cudnn": cudnn_markdown(ruleset)}
+
+
+def cudnn_markdown(ruleset: RuleSet) -> str:
+    """The cuDNN functions: how each translated one is rewritten, and the unsupported ones grouped by reason."""
+    rows = ["| cuDNN function | MIOpen | rewrite |", "| --- | --- | --- |"]
+    unsupported: dict[str, list[str]] = collections.defaultdict(list)
+    for rule in sorted(ruleset.rules, key=lambda r: r.cuda):
+        if rule.library != "cudnn" or rule.kind is not RuleKind.FUNCTION:
+            continue
+        if rule.hip is None:
+            unsupported[f"{rule.code or 'HC201'}: {rule.note or ''}"].append(f"`{rule.cuda}`")
+            continue
+        how = (f"template `{rule.template.parent.name}/{rule.template.name}`"
+               + (" (statement)" if rule.scope is Scope.STATEMENT else "") if rule.template
+               else "arguments reordered" + (f", drops {', '.join(rule.drops)}" if rule.drops else "") if rule.args
+               else "renamed")
+        rows.append(f"| `{rule.cuda}` | `{rule.hip}` | {how} |")
+    lines = rows + ["", "Unsupported (left unchanged, reported with the code shown):", ""]
+    lines += [f"- {reason} — {', '.join(names)}" for reason, names in sorted(unsupported.items())]
+    return "\n".join(lines) + "\n"
+
+
+def splice_sections(text: str, sections: dict[str, str], where: str) -> str:
+    for name, body in sections.items():
+        begin, end = _BEGIN.format(name), _END.format(name)
+        start, stop = text.find(begin), text.find(end)
+        if start == -1 or stop == -1 or stop < start:
+            raise ConfigError(f"{where} has no '{begin}' ... '{end}' section")
+        text = text[:start + len(begin)] + "\n" + body + text[stop:]
+    return text

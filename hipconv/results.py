@@ -1,0 +1,57 @@
+"""The values that flow between the stages: what to read (Job), what a file became (FileResult).
+
+A leaf layer: discover, the translator, the write stage, scan, build and the reports all
+use these types, and this module imports nothing of hipconv's but the diagnostics.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from hipconv.diagnostics import Diagnostic
+
+
+class FileStatus(enum.Enum):
+    CONVERTED = "converted"
+    UNCHANGED = "unchanged"
+    COPIED = "copied"  # not a source file: copied byte for byte
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+class Replacement(NamedTuple):
+    """One rewrite, for the report: where, what it was, what it became, and by which rule."""
+
+    line: int
+    col: int
+    cuda: str
+    hip: str
+    rule_id: str
+    library: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"line": self.line, "col": self.col, "cuda": self.cuda, "hip": self.hip,
+                "rule": self.rule_id, "library": self.library}
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str  # as shown to the user
+    status: FileStatus
+    output: bytes | None = None  # the new content; None when nothing is to be written
+    diagnostics: tuple[Diagnostic, ...] = ()
+    replacements: tuple[Replacement, ...] = ()
+    reason: str = ""  # why it was skipped or failed
+    trace: str = ""  # traceback of an unexpected failure (a bug)
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Job:
+    display: str
+    path: str  # filesystem path to read
+    translate: bool  # False: copy unchanged
+    size: int = -1  # from discovery's stat; -1 when unknown
+    mode: int | None = None  # permission bits for the output file

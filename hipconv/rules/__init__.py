@@ -1,0 +1,41 @@
+"""Rules are data: the model, the YAML loader and its schema, the cache, and library coverage.
+
+`load_ruleset` is the entry point: the bundled rule files plus any extra folders, validated
+(or taken from the cache), with the CUDA inventory's names for HC001.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from hipconv.errors import ConfigError
+from hipconv.resources import data_file, rules_dir
+from hipconv.rules.cache import cached
+from hipconv.rules.load import load_rules
+from hipconv.rules.model import RuleSet
+
+CUDA_NAMES_FILE = "cuda-13.names"
+
+
+def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:
+    files = sorted(rules_dir().glob("*.yaml"))
+    for extra in extra_dirs:
+        if not extra.is_dir():
+            raise ConfigError(f"rule directory {extra} does not exist")
+        files.extend(sorted(extra.glob("*.yaml")))
+    folders = sorted({f.parent for f in files})
+    return cached([*files, data_file(CUDA_NAMES_FILE)], folders, lambda: RuleSet(load_rules(files), load_cuda_api()))
+
+
+def load_cuda_api() -> dict[str, str]:
+    """CUDA inventory name -> its library, for the names no rule covers (HC001)."""
+    path = data_file(CUDA_NAMES_FILE)
+    if not path.is_file():
+        return {}
+    table: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        library, _, name = line.partition("\t")
+        if name:
+            table[name] = library
+    return table

@@ -1,0 +1,272 @@
+"""Read rule files: YAML with line numbers -> validated Rules.
+
+Every problem in every file is collected with its `file:line` and raised together as one
+RuleSchemaError. Keys, types and closed sets of values are checked by schema.check_fields;
+the cross-field rules (a `hip` unless unsupported, explicit drops, ...) live here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from hipconv.errors import ConfigError, RuleSchemaError
+from hipconv.resources import rules_dir, templates_dir
+from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange
+from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, Field, check_fields
+from hipconv.settings import Version
+
+try:  # the C loader is ~10x faster; marks (line numbers) work with both
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+_FILE_KEYS = ("defaults", "rules")
+
+
+def load_rules(files: Iterable[Path]) -> tuple[Rule, ...]:
+    problems: list[str] = []
+    rules: list[Rule] = []
+    for path in files:
+        rules.extend(_load_file(path, problems))
+    _check_conflicts(rules, problems)
+    raise_problems(problems, "the rule files")
+    return tuple(rules)
+
+
+def raise_problems(problems: list[str], where: str) -> None:
+    if problems:
+        raise RuleSchemaError(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(f"  {p}" for p in problems))
+
+
+def display_path(path: Path) -> str:
+    try:
+        return str(path.relative_to(rules_dir().parent))
+    except ValueError:
+        return str(path)
+
+
+def read_mapping(path: Path, name: str, problems: list[str]) -> yaml.MappingNode | None:
+    """The YAML file's root mapping node (None, with a problem, when it cannot be read or is not one)."""
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{name}: cannot read: {exc}")
+        return None
+    except yaml.YAMLError as exc:
+        problems.append(f"{name}: invalid YAML: {exc}".replace("\n", " "))
+        return None
+    if root is None:
+        return None
+    if not isinstance(root, yaml.MappingNode):
+        problems.append(f"{name}:{root.start_mark.line + 1}: expected a mapping")
+        return None
+    return root
+
+
+def keyed_nodes(node: yaml.MappingNode, name: str, problems: list[str]) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    """A mapping node's entries by key; a key given twice is a problem."""
+    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for key_node, value_node in node.value:
+        key = key_node.value
+        if key in out:
+            problems.append(f"{name}:{key_node.start_mark.line + 1}: key {key!r} given twice")
+        out[key] = (key_node, value_node)
+    return out
+
+
+def plain(node: yaml.Node) -> Any:
+    """The Python value of a node."""
+    return _Loader("").construct_document(node)
+
+
+def known_fields(node: yaml.MappingNode, value: Mapping[str, Any], spec: Mapping[str, Field], where: str,
+                 problems: list[str], *, named: str = "") -> dict[str, Any]:
+    """An entry's fields whose keys the spec knows; each unknown key is a problem at its own line."""
+    fields: dict[str, Any] = {}
+    file = where.rsplit(":", 1)[0]
+    for key, (key_node, _) in keyed_nodes(node, where, problems).items():
+        if key not in spec:
+            problems.append(f"{file}:{key_node.start_mark.line + 1}{named}: unknown key {key!r}")
+            continue
+        fields[key] = value[key]
+    return fields
+
+
+def _load_file(path: Path, problems: list[str]) -> list[Rule]:
+    name = display_path(path)
+    root = read_mapping(path, name, problems)
+    if root is None:
+        return []
+    top = keyed_nodes(root, name, problems)
+    for key, (node, _) in top.items():
+        if key not in _FILE_KEYS:
+            problems.append(f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected defaults, rules)")
+    defaults = _defaults(top, name, problems)
+    if "rules" not in top:
+        problems.append(f"{name}: no 'rules:' list")
+        return []
+    rnode = top["rules"][1]
+    if not isinstance(rnode, yaml.SequenceNode):
+        problems.append(f"{name}:{rnode.start_mark.line + 1}: 'rules' must be a list")
+        return []
+    values = plain(rnode)  # one construction for the whole list; the nodes give line numbers
+    out = []
+    for entry, value in zip(rnode.value, values):
+        rule = _build_rule(entry, value, defaults, f"{name}:{entry.start_mark.line + 1}", problems, path.parent)
+        if rule is not None:
+            out.append(rule)
+    return out
+
+
+def _defaults(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]) -> dict[str, Any]:
+    if "defaults" not in top:
+        return {}
+    node = top["defaults"][1]
+    defaults = plain(node)
+    if not isinstance(defaults, dict):
+        problems.append(f"{name}:{node.start_mark.line + 1}: 'defaults' must be a mapping")
+        return {}
+    for key in defaults:
+        if key not in RULE_FIELDS or key in NOT_IN_DEFAULTS:
+            problems.append(f"{name}:{node.start_mark.line + 1}: 'defaults' cannot set {key!r}")
+    return defaults
+
+
+def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str,
+                problems: list[str], source_dir: Path) -> Rule | None:
+    if not isinstance(node, yaml.MappingNode):
+        problems.append(f"{where}: a rule must be a mapping")
+        return None
+    before = len(problems)
+    named = f" ({value['cuda']})" if isinstance(value.get("cuda"), str) else ""
+    fields = {**defaults, **known_fields(node, value, RULE_FIELDS, where, problems, named=named)}
+    cuda = fields.get("cuda")
+    label = f"{where}{named}" if isinstance(cuda, str) else where
+    check_fields(fields, RULE_FIELDS, label, problems)
+    _check_identity(fields, where, label, problems)
+    _check_call_shape(fields, label, problems)
+    template = _template_path(fields, source_dir, label, problems)
+    if "scope" in fields and template is None:
+        problems.append(f"{label}: 'scope' goes with 'template'")
+    if len(problems) > before:
+        return None
+    return _rule(fields, template, where)
+
+
+def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems: list[str]) -> None:
+    """cuda, kind, status, library, hip and the ROCm range, each on its own and together."""
+    cuda, kind = fields.get("cuda"), fields.get("kind")
+    if not isinstance(cuda, str) or not cuda:
+        problems.append(f"{where}: 'cuda' is required and must be a string")
+    elif kind != RuleKind.INCLUDE.value and not _is_name(cuda, kind):
+        problems.append(f"{label}: 'cuda' must be an identifier (qualified with :: only for C++ entities)")
+    if "kind" not in fields:
+        problems.append(f"{label}: 'kind' must be one of {', '.join(RULE_FIELDS['kind'].choices)}")
+    if not fields.get("library"):
+        problems.append(f"{label}: 'library' is required (set it in defaults)")
+    status = fields.get("status", RuleStatus.SUPPORTED.value)
+    needs_hip = status in RULE_FIELDS["status"].choices and status not in (RuleStatus.UNSUPPORTED.value,
+                                                                           RuleStatus.REMOVED.value)
+    if fields.get("hip") is None and needs_hip:
+        problems.append(f"{label}: 'hip' is required unless the status is unsupported or removed")
+    rocm = fields.get("rocm", {})
+    if isinstance(rocm, dict) and isinstance(rocm.get("since"), str) and isinstance(rocm.get("until"), str):
+        try:
+            ordered = Version.parse(rocm["since"]) < Version.parse(rocm["until"])
+        except ConfigError:  # a malformed version: check_fields reports it
+            ordered = True
+        if not ordered:
+            problems.append(f"{label}: rocm.since must be before rocm.until")
+
+
+def _check_call_shape(fields: Mapping[str, Any], label: str, problems: list[str]) -> None:
+    """params / args / drops / lane_mask: every parameter is kept or dropped explicitly."""
+    params, args, drops = fields.get("params"), fields.get("args"), fields.get("drops", [])
+    lane = fields.get("lane_mask")
+    if params is None or not isinstance(params, list):
+        if args is not None or drops:
+            problems.append(f"{label}: 'args' and 'drops' need 'params'")
+        if lane is not None:
+            problems.append(f"{label}: 'lane_mask' needs 'params' (the names of the call's arguments)")
+        return
+    args = params if args is None else args
+    unknown = [a for a in list(args) + list(drops) if a not in params]
+    if unknown:
+        problems.append(f"{label}: {', '.join(unknown)} not among params")
+    silent = [p for p in params if p not in args and p not in drops]
+    if silent:
+        problems.append(f"{label}: {', '.join(silent)} neither in args nor in drops (dropping must be explicit)")
+    if lane is not None and lane not in params:
+        problems.append(f"{label}: lane_mask {lane!r} is not among params")
+
+
+def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, problems: list[str]) -> Path | None:
+    """A template named by a rule: beside the rule file first (extra rule folders), else under templates/."""
+    name = fields.get("template")
+    if not isinstance(name, str):
+        return None
+    if fields.get("params") is None:
+        problems.append(f"{label}: 'template' needs 'params' (the names of the call's arguments)")
+    if "args" in fields or "drops" in fields:
+        problems.append(f"{label}: 'template' and 'args'/'drops' exclude each other")
+    for folder in (source_dir, templates_dir()):
+        if (folder / name).is_file():
+            return (folder / name).resolve()
+    problems.append(f"{label}: template {name!r} not found beside the rule file or under templates/")
+    return None
+
+
+def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
+    """The Rule of fields that passed every check."""
+    params = fields.get("params")
+    args = fields.get("args", params)
+    library = fields["library"]
+    return Rule(
+        id=fields.get("id") or f"{library}.{fields['cuda']}",
+        cuda=fields["cuda"],
+        hip=fields.get("hip"),
+        kind=RuleKind(fields["kind"]),
+        status=RuleStatus(fields.get("status", RuleStatus.SUPPORTED.value)),
+        library=library,
+        section=fields.get("section", ""),
+        note=fields.get("note", ""),
+        rocm=VersionRange(**{k: Version.parse(v) for k, v in fields.get("rocm", {}).items()}),
+        nvidia={k: str(v) for k, v in fields.get("nvidia", {}).items()},
+        params=tuple(params) if params is not None else None,
+        args=tuple(args) if args is not None else None,
+        drops=tuple(fields.get("drops", ())),
+        lane_mask=fields.get("lane_mask"),
+        requires_define=fields.get("requires_define"),
+        template=template,
+        scope=Scope(fields.get("scope", Scope.CALL.value)),
+        code=fields.get("code"),
+        origin=where,
+    )
+
+
+def _is_name(text: str, kind: Any) -> bool:
+    parts = text.split("::")
+    if len(parts) > 1 and not (kind in RULE_FIELDS["kind"].choices and RuleKind(kind).qualifiable):
+        return False
+    return all(p.isidentifier() and p.isascii() for p in parts)
+
+
+def _check_conflicts(rules: list[Rule], problems: list[str]) -> None:
+    seen_ids: dict[str, Rule] = {}
+    by_cuda: dict[tuple[str, bool], list[Rule]] = {}
+    for rule in rules:
+        if rule.id in seen_ids:
+            problems.append(f"{rule.origin}: rule id {rule.id!r} already defined at {seen_ids[rule.id].origin}")
+        seen_ids[rule.id] = rule
+        by_cuda.setdefault((rule.cuda, rule.kind is RuleKind.INCLUDE), []).append(rule)
+    for (cuda, _), group in by_cuda.items():
+        spans = sorted(group, key=lambda r: r.rocm.start)
+        for a, b in zip(spans, spans[1:]):
+            if a.rocm.overlaps(b.rocm):
+                problems.append(
+                    f"{b.origin}: {cuda!r} is already mapped by {a.origin} for the same ROCm releases "
+                    "(give the rules disjoint rocm since/until ranges)"
+                )

@@ -1,0 +1,192 @@
+"""The rule model: one frozen Rule per CUDA spelling and ROCm range, the status policy that
+resolves rules for a run's target (RuleSet.resolve), and the lookup table a run uses."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from hipconv.settings import Settings, Version
+
+RUNTIME_HEADER = "cuda_runtime.h"  # nvcc includes it implicitly in every .cu file
+
+
+class RuleStatus(enum.Enum):
+    """What is true upstream; what one run does with it is an Action."""
+
+    SUPPORTED = "supported"
+    DEPRECATED = "deprecated"
+    EXPERIMENTAL = "experimental"
+    UNSUPPORTED = "unsupported"
+    REMOVED = "removed"
+
+
+class RuleKind(enum.Enum):
+    FUNCTION = "function"
+    TYPE = "type"
+    ENUM = "enum"
+    ENUMERATOR = "enumerator"
+    MACRO = "macro"
+    VARIABLE = "variable"
+    CLASS = "class"
+    NAMESPACE = "namespace"
+    INCLUDE = "include"
+
+    @property
+    def qualifiable(self) -> bool:
+        """C++ entities may be spelled `ns::name`; macros and includes may not."""
+        return self not in (RuleKind.MACRO, RuleKind.INCLUDE)
+
+
+class Scope(enum.Enum):
+    """What a rule's template replaces."""
+
+    CALL = "call"
+    STATEMENT = "statement"
+
+
+_LOWEST = Version((0,))
+
+
+@dataclass(frozen=True)
+class VersionRange:
+    """A rule's ROCm releases: [since, until), plus when HIP deprecated or removed the name."""
+
+    since: Version | None = None
+    until: Version | None = None
+    deprecated: Version | None = None
+    removed: Version | None = None
+
+    def covers(self, target: Version) -> bool:
+        """True when target is before `until` (ignoring `since`)."""
+        return self.until is None or target < self.until
+
+    def available(self, target: Version) -> bool:
+        return self.since is None or self.since <= target
+
+    @property
+    def start(self) -> Version:
+        return self.since or _LOWEST
+
+    def overlaps(self, later: VersionRange) -> bool:
+        """For two ranges ordered by start: True when they share a release."""
+        return self.until is None or later.start < self.until
+
+    def items(self) -> list[tuple[str, Version]]:
+        return [(key, value) for key, value in vars(self).items() if value is not None]
+
+    def __str__(self) -> str:
+        if self.until is not None:
+            return f"{self.since or ''}..{self.until}"
+        return f"{self.since}+" if self.since is not None else ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    cuda: str
+    hip: str | None
+    kind: RuleKind
+    status: RuleStatus
+    library: str
+    section: str
+    note: str
+    rocm: VersionRange
+    nvidia: Mapping[str, str]
+    params: tuple[str, ...] | None
+    args: tuple[str, ...] | None
+    drops: tuple[str, ...]
+    lane_mask: str | None
+    requires_define: str | None
+    template: Path | None  # a jinja2 template that renders the HIP code for the call (or statement)
+    scope: Scope  # what the template replaces
+    code: str | None  # the diagnostic code when this rule does not translate (default: by status)
+    origin: str  # "rules/runtime.yaml:123"
+
+
+class Action(enum.Enum):
+    """What one run does with an identifier; decided in one place (RuleSet.resolve)."""
+
+    REWRITE = "rewrite"
+    REWRITE_DEPRECATED = "rewrite-deprecated"
+    KEEP_EXPERIMENTAL = "keep-experimental"
+    UNSUPPORTED = "unsupported"
+    REMOVED = "removed"
+    UNAVAILABLE = "unavailable"  # the HIP name is newer than the targeted ROCm
+    NO_RULE = "no-rule"  # CUDA API (inventory) that no rule covers
+
+
+@dataclass(frozen=True)
+class Resolution:
+    action: Action
+    rule: Rule | None
+    library: str
+
+    @property
+    def rewrites(self) -> bool:
+        return self.action in (Action.REWRITE, Action.REWRITE_DEPRECATED)
+
+
+@dataclass(frozen=True)
+class LookupTable:
+    identifiers: Mapping[str, Resolution]
+    includes: Mapping[str, Resolution]  # CUDA header path as written -> resolution
+    names: frozenset[bytes]  # identifier keys (first names of qualified keys) as bytes, for scanning bodies
+    qualified_heads: frozenset[str]  # first names of qualified keys: only these start an a::b lookup
+    runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    cuda_api: Mapping[str, str]  # CUDA inventory name -> library, for names HIP does not share
+
+    def resolve(self, rules: Iterable[Rule], settings: Settings) -> Resolution:
+        """The status policy: which of a spelling's rules applies to the target, and what to do."""
+        rules = list(rules)
+        covering = sorted((r for r in rules if r.rocm.covers(settings.rocm)), key=lambda r: r.rocm.start)
+        if not covering:  # every spelling we know was replaced before the target
+            rule = max(rules, key=lambda r: r.rocm.until or _LOWEST)
+            return Resolution(Action.UNAVAILABLE, rule, rule.library)
+        available = [r for r in covering if r.rocm.available(settings.rocm)]
+        rule = available[-1] if available else covering[0]
+        return Resolution(_action(rule, settings), rule, rule.library)
+
+    def table(self, settings: Settings) -> LookupTable:
+        """One dict keyed by identifier (and one by header path) for this run's target."""
+        grouped: dict[str, list[Rule]] = {}
+        headers: dict[str, list[Rule]] = {}
+        for rule in self.rules:
+            (headers if rule.kind is RuleKind.INCLUDE else grouped).setdefault(rule.cuda, []).append(rule)
+        identifiers = {name: self.resolve(rs, settings) for name, rs in grouped.items()}
+        for name, library in self.cuda_api.items():
+            identifiers.setdefault(name, Resolution(Action.NO_RULE, None, library))
+        includes = {path: self.resolve(rs, settings) for path, rs in headers.items()}
+        runtime = includes.get(RUNTIME_HEADER)
+        return LookupTable(
+            identifiers=identifiers,
+            includes=includes,
+            # a qualified rule (cub::BlockReduce) is found from its first name
+            names=frozenset(name.split("::", 1)[0].encode() for name in identifiers),
+            qualified_heads=frozenset(name.split("::", 1)[0] for name in identifiers if "::" in name),
+            runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
+        )
+
+    def find(self, name: str) -> tuple[Rule, ...]:
+        return tuple(r for r in self.rules if name in (r.cuda, r.hip, r.id))
+
+
+def _action(rule: Rule, settings: Settings) -> Action:
+    if rule.status is RuleStatus.UNSUPPORTED:
+        return Action.UNSUPPORTED
+    if rule.status is RuleStatus.REMOVED:
+        return Action.REMOVED
+    if not rule.rocm.available(settings.rocm):
+        return Action.UNAVAILABLE
+    if rule.status is RuleStatus.EXPERIMENTAL and not settings.experimental:
+        return Action.KEEP_EXPERIMENTAL
+    if rule.status is RuleStatus.DEPRECATED:
+        return Action.REWRITE_DEPRECATED
+    return Action.REWRITE

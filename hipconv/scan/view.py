@@ -1,0 +1,149 @@
+"""One file's tokens as `hipconv scan`'s checks see them, with the structure several checks share
+(function bodies, statements, __shared__ array dimensions) computed on first use."""
+
+from __future__ import annotations
+
+import bisect
+import functools
+
+from hipconv.settings import Settings
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import int_literal, is_punct, matching_close, matching_open, prev_code
+
+SYNC_VOTES = ("__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync")
+SHUFFLES = ("__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
+             "__shfl_xor_sync")
+REDUCES = ("__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
+            "__reduce_xor_sync")
+SYNC_INTRINSICS = frozenset(SYNC_VOTES + REDUCES + ("__syncwarp",) + tuple(s for s in SHUFFLES if s.endswith("_sync")))
+WARP_INTRINSICS = SYNC_INTRINSICS | frozenset(SHUFFLES) | {"__ballot", "__any", "__all", "__activemask", "__lane_id"}
+
+class FileView:
+    """One file's tokens plus the structure several checks share, computed on first use."""
+
+    def __init__(self, tokens: Tokens, settings: Settings) -> None:
+        self.tokens = tokens
+        self.settings = settings
+
+    def text(self, i: int) -> str:
+        return self.tokens.text(i) if 0 <= i < len(self.tokens) else ""
+
+    def is_punct(self, i: int, *texts: str) -> bool:
+        return is_punct(self.tokens, i, *texts)
+
+    @functools.cached_property
+    def words(self) -> dict[str, list[int]]:
+        """Identifier and keyword spellings -> their token indices, in order."""
+        found: dict[str, list[int]] = {}
+        kinds = self.tokens.kinds
+        for i in range(len(self.tokens)):
+            if kinds[i] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+                found.setdefault(self.tokens.text(i), []).append(i)
+        return found
+
+    def occurrences(self, names: frozenset[str] | tuple[str, ...]) -> list[int]:
+        """Token indices of the (non-member) identifiers spelled as one of names, in order."""
+        found = [i for name in names for i in self.words.get(name, ())]
+        return sorted(i for i in found if not self.is_punct(prev_code(self.tokens, i), ".", "->"))
+
+    def int_literal(self, i: int) -> tuple[int, str] | None:
+        """(value, suffix) of the integer literal at i."""
+        if not (0 <= i < len(self.tokens)) or self.tokens.kinds[i] != TokenKind.LITERAL:
+            return None
+        found = int_literal(self.text(i))
+        return (found.value, found.suffix) if found else None
+
+    def value(self, i: int) -> int | None:
+        found = self.int_literal(i)
+        return found[0] if found else None
+
+    def constant(self, first: int, last: int) -> int | None:
+        """The value of tokens[first:last] when they are integer literals joined by `*` (e.g. `96 * 1024`)."""
+        product, expect_number = 1, True
+        for j in range(first, last):
+            if self.tokens.kinds[j] == TokenKind.COMMENT:
+                continue
+            if expect_number:
+                v = self.value(j)
+                if v is None:
+                    return None
+                product *= v
+            elif not self.is_punct(j, "*"):
+                return None
+            expect_number = not expect_number
+        return None if expect_number else product
+
+    def span_tokens(self, span: tuple[int, int]) -> tuple[int, int]:
+        """Token index range [first, last) covering a byte span."""
+        starts = self.tokens.starts
+        return bisect.bisect_left(starts, span[0]), bisect.bisect_left(starts, span[1])
+
+    @functools.cached_property
+    def _function_bodies(self) -> list[tuple[int, int]]:
+        """(open, close) of each outermost `{...}` that follows `)`: function bodies, sorted."""
+        bodies: list[tuple[int, int]] = []
+        stack: list[int] = []
+        for i in range(len(self.tokens)):
+            if self.is_punct(i, "{"):
+                stack.append(i)
+            elif self.is_punct(i, "}") and stack:
+                open_ = stack.pop()
+                if self.is_punct(prev_code(self.tokens, open_), ")"):
+                    while bodies and bodies[-1][0] > open_:  # bodies nested in this one (lambdas, loops)
+                        bodies.pop()
+                    bodies.append((open_, i))
+        return bodies
+
+    def scope(self, i: int) -> tuple[int, int]:
+        """The function body around token i, or the whole file."""
+        bodies = self._function_bodies
+        k = bisect.bisect_right(bodies, (i, len(self.tokens))) - 1
+        if k >= 0 and bodies[k][0] <= i <= bodies[k][1]:
+            return bodies[k]
+        return (0, len(self.tokens))
+
+    @functools.cached_property
+    def _warp_calls(self) -> list[int]:
+        return self.occurrences(WARP_INTRINSICS)
+
+    def near_warp_code(self, i: int) -> bool:
+        """True when the function around i (or the file) uses a warp intrinsic."""
+        first, last = self.scope(i)
+        k = bisect.bisect_left(self._warp_calls, first)
+        return k < len(self._warp_calls) and self._warp_calls[k] <= last
+
+    def statement_start(self, i: int) -> int:
+        """Index of the first token of the statement (or declaration) that contains i."""
+        j = i
+        while True:
+            k = prev_code(self.tokens, j)
+            if k < 0 or self.is_punct(k, ";", "{", "}") or self.text(k) in ("define",) and self.is_punct(
+                    prev_code(self.tokens, k), "#"):
+                return j
+            if self.is_punct(k, ")", "]"):
+                opener = matching_open(self.tokens, k)
+                if opener is None:
+                    return j
+                k = opener
+            elif self.is_punct(k, "(", "["):
+                return j
+            j = k
+
+    @functools.cached_property
+    def shared_array_dims(self) -> list[tuple[int, int]]:
+        """(`[`, `]`) token pairs of the dimensions of __shared__ array declarations."""
+        dims = []
+        for i in self.words.get("__shared__", ()):
+            j = i
+            while j < len(self.tokens) and not self.is_punct(j, ";", "{", "="):
+                if self.is_punct(j, "["):
+                    close = matching_close(self.tokens, j)
+                    if close is None:
+                        break
+                    dims.append((j, close))
+                    j = close
+                j += 1
+        return dims
+
+    def in_shared_dims(self, i: int) -> bool:
+        return any(open_ < i < close for open_, close in self.shared_array_dims)

@@ -1,0 +1,152 @@
+"""Call reshapes: a rule's params/args/drops reorder or drop arguments, or its jinja2 template
+renders the HIP call (or the whole statement). Argument texts travel as source spans, so the
+translations inside them survive the rewrite."""
+
+from __future__ import annotations
+
+import re
+
+from hipconv.diagnostics import CODES
+from hipconv.errors import RuleSchemaError
+from hipconv.rules.model import Resolution, Rule, Scope
+from hipconv.translate.collector import MatchCollector, apply_resolution
+from hipconv.translate.edits import Edit, Part
+from hipconv.translate.lane_masks import check_lane_mask
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import Call, Span, parse_call, prev_code, statement_bounds
+from hipconv.translate.templates import render_file
+from hipconv.translate.words import WORDY_KINDS
+
+
+def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) -> None:
+    """The call whose callee is token i, rewritten by the rule's params/args/drops or template."""
+    tokens = c.tokens
+    start, end = tokens.starts[i], tokens.ends[i]
+    cuda = tokens.text(i)
+    assert rule.params is not None and rule.args is not None
+    call = parse_call(tokens, i)
+    if call is None:
+        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
+        return
+    bound = _bind(c, rule, cuda, call)
+    if bound is None:
+        return
+    if rule.template is not None:
+        _render_template(c, rule, call, bound, cuda)
+        return
+    if rule.lane_mask and rule.lane_mask in bound:
+        check_lane_mask(c, rule, bound[rule.lane_mask], dropped=rule.lane_mask not in rule.args)
+    if list(rule.args) == list(rule.params):
+        apply_resolution(c, start, end, cuda, resolution, rename=True)
+        return
+    apply_resolution(c, start, end, cuda, resolution, rename=False)
+    c.dropped.extend(bound[name] for name in rule.drops if name in bound)
+    parts: list[Part] = [rule.hip or "", "("]
+    for n, name in enumerate(name for name in rule.args if name in bound):
+        if n:
+            parts.append(", ")
+        parts.append(bound[name])
+    parts.append(")")
+    c.edits.append(Edit(start, tokens.ends[call.close], tuple(parts), rule.id))
+    c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+def _bind(c: MatchCollector, rule: Rule, cuda: str, call: Call) -> dict[str, Span] | None:
+    """The call's arguments by the rule's parameter names; None (with HC007) when they do not fit."""
+    assert rule.params is not None and rule.args is not None
+    start = c.tokens.starts[call.callee]
+    count = 0 if call.args == ((call.args[0][0],) * 2,) else len(call.args)
+    if count > len(rule.params):
+        c.diag(start, "HC007", f"{cuda} is called with {count} arguments; the HIP rewrite knows the form "
+               f"({', '.join(rule.params)}); left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
+        return None
+    bound = dict(zip(rule.params, call.args))
+    kept = [name for name in rule.args if name in bound]
+    if kept != list(rule.args[:len(kept)]):
+        c.diag(start, "HC007", f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; "
+               "left unchanged", rule, cuda)
+        return None
+    return bound
+
+
+class _Leave(Exception):
+    """Raised by a template's leave(code, message): the call stays as it is."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+_MARKER = "\x00{}\x00"
+_MARKER_SPLIT = re.compile("\x00(\\d+)\x00")
+
+
+def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str, Span], cuda: str) -> None:
+    """Render the rule's template for this call; argument texts travel as spans, so the
+    translations inside them (enumerators, nested calls) survive whatever the template does."""
+    assert rule.template is not None
+    tokens, body = c.tokens, c.tokens.body
+    start = tokens.starts[call.callee]
+    spans: list[Span] = []
+
+    def mark(span: Span) -> str:
+        spans.append(span)
+        return _MARKER.format(len(spans) - 1)
+
+    notes: list[tuple[str, str]] = []
+
+    def checked(code: str) -> str:
+        if code not in CODES:
+            raise RuleSchemaError(f"{rule.template}: unknown diagnostic code {code!r} (rule {rule.id})")
+        return code
+
+    def leave(code: str, message: str) -> str:
+        raise _Leave(checked(code), message)
+
+    def note(code: str, message: str) -> str:
+        notes.append((checked(code), message))
+        return ""
+
+    context: dict[str, object] = {
+        "hip": rule.hip, "cuda": cuda, "leave": leave, "note": note, "nl": c.source.newline.decode(),
+        "args": {name: mark(span) for name, span in bound.items()},
+        "src": {name: body[a:b].decode() for name, (a, b) in bound.items()},
+    }
+    region = (start, tokens.ends[call.close])
+    if rule.scope is Scope.STATEMENT:
+        bounds = statement_bounds(tokens, call.callee, call.close)
+        if bounds is None:
+            c.diag(start, "HC007", f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control "
+                   "statement's head, a return or a macro definition); left unchanged", rule, cuda)
+            return
+        region = (tokens.starts[bounds[0]], tokens.ends[bounds[1]])
+        line_start = body.rfind(b"\n", 0, region[0]) + 1
+        indent = body[line_start:region[0]]
+        context.update(before=mark((region[0], start)), after=mark((tokens.ends[call.close], region[1])),
+                       indent=indent.decode() if not indent.strip() else "",
+                       declared=_declared_name(tokens, bounds[0], call.callee),
+                       uid="{}_{}".format(*c.source.line_col(start)))
+    try:
+        text = render_file(rule.template, **context)
+    except _Leave as exc:
+        c.diag(start, exc.code, f"{cuda}: {exc}; left unchanged", rule, cuda)
+        return
+    for code, message in notes:
+        c.diag(start, code, message, rule, cuda)
+    pieces = _MARKER_SPLIT.split(text)
+    parts: list[Part] = [piece if n % 2 == 0 else spans[int(piece)] for n, piece in enumerate(pieces)
+                         if n % 2 or piece]
+    used = {part for part in parts if not isinstance(part, str)}
+    c.dropped.extend(span for span in bound.values() if span not in used)
+    c.edits.append(Edit(region[0], region[1], tuple(parts), rule.id))
+    c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+def _declared_name(tokens: Tokens, first: int, callee: int) -> str:
+    """`T name = call(...)`: the name a statement declares from the call's value ("" when it declares none)."""
+    eq = prev_code(tokens, callee)
+    name = prev_code(tokens, eq)
+    if eq < first or name <= first or tokens.raw(eq) != b"=" or tokens.kinds[name] != TokenKind.IDENTIFIER:
+        return ""
+    before = [tokens.kinds[k] for k in range(first, name) if tokens.kinds[k] != TokenKind.COMMENT]
+    return tokens.text(name) if before and all(k in WORDY_KINDS for k in before) else ""

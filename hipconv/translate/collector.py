@@ -1,0 +1,122 @@
+"""What the matchers of one file produce, and the status policy that turns a rule's resolution
+into an edit and/or a diagnostic (decided here, in one place)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hipconv.diagnostics import Diagnostic
+from hipconv.results import Replacement
+from hipconv.rules.model import Action, LookupTable, Resolution, Rule
+from hipconv.settings import Settings
+from hipconv.translate.edits import Edit
+from hipconv.translate.lexer import Tokens
+from hipconv.translate.source import SourceFile
+from hipconv.translate.syntax import Span
+
+
+@dataclass(frozen=True)
+class FileMatches:
+    edits: tuple[Edit, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    replacements: tuple[Replacement, ...]
+
+
+@dataclass
+class MatchCollector:
+    """One file's tokens and table in; its edits, diagnostics and replacements accumulate here."""
+
+    source: SourceFile
+    tokens: Tokens
+    table: LookupTable
+    settings: Settings
+    edits: list[Edit] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    replacements: list[Replacement] = field(default_factory=list)
+    defines_needed: set[str] = field(default_factory=set)
+    dropped: list[Span] = field(default_factory=list)  # arguments a rewrite left out of its output
+    # where each diagnostic points, and whether it is about the API there (forgotten when that API is dropped)
+    _anchors: list[tuple[int, bool]] = field(default_factory=list)
+    _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements
+
+    def diag(self, offset: int, code: str, message: str, rule: Rule | None = None, symbol: str = "", *,
+             about_api: bool = True) -> None:
+        """Report at offset; `about_api=False` for findings about an argument (a lane mask), which stay
+        even when the argument is dropped."""
+        line, col = self.source.line_col(offset)
+        self.diagnostics.append(Diagnostic(self.source.path, line, col, code, message, rule.id if rule else "", symbol))
+        self._anchors.append((offset, about_api))
+
+    def replaced(self, offset: int, cuda: str, hip: str, rule_id: str, library: str) -> None:
+        line, col = self.source.line_col(offset)
+        self.replacements.append(Replacement(line, col, cuda, hip, rule_id, library))
+        self._replacement_offsets.append(offset)
+
+    def forget_dropped(self) -> None:
+        """What was found inside an argument the rewrite dropped is not in the output: neither an
+        API to report nor a replacement to count."""
+        if not self.dropped:
+            return
+
+        def gone(offset: int) -> bool:
+            return any(a <= offset < b for a, b in self.dropped)
+
+        keep = [not (about_api and gone(offset)) for offset, about_api in self._anchors]
+        self.diagnostics = [d for d, k in zip(self.diagnostics, keep) if k]
+        self.replacements = [r for r, o in zip(self.replacements, self._replacement_offsets) if not gone(o)]
+
+    def result(self) -> FileMatches:
+        self.forget_dropped()
+        return FileMatches(tuple(self.edits), tuple(self.diagnostics), tuple(self.replacements))
+
+
+def apply_resolution(c: MatchCollector, start: int, end: int, cuda: str, resolution: Resolution, *,
+                     rename: bool) -> None:
+    """Turn one resolution into an edit and/or a diagnostic: the status policy lives here."""
+    rule, action = resolution.rule, resolution.action
+    if action is Action.REWRITE and rename:  # the hot path: a plain rename
+        assert rule is not None and rule.hip is not None
+        _rename(c, start, end, cuda, rule)
+        return
+    if action is Action.NO_RULE:
+        c.diag(start, "HC001", f"{cuda} ({resolution.library}) is CUDA API with no hipconv rule; left unchanged",
+               symbol=cuda)
+        return
+    assert rule is not None
+    message = _status_message(c, cuda, rule, action)
+    if message is not None:
+        code, text = message
+        c.diag(start, code, text, rule, cuda)
+    if action in (Action.REWRITE, Action.REWRITE_DEPRECATED):
+        if rename:
+            _rename(c, start, end, cuda, rule)
+        elif rule.requires_define:  # a reshaped call: the caller writes the edit
+            c.defines_needed.add(rule.requires_define)
+
+
+def _rename(c: MatchCollector, start: int, end: int, cuda: str, rule: Rule) -> None:
+    if rule.requires_define:
+        c.defines_needed.add(rule.requires_define)
+    if rule.hip and rule.hip != cuda:
+        c.edits.append(Edit.replace(start, end, rule.hip, rule.id))
+        c.replaced(start, cuda, rule.hip, rule.id, rule.library)
+
+
+def _status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> tuple[str, str] | None:
+    """The (code, message) a resolution reports, if any."""
+    note = f" ({rule.note})" if rule.note else ""
+    if action is Action.UNSUPPORTED:
+        return rule.code or "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}"
+    if action is Action.REMOVED:
+        return rule.code or "HC006", f"{cuda} was removed from HIP; left unchanged{note}"
+    if action is Action.UNAVAILABLE:
+        target = c.settings.rocm
+        when = (f"it appeared in {rule.rocm.since}" if rule.rocm.covers(target)
+                else f"it is the HIP spelling only before ROCm {rule.rocm.until}")
+        return "HC003", f"{rule.hip} is not available in ROCm {target} ({when}); {cuda} left unchanged{note}"
+    if action is Action.KEEP_EXPERIMENTAL:
+        return "HC005", (f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to "
+                         "translate it)")
+    if action is Action.REWRITE_DEPRECATED:
+        return "HC004", f"{cuda} is deprecated; translated to {rule.hip}{note}"
+    return None

@@ -1,0 +1,46 @@
+"""Kernel launches: `k<<<grid, block, shm, stream>>>(args)` -> hipLaunchKernelGGL (--kernel-launch hip)."""
+
+from __future__ import annotations
+
+import re
+
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit, Part
+from hipconv.translate.lexer import TokenKind
+from hipconv.translate.syntax import Span, parse_launch
+
+# HIP spellings used by launch rewrites (checked against the HIP inventory in the tests).
+HIP_LAUNCH = "hipLaunchKernelGGL"
+HIP_KERNEL_NAME = "HIP_KERNEL_NAME"
+LAUNCH_RULE_ID = "launch.hipLaunchKernelGGL"
+
+
+def match_launches(c: MatchCollector) -> None:
+    tokens, body = c.tokens, c.tokens.body
+    for i in range(len(tokens)):
+        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i]:tokens.ends[i]] != b"<<<":
+            continue
+        launch = parse_launch(tokens, i)
+        if launch is None:
+            c.diag(tokens.starts[i], "HC008", "cannot read this kernel launch; left as a <<<...>>> launch")
+            continue
+        name: list[Part] = [HIP_KERNEL_NAME + "(", launch.name, ")"] if launch.templated else [launch.name]
+        parts: list[Part] = [HIP_LAUNCH + "(", *name]
+        for n, span in enumerate(launch.config):
+            parts.append(", ")
+            parts.extend(_as_dim3(body, span) if n < 2 else [span])
+        parts.extend(", 0" for _ in range(4 - len(launch.config)))
+        if any(a != b for a, b in launch.args):  # keep the argument list as written (line breaks in macros)
+            inside = launch.inside_parens
+            parts.extend(["," if body[inside[0]:inside[0] + 1].isspace() else ", ", inside])
+        parts.append(")")
+        start = tokens.starts[launch.start]
+        c.edits.append(Edit(start, tokens.ends[launch.close], tuple(parts), LAUNCH_RULE_ID))
+        c.replaced(start, "<<<...>>>", HIP_LAUNCH, LAUNCH_RULE_ID, "launch")
+
+
+def _as_dim3(body: bytes, span: Span) -> list[Part]:
+    text = body[span[0]:span[1]]
+    if re.fullmatch(rb"dim3\s*[({].*[)}]", text, re.S):
+        return [span]
+    return ["dim3(", span, ")"]

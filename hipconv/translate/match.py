@@ -1,0 +1,74 @@
+"""Matchers: tokens + lookup table -> edits, diagnostics and a record of replacements.
+
+One module per kind of construct, run here in order: include directives (includes),
+identifiers with call reshapes (identifiers, calls, lane_masks), kernel launches
+(launches), then the implicit runtime include of .cu files and required defines.
+"""
+
+from __future__ import annotations
+
+from hipconv.rules.model import LookupTable
+from hipconv.settings import KernelLaunch, Settings
+from hipconv.translate.collector import FileMatches, MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.identifiers import match_identifiers
+from hipconv.translate.includes import directive_lines, match_includes
+from hipconv.translate.launches import match_launches
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.source import SourceFile
+from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
+
+# Constructs that make a .cu file CUDA even when it includes no CUDA header.
+CUDA_CONSTRUCTS = frozenset(
+    {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "__launch_bounds__",
+     "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads", "warpSize"}
+)
+CUDA_CONSTRUCT_WORDS = frozenset(w.encode() for w in CUDA_CONSTRUCTS)
+
+
+def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, *, is_cu: bool,
+               words: frozenset[bytes] | None = None) -> FileMatches:
+    """`words`: the file's identifier-like words, when the caller has already scanned for them."""
+    c = MatchCollector(source, tokens, table, settings)
+    directives = directive_lines(tokens)
+    include_spans, has_runtime = match_includes(c, directives)  # includes the (HIP or CUDA) runtime header
+    skip = sorted(include_spans + directives.message_spans)
+    words = words if words is not None else file_words(source.body)
+    uses_api = match_identifiers(c, skip, words)
+    if settings.kernel_launch is KernelLaunch.HIP:
+        match_launches(c)
+    nl = source.newline.decode()
+    lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives.defined)]
+    if (is_cu and not has_runtime and table.runtime_header
+            and (uses_api or c.edits or _uses_cuda_constructs(tokens, words))):
+        lines.append(f"#include <{table.runtime_header}>")
+    if lines:
+        _insert_at_top(c, nl.join(lines))
+    return c.result()
+
+
+def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
+    """A kernel launch, or a CUDA keyword or built-in variable, as a token (not in a comment)."""
+    return bool(token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True)
+                or token_occurrences(tokens, words & CUDA_CONSTRUCT_WORDS, WORDY_KINDS, first_only=True))
+
+
+def _insert_at_top(c: MatchCollector, text: str, rule_id: str = "insert.top") -> None:
+    """Insert a line after the leading comment block (before the first code or directive)."""
+    tokens, body = c.tokens, c.tokens.body
+    nl = c.source.newline.decode()
+    first = 0
+    while first < len(tokens) and tokens.kinds[first] == TokenKind.COMMENT:
+        first += 1
+    if first == len(tokens):
+        pos = len(body)
+        prefix = nl if body and not body.endswith(b"\n") else ""
+        c.edits.append(Edit.replace(pos, pos, prefix + text + nl, rule_id))
+        return
+    pos = tokens.starts[first]
+    line_start = body.rfind(b"\n", 0, pos) + 1
+    comment_end = tokens.ends[first - 1] if first else 0
+    if line_start >= comment_end and not body[line_start:pos].strip():
+        c.edits.append(Edit.replace(line_start, line_start, text + nl, rule_id))
+    else:  # code right after a comment on the same line: a directive must start a line of its own
+        c.edits.append(Edit.replace(pos, pos, nl + text + nl, rule_id))

@@ -1,0 +1,113 @@
+"""One decoded source -> its FileResult: prefilter, lex, match, apply. Pure: no I/O.
+
+A bug in a matcher becomes the file's FAILED result with its traceback; only a missing
+libclang (HipconvError) escapes.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Mapping, Sequence
+
+from hipconv.diagnostics import Diagnostic
+from hipconv.errors import HipconvError
+from hipconv.results import FileResult, FileStatus, Replacement
+from hipconv.rules.model import LookupTable
+from hipconv.settings import Settings
+from hipconv.translate.edits import Edit, apply
+from hipconv.translate.lexer import Tokens, lex, lex_many
+from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
+from hipconv.translate.source import SourceFile
+from hipconv.translate.words import file_words
+
+CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
+
+
+def translate_source(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
+    """Translate one decoded source."""
+    return translate_sources([source], table, settings)[0]
+
+
+def translate_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *,
+                      words: Sequence[frozenset[bytes]] | None = None,
+                      lexed: Mapping[int, Tokens] | None = None) -> list[FileResult]:
+    """Translate decoded sources, lexing those that need it with one libclang call.
+
+    `words` (per source, from words.file_words) and `lexed` (tokens by source index) let a caller
+    that scanned or lexed the sources already (hipconv scan) share that work.
+    """
+    words = words if words is not None else [file_words(s.body) for s in sources]
+    results: list[FileResult | None] = [None] * len(sources)
+    todo = [n for n, source in enumerate(sources) if needs_translation(source, words[n], table, settings)]
+    for n in sorted(set(range(len(sources))) - set(todo)):
+        results[n] = FileResult(sources[n].path, FileStatus.UNCHANGED, size=len(sources[n].data))
+    tokens = dict(lexed or {})
+    tokens.update(lex_sources(sources, [n for n in todo if n not in tokens]))
+    for n in todo:
+        source = sources[n]
+        try:
+            results[n] = _translate_tokens(source, tokens[n], table, settings, words[n])
+        except HipconvError:
+            raise
+        except Exception as exc:  # a bug: keep the traceback, go on with the other files
+            results[n] = failed_result(source, exc)
+    return [r for r in results if r is not None]
+
+
+def failed_result(source: SourceFile, exc: Exception) -> FileResult:
+    """The result of a file whose translation hit a bug: its traceback, and the file copied unchanged."""
+    return FileResult(source.path, FileStatus.FAILED, output=source.data, size=len(source.data),
+                      reason=f"internal error: {exc!r}", trace=traceback.format_exc())
+
+
+def lex_sources(sources: Sequence[SourceFile], wanted: Sequence[int]) -> dict[int, Tokens]:
+    """Tokens of the wanted sources, lexed with one libclang call (file by file if batching fails)."""
+    try:
+        return dict(zip(wanted, lex_many([sources[n].body for n in wanted])))
+    except HipconvError:
+        raise
+    except Exception:  # a bug in batching: lex the files one by one
+        return {n: lex(sources[n].body) for n in wanted}
+
+
+def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings,
+                      words: frozenset[bytes]) -> FileResult:
+    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words)
+    return edited_result(source, found.edits, found.diagnostics, found.replacements)
+
+
+def edited_result(source: SourceFile, edits: Sequence[Edit], diagnostics: Sequence[Diagnostic],
+                  replacements: Sequence[Replacement]) -> FileResult:
+    """Apply a file's edits and make its result; an edit overlapping another becomes HC009."""
+    result = apply(source.body, edits)
+    found = list(diagnostics)
+    for edit in result.rejected:
+        line, col = source.line_col(edit.start)
+        found.append(Diagnostic(source.path, line, col, "HC009",
+                                "this rewrite overlaps another one and was not applied", edit.rule_id))
+    found.sort(key=lambda d: (d.line, d.col, d.code))
+    changed = result.data != source.body
+    rejected = {e.rule_id for e in result.rejected}
+    return FileResult(
+        source.path,
+        FileStatus.CONVERTED if changed else FileStatus.UNCHANGED,
+        output=source.bom + result.data if changed else None,
+        diagnostics=tuple(found),
+        replacements=tuple(r for r in replacements if r.rule_id not in rejected),
+        size=len(source.data),
+    )
+
+
+def _is_cu(source: SourceFile) -> bool:
+    return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
+
+
+def needs_translation(source: SourceFile, words: frozenset[bytes], table: LookupTable, settings: Settings) -> bool:
+    """The prefilter, on the file's words: False when the file needs no lexing at all."""
+    return bool(
+        b"include" in words  # include rules match header paths, not identifiers
+        or (settings.kernel_launch == "hip" and b"<<<" in source.body)
+        or not words.isdisjoint(table.names)
+        or (_is_cu(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))
+    )
