@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from hipconv.diagnostics import CODES
 from hipconv.errors import ConfigError
@@ -23,7 +23,8 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 CONFIG_FILE = ".hipconv.toml"
-FAIL_ON = ("error", "warning", "never")
+FailOn = Literal["error", "warning", "never"]
+FAIL_ON: tuple[str, ...] = get_args(FailOn)
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,18 @@ class Config:
     exclude: tuple[str, ...] = ()
     rocm_version: str | None = None
     kernel_launch: str | None = None
-    fail_on: str | None = None
+    fail_on: FailOn | None = None
     rules_dirs: tuple[Path, ...] = ()  # resolved against the configuration file's folder
     disable: tuple[str, ...] = ()  # diagnostic codes not to report
 
 
 _KEYS = {  # TOML key -> Config field
-    "exclude": "exclude", "rocm-version": "rocm_version", "kernel-launch": "kernel_launch",
-    "fail-on": "fail_on", "rules-dirs": "rules_dirs", "disable": "disable",
+    "exclude": "exclude",
+    "rocm-version": "rocm_version",
+    "kernel-launch": "kernel_launch",
+    "fail-on": "fail_on",
+    "rules-dirs": "rules_dirs",
+    "disable": "disable",
 }
 
 
@@ -69,8 +74,10 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"{path}: [tool.hipconv] must be a table")
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
-        raise ConfigError(f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
-                          "in [tool.hipconv]", hint=f"valid keys: {', '.join(_KEYS)}")
+        raise ConfigError(
+            f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} in [tool.hipconv]",
+            hint=f"valid keys: {', '.join(_KEYS)}",
+        )
     values: dict[str, Any] = {}
     for key, value in table.items():
         values[_KEYS[key]] = _check(path, key, value)
@@ -87,8 +94,10 @@ def _check(path: Path, key: str, value: Any) -> Any:
         if key == "disable":
             bad = [v for v in value if v not in CODES]
             if bad:
-                raise ConfigError(f"{where}: unknown code{'s' if len(bad) > 1 else ''} {', '.join(bad)}",
-                                  hint="`hipconv codes` lists them")
+                raise ConfigError(
+                    f"{where}: unknown code{'s' if len(bad) > 1 else ''} {', '.join(bad)}",
+                    hint="`hipconv codes` lists them",
+                )
         return tuple(value)
     if not isinstance(value, str):
         raise ConfigError(f"{where} must be a string, not {value!r}")
@@ -106,7 +115,8 @@ def _check(path: Path, key: str, value: Any) -> Any:
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data: dict[str, Any] = tomllib.load(fh)
+            return data
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -6,6 +6,7 @@ import fnmatch
 import functools
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,8 +15,26 @@ from hipconv.results import FileResult, FileStatus, Job
 
 # Files with these suffixes are translated; everything else in a tree is copied unchanged.
 SOURCE_SUFFIXES = frozenset(
-    {".cu", ".cuh", ".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++",
-     ".inl", ".inc", ".ipp", ".tpp", ".tcc", ".cuinc"}
+    {
+        ".cu",
+        ".cuh",
+        ".c",
+        ".cc",
+        ".cpp",
+        ".cxx",
+        ".c++",
+        ".h",
+        ".hh",
+        ".hpp",
+        ".hxx",
+        ".h++",
+        ".inl",
+        ".inc",
+        ".ipp",
+        ".tpp",
+        ".tcc",
+        ".cuinc",
+    }
 )
 # What marks an output directory as hipconv's own, so a rerun may update it.
 OUTPUT_MARKER = ".hipconv-output"
@@ -38,8 +57,9 @@ class Plan:
         return {job.display: job for job in self.jobs}
 
 
-def plan(inputs: list[Path], output: Path | None, *, in_place: bool, excludes: tuple[str, ...],
-         writes: bool, force: bool) -> Plan:
+def plan(
+    inputs: list[Path], output: Path | None, *, in_place: bool, excludes: tuple[str, ...], writes: bool, force: bool
+) -> Plan:
     for path in inputs:
         if not os.path.lexists(path):
             raise ConfigError(f"{path}: no such file or directory")
@@ -57,20 +77,21 @@ def plan(inputs: list[Path], output: Path | None, *, in_place: bool, excludes: t
     destinations: dict[str, Path | None] = {}
     problems: list[FileResult] = []
     for root in inputs:
-        for display, path, found in _walk(root, excludes, output):
+        for display, file, found in _walk(root, excludes, output):
             if isinstance(found, FileResult):
                 problems.append(found)
                 continue
-            translate = os.path.splitext(path)[1].lower() in SOURCE_SUFFIXES
+            translate = os.path.splitext(file)[1].lower() in SOURCE_SUFFIXES
             if in_place:
                 if not translate:
                     continue
-                destinations[display] = Path(path)
+                destinations[display] = Path(file)
             else:
                 assert output is not None
-                rel = os.path.relpath(os.path.abspath(path), os.path.abspath(base)) if len(inputs) > 1 or root.is_dir() else root.name
+                tree = len(inputs) > 1 or root.is_dir()
+                rel = os.path.relpath(os.path.abspath(file), os.path.abspath(base)) if tree else root.name
                 destinations[display] = output / rel
-            jobs.append(Job(display, path, translate, found.st_size, stat.S_IMODE(found.st_mode)))
+            jobs.append(Job(display, file, translate, found.st_size, stat.S_IMODE(found.st_mode)))
     return Plan(tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True)
 
 
@@ -130,7 +151,9 @@ def _special(path: Path, display: str) -> FileResult | os.stat_result:
     return found
 
 
-def _walk(root: Path, excludes: tuple[str, ...], output: Path | None):
+def _walk(
+    root: Path, excludes: tuple[str, ...], output: Path | None
+) -> Iterator[tuple[str, str, os.stat_result | FileResult]]:
     """Yield (display, path, problem) for every file below root, sorted, following symlinks safely."""
     if not root.is_dir():
         yield str(root), str(root), _special(root, str(root))
@@ -152,8 +175,8 @@ def _walk(root: Path, excludes: tuple[str, ...], output: Path | None):
             target = os.path.realpath(full)
             if target in chain or target == out_real:
                 if target in chain:
-                    yield full, full, FileResult(full, FileStatus.FAILED,
-                                                 reason=f"symbolic link loop (points back to {chain[target]}); not followed")
+                    loop = f"symbolic link loop (points back to {chain[target]}); not followed"
+                    yield full, full, FileResult(full, FileStatus.FAILED, reason=loop)
                 continue
             kept.append(d)
         dirnames[:] = kept

@@ -12,7 +12,6 @@ from hipconv.rules.coverage import coverage as library_coverage
 from hipconv.rules.coverage import load_symbols
 from hipconv.rules.model import RuleKind, RuleSet, RuleStatus, Scope
 
-
 _BEGIN, _END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
 
 
@@ -24,17 +23,29 @@ def generated_sections(ruleset: RuleSet) -> dict[str, str]:
     for rule in ruleset.rules:
         counts[rule.library][rule.status.value] += 1
     statuses = [s.value for s in RuleStatus]
-    coverage = ["| family | rules | " + " | ".join(statuses) + " |", "| --- | ---: | " + " | ".join("---:" for _ in statuses) + " |"]
+    coverage = [
+        "| family | rules | " + " | ".join(statuses) + " |",
+        "| --- | ---: | " + " | ".join("---:" for _ in statuses) + " |",
+    ]
     for library in sorted(counts):
         row = counts[library]
         coverage.append(f"| {library} | {sum(row.values())} | " + " | ".join(str(row[s]) for s in statuses) + " |")
-    libraries = ["| library | CUDA symbols | with a rule | translated | unsupported | HIP twin but no rule |",
-                 "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    libraries += [f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
-                  f"{len(row.twins_without_rule)} |" for row in library_coverage(ruleset, load_symbols())]
-    return {"codes": "\n".join(codes) + "\n", "coverage": "\n".join(coverage) + "\n",
-            "libraries": "\n".join(libraries) + "\n", "nvcc-flags": flag_table_markdown(),
-            "cudnn": cudnn_markdown(ruleset)}
+    libraries = [
+        "| library | CUDA symbols | with a rule | translated | unsupported | HIP twin but no rule |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    libraries += [
+        f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
+        f"{len(row.twins_without_rule)} |"
+        for row in library_coverage(ruleset, load_symbols())
+    ]
+    return {
+        "codes": "\n".join(codes) + "\n",
+        "coverage": "\n".join(coverage) + "\n",
+        "libraries": "\n".join(libraries) + "\n",
+        "nvcc-flags": flag_table_markdown(),
+        "cudnn": cudnn_markdown(ruleset),
+    }
 
 
 def cudnn_markdown(ruleset: RuleSet) -> str:
@@ -47,10 +58,14 @@ def cudnn_markdown(ruleset: RuleSet) -> str:
         if rule.hip is None:
             unsupported[f"{rule.code or 'HC201'}: {rule.note or ''}"].append(f"`{rule.cuda}`")
             continue
-        how = (f"template `{rule.template.parent.name}/{rule.template.name}`"
-               + (" (statement)" if rule.scope is Scope.STATEMENT else "") if rule.template
-               else "arguments reordered" + (f", drops {', '.join(rule.drops)}" if rule.drops else "") if rule.args
-               else "renamed")
+        how = (
+            f"template `{rule.template.parent.name}/{rule.template.name}`"
+            + (" (statement)" if rule.scope is Scope.STATEMENT else "")
+            if rule.template
+            else "arguments reordered" + (f", drops {', '.join(rule.drops)}" if rule.drops else "")
+            if rule.args
+            else "renamed"
+        )
         rows.append(f"| `{rule.cuda}` | `{rule.hip}` | {how} |")
     lines = rows + ["", "Unsupported (left unchanged, reported with the code shown):", ""]
     lines += [f"- {reason} — {', '.join(names)}" for reason, names in sorted(unsupported.items())]
@@ -63,5 +78,5 @@ def splice_sections(text: str, sections: dict[str, str], where: str) -> str:
         start, stop = text.find(begin), text.find(end)
         if start == -1 or stop == -1 or stop < start:
             raise ConfigError(f"{where} has no '{begin}' ... '{end}' section")
-        text = text[:start + len(begin)] + "\n" + body + text[stop:]
+        text = text[: start + len(begin)] + "\n" + body + text[stop:]
     return text

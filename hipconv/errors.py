@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class HipconvError(Exception):
-    """Base class; cli.py prints `error: <message>` (and the hint) and exits 2."""
+    """Base class; hipconv.cli prints `error: <message>` (and the hint) and exits 2."""
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)

@@ -40,8 +40,14 @@ class Writer:
         try:
             self._emit(result)
         except OSError as exc:
-            return FileResult(result.path, FileStatus.FAILED, reason=f"cannot write output: {exc.strerror or exc}",
-                              diagnostics=result.diagnostics, replacements=result.replacements, size=result.size)
+            return FileResult(
+                result.path,
+                FileStatus.FAILED,
+                reason=f"cannot write output: {exc.strerror or exc}",
+                diagnostics=result.diagnostics,
+                replacements=result.replacements,
+                size=result.size,
+            )
         return result
 
     def _emit(self, result: FileResult) -> None:

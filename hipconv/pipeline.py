@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from hipconv.buildfiles import build_file_kind, translate_build_file
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
@@ -28,8 +28,12 @@ def read_job(job: Job) -> SourceFile | FileResult:
         with open(job.path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
             if size > MAX_SOURCE_BYTES:
-                return FileResult(job.display, FileStatus.FAILED, size=size,
-                                  reason=f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; not translated")
+                return FileResult(
+                    job.display,
+                    FileStatus.FAILED,
+                    size=size,
+                    reason=f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; not translated",
+                )
             data = fh.read()
     except OSError as exc:
         return FileResult(job.display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
@@ -41,8 +45,9 @@ def read_job(job: Job) -> SourceFile | FileResult:
         return FileResult(job.display, FileStatus.FAILED, output=data, reason=str(exc), size=len(data))
 
 
-def translate_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
-                   offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS) -> list[FileResult]:
+def translate_jobs(
+    jobs: Sequence[Job], table: LookupTable, settings: Settings, *, offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
+) -> list[FileResult]:
     """Read and translate a batch of files; never raises for a file's sake.
 
     Build files (CMakeLists.txt, *.cmake, Makefiles) go to hipconv.buildfiles, with `offload_archs`
@@ -102,8 +107,9 @@ class _Worker:
         return translate_jobs(batch, cls.table, cls.settings, offload_archs=cls.offload_archs)
 
 
-def run(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
-        offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS) -> Iterator[FileResult]:
+def run(
+    jobs: Sequence[Job], table: LookupTable, settings: Settings, *, offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
+) -> Iterator[FileResult]:
     """Yield one FileResult per job, in job order. In-process for one job or one file."""
     if settings.jobs <= 1 or len(jobs) <= 1:
         for batch in batches(jobs):

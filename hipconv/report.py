@@ -5,8 +5,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -88,8 +89,14 @@ def print_result(console: Console, result: FileResult) -> None:
     if result.status in (FileStatus.FAILED, FileStatus.SKIPPED):
         failed = result.status is FileStatus.FAILED
         copied = " (copied unchanged)" if failed and result.output is not None else ""
-        lines.append(clang_line(f"{result.path}: ", Severity.ERROR if failed else Severity.NOTE,
-                                f": {result.reason}{copied}", styled=console.is_terminal))
+        lines.append(
+            clang_line(
+                f"{result.path}: ",
+                Severity.ERROR if failed else Severity.NOTE,
+                f": {result.reason}{copied}",
+                styled=console.is_terminal,
+            )
+        )
     if not console.is_terminal:  # logs and pipes: plain text, without rich's per-line rendering cost
         console.file.write("".join(f"{line.plain}\n" for line in lines) + result.trace)
         return
@@ -123,8 +130,11 @@ def stats_table(summary: Summary) -> Table:
 def json_report(summary: Summary, settings: Settings) -> dict[str, Any]:
     return {
         "hipconv": __version__,
-        "settings": {"rocm_version": str(settings.rocm), "kernel_launch": settings.kernel_launch.value,
-                     "experimental": settings.experimental},
+        "settings": {
+            "rocm_version": str(settings.rocm),
+            "kernel_launch": settings.kernel_launch.value,
+            "experimental": settings.experimental,
+        },
         "summary": {
             "files": dict(summary.files),
             "replacements": dict(summary.replacements),
@@ -140,8 +150,14 @@ def coverage_table(rows: list[Coverage]) -> Table:
     for column in ("library", "CUDA symbols", "with a rule", "translated", "unsupported", "HIP twin but no rule"):
         table.add_column(column, justify="left" if column == "library" else "right")
     for row in rows:
-        table.add_row(row.library, str(row.symbols), str(row.with_rule), str(row.supported), str(row.unsupported),
-                      str(len(row.twins_without_rule)))
+        table.add_row(
+            row.library,
+            str(row.symbols),
+            str(row.with_rule),
+            str(row.supported),
+            str(row.unsupported),
+            str(len(row.twins_without_rule)),
+        )
     return table
 
 
@@ -155,13 +171,20 @@ def print_line(console: Console, text: str, *, style: str | None = None) -> None
 
 
 @contextlib.contextmanager
-def progress_bar(console: Console, total: int, label: str, *,
-                 shown: bool = True) -> Iterator[tuple[Callable[[], None], Console]]:
+def progress_bar(
+    console: Console, total: int, label: str, *, shown: bool = True
+) -> Iterator[tuple[Callable[[], None], Console]]:
     """(advance, the console to print on while it runs): a rich bar on a terminal, a line at every
     tenth of the work otherwise, nothing when not shown."""
     if shown and console.is_terminal and total >= 2:
-        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                       console=console, transient=True)
+        bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        )
         with bar:
             task = bar.add_task(label, total=total)
             yield (lambda: bar.advance(task)), bar.console

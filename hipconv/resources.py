@@ -41,5 +41,5 @@ def cache_dir() -> Path:
 
 def hip_releases() -> list[str]:
     """The ROCm releases whose HIP inventory is bundled (hip-X.Y.names), oldest first."""
-    found = [p.name[len("hip-"):-len(".names")] for p in (_PACKAGE / "data").glob("hip-*.names")]
+    found = [p.name[len("hip-") : -len(".names")] for p in (_PACKAGE / "data").glob("hip-*.names")]
     return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))

@@ -32,8 +32,14 @@ class Replacement(NamedTuple):
     library: str
 
     def to_json(self) -> dict[str, object]:
-        return {"line": self.line, "col": self.col, "cuda": self.cuda, "hip": self.hip,
-                "rule": self.rule_id, "library": self.library}
+        return {
+            "line": self.line,
+            "col": self.col,
+            "cuda": self.cuda,
+            "hip": self.hip,
+            "rule": self.rule_id,
+            "library": self.library,
+        }
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ diagnostics with line and column).
 from __future__ import annotations
 
 import os
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 from hipconv.buildfiles.cmake import translate_cmake
 from hipconv.buildfiles.common import BuildFileEdits

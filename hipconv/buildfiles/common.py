@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
 from hipconv.diagnostics import Diagnostic
@@ -52,6 +52,6 @@ def flag_text(text: str, archs: tuple[str, ...]) -> tuple[str, tuple[FlagNote, .
     mapped = map_flags(words, archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
     if list(mapped.words) == words:
         return text, mapped.notes
-    lead = text[:len(text) - len(text.lstrip())]
-    trail = text[len(text.rstrip()):]
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()) :]
     return lead + " ".join(mapped.words) + trail, mapped.notes

@@ -57,35 +57,52 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
         code = re.split(r"(?<=\s)#" if recipe else r"(?<!\\)#", line, maxsplit=1)[0]
         # byte offsets of the words (build files are almost always ASCII; be exact anyway)
         words = [(w, line_start + len(code[:pos].encode("utf-8"))) for w, pos in make_words(code)]
-        assignment = None if recipe else _ASSIGNMENT.match(code)
-        first_flag = None  # index of the first word that is nvcc's argument list
-        if continued_nvcc:
-            first_flag = 0
-        elif assignment and _NVCC_VARIABLE.search(assignment.group(1)):
-            first_flag = next((n for n, (_, pos) in enumerate(words) if pos - line_start >= assignment.end()), len(words))
-        for n, (word, pos) in enumerate(words):
-            if _NVCC_WORD.fullmatch(word):
-                prefix = re.match(r"[@+-]*", word).group(0)  # type: ignore[union-attr]
-                out.rewrite(pos, pos + len(word.encode("utf-8")), prefix + "hipcc", "compiler")
-                first_flag = n + 1 if first_flag is None else first_flag
-            elif _NVCC_REFERENCE.fullmatch(word) and first_flag is None:
-                first_flag = n + 1
-        for n, (word, pos) in enumerate(words):
-            if _CUDA_PATH.search(word) and not _NVCC_WORD.fullmatch(word):
-                out.report(pos, "HC401", f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
-                           word)
-            elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
-                out.report(pos, "HC401", f"nvcc flags assembled by a make function are not mapped: {word}", word)
+        first_flag = 0 if continued_nvcc else _nvcc_variable_value(code, words, line_start, recipe=recipe)
+        first_flag = _rewrite_nvcc(words, first_flag, out)
+        _report_cuda_paths(words, out)
         if first_flag is not None and first_flag < len(words):
             _make_flags(words[first_flag:], archs, out)
         else:
-            for word, pos in words:
-                if word.startswith("-l") and len(word) > 2 and "$" not in word:
-                    mapped, note = map_library(word[2:])
-                    out.rewrite(pos, pos + len(word.encode("utf-8")), mapped[0], "library")
-                    if note:
-                        out.notes(pos, [note])
+            _map_libraries(words, out)
         continued_nvcc = first_flag is not None and code.rstrip().endswith("\\")
+
+
+def _nvcc_variable_value(code: str, words: list[tuple[str, int]], line_start: int, *, recipe: bool) -> int | None:
+    """`NVCCFLAGS = ...` (a variable of nvcc's): the index of the first word of its value."""
+    assignment = None if recipe else _ASSIGNMENT.match(code)
+    if assignment is None or not _NVCC_VARIABLE.search(assignment.group(1)):
+        return None
+    return next((n for n, (_, pos) in enumerate(words) if pos - line_start >= assignment.end()), len(words))
+
+
+def _rewrite_nvcc(words: list[tuple[str, int]], first_flag: int | None, out: BuildFileEdits) -> int | None:
+    """nvcc -> hipcc; the index of the first word of its arguments (or first_flag, when already known)."""
+    for n, (word, pos) in enumerate(words):
+        if _NVCC_WORD.fullmatch(word):
+            prefix = word[: len(word) - len(word.lstrip("@+-"))]
+            out.rewrite(pos, pos + len(word.encode("utf-8")), prefix + "hipcc", "compiler")
+            first_flag = n + 1 if first_flag is None else first_flag
+        elif _NVCC_REFERENCE.fullmatch(word) and first_flag is None:
+            first_flag = n + 1
+    return first_flag
+
+
+def _report_cuda_paths(words: list[tuple[str, int]], out: BuildFileEdits) -> None:
+    for word, pos in words:
+        if _CUDA_PATH.search(word) and not _NVCC_WORD.fullmatch(word):
+            out.report(pos, "HC401", f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand", word)
+        elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
+            out.report(pos, "HC401", f"nvcc flags assembled by a make function are not mapped: {word}", word)
+
+
+def _map_libraries(words: list[tuple[str, int]], out: BuildFileEdits) -> None:
+    """-lcublas -> -lhipblas on lines that are not nvcc's."""
+    for word, pos in words:
+        if word.startswith("-l") and len(word) > 2 and "$" not in word:
+            mapped, note = map_library(word[2:])
+            out.rewrite(pos, pos + len(word.encode("utf-8")), mapped[0], "library")
+            if note:
+                out.notes(pos, [note])
 
 
 def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: BuildFileEdits) -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 
@@ -39,43 +40,86 @@ class NvccFlag:
     note: str = ""
 
 
-def _f(names: str, action: FlagAction, *hip: str, value: bool = False, values: Mapping[str, tuple[str, ...]] | None = None,
-       note: str = "") -> NvccFlag:
-    return NvccFlag(tuple(names.split()), action, FlagValue.ANY if value or values else FlagValue.NONE, hip,
-                    dict(values or {}), note)
+def _f(
+    names: str,
+    action: FlagAction,
+    *hip: str,
+    value: bool = False,
+    values: Mapping[str, tuple[str, ...]] | None = None,
+    note: str = "",
+) -> NvccFlag:
+    return NvccFlag(
+        tuple(names.split()),
+        action,
+        FlagValue.ANY if value or values else FlagValue.NONE,
+        hip,
+        dict(values or {}),
+        note,
+    )
 
 
-M, A, S, L, D, U = FlagAction.MAP, FlagAction.ARCH, FlagAction.SPLIT, FlagAction.LIBRARY, FlagAction.DROP, FlagAction.UNSUPPORTED
+M, A, S, L, D, U = (
+    FlagAction.MAP,
+    FlagAction.ARCH,
+    FlagAction.SPLIT,
+    FlagAction.LIBRARY,
+    FlagAction.DROP,
+    FlagAction.UNSUPPORTED,
+)
 
 FLAGS: tuple[NvccFlag, ...] = (
-    _f("-arch --gpu-architecture", A, value=True,
-       note="NVIDIA architectures have no AMD counterpart: replaced by the --offload-arch targets"),
+    _f(
+        "-arch --gpu-architecture",
+        A,
+        value=True,
+        note="NVIDIA architectures have no AMD counterpart: replaced by the --offload-arch targets",
+    ),
     _f("-gencode --generate-code", A, value=True, note="as -arch"),
     _f("-code --gpu-code", A, value=True, note="as -arch"),
-    _f("--expt-relaxed-constexpr -expt-relaxed-constexpr", D,
-       note="clang lets host and device code call constexpr functions without it"),
-    _f("--expt-extended-lambda --extended-lambda -expt-extended-lambda -extended-lambda", D,
-       note="clang compiles `__device__` lambdas without it"),
+    _f(
+        "--expt-relaxed-constexpr -expt-relaxed-constexpr",
+        D,
+        note="clang lets host and device code call constexpr functions without it",
+    ),
+    _f(
+        "--expt-extended-lambda --extended-lambda -expt-extended-lambda -extended-lambda",
+        D,
+        note="clang compiles `__device__` lambdas without it",
+    ),
     _f("-rdc --relocatable-device-code", M, values={"true": ("-fgpu-rdc",), "false": ("-fno-gpu-rdc",)}),
     _f("-dc --device-c", M, "-fgpu-rdc", "-c"),
     _f("-Xcompiler --compiler-options", S, "{item}", value=True),
     _f("-Xlinker --linker-options", S, "-Wl,{item}", value=True),
     _f("-lineinfo --generate-line-info", M, "-gline-tables-only"),
     _f("--use_fast_math -use_fast_math", M, "-ffast-math"),
-    _f("-maxrregcount --maxrregcount", D, value=True,
-       note="no register cap flag for AMD GPUs: bound register use with __launch_bounds__ in the source"),
+    _f(
+        "-maxrregcount --maxrregcount",
+        D,
+        value=True,
+        note="no register cap flag for AMD GPUs: bound register use with __launch_bounds__ in the source",
+    ),
     _f("-Xptxas --ptxas-options", D, value=True, note="PTX assembler options have no AMD counterpart"),
     _f("-ccbin --compiler-bindir", D, value=True, note="hipcc compiles host code with its own clang"),
     _f("-cudart --cudart", D, value=True, note="the HIP runtime (libamdhip64) is always linked as a shared library"),
     _f("-Wno-deprecated-gpu-targets", D, note="NVIDIA-specific warning"),
-    _f("-forward-unknown-to-host-compiler --forward-unknown-to-host-compiler", D,
-       note="clang is the host compiler: host flags are understood directly"),
+    _f(
+        "-forward-unknown-to-host-compiler --forward-unknown-to-host-compiler",
+        D,
+        note="clang is the host compiler: host flags are understood directly",
+    ),
     _f("-t --threads", D, value=True, note="nvcc's parallel per-architecture compilation; use --jobs"),
     _f("-diag-suppress --diag-suppress", D, value=True, note="nvcc diagnostic numbers have no clang counterpart"),
-    _f("-res-usage --resource-usage", D, note="clang reports kernel resources with -Rpass-analysis=kernel-resource-usage"),
+    _f(
+        "-res-usage --resource-usage",
+        D,
+        note="clang reports kernel resources with -Rpass-analysis=kernel-resource-usage",
+    ),
     _f("-G --device-debug", M, "-g", note="device debug information; add -O0 for a debuggable build"),
-    _f("--default-stream -default-stream", M, values={"per-thread": ("-fgpu-default-stream=per-thread",),
-                                                      "legacy": ("-fgpu-default-stream=legacy",)}),
+    _f(
+        "--default-stream -default-stream",
+        M,
+        values={"per-thread": ("-fgpu-default-stream=per-thread",), "legacy": ("-fgpu-default-stream=legacy",)},
+    ),
     _f("-x --x", M, values={"cu": ("-x", "hip"), "c++": ("-x", "c++"), "c": ("-x", "c")}),
     _f("-std --std", M, "-std={value}", value=True),
     _f("-O --optimize", M, "-O{value}", value=True),
@@ -122,8 +166,14 @@ class Library:
 LIBRARIES: tuple[Library, ...] = (
     Library("cudart", "amdhip64", ("CUDA::cudart", "CUDA::cudart_static"), "hip::host", "hip"),
     Library("cudart_static", "amdhip64", (), "hip::host", "hip"),
-    Library("cuda", "amdhip64", ("CUDA::cuda_driver",), "hip::host", "hip",
-            note="HIP's driver-style API is part of the HIP runtime"),
+    Library(
+        "cuda",
+        "amdhip64",
+        ("CUDA::cuda_driver",),
+        "hip::host",
+        "hip",
+        note="HIP's driver-style API is part of the HIP runtime",
+    ),
     Library("cublas", "hipblas", ("CUDA::cublas", "CUDA::cublas_static"), "roc::hipblas", "hipblas"),
     Library("cublasLt", "hipblaslt", ("CUDA::cublasLt", "CUDA::cublasLt_static"), "roc::hipblaslt", "hipblaslt"),
     Library("cufft", "hipfft", ("CUDA::cufft", "CUDA::cufft_static"), "hip::hipfft", "hipfft"),
@@ -132,8 +182,14 @@ LIBRARIES: tuple[Library, ...] = (
     Library("cusolver", "hipsolver", ("CUDA::cusolver", "CUDA::cusolver_static"), "roc::hipsolver", "hipsolver"),
     Library("cudnn", "MIOpen", (), "MIOpen", "miopen", note="MIOpen's API differs from cuDNN's"),
     Library("nccl", "rccl", (), "rccl::rccl", "rccl"),
-    Library("nvToolsExt", "roctx64", ("CUDA::nvToolsExt",), None, None,
-            note="link roctx64 (roctracer) by hand: ROCm ships no CMake target for it"),
+    Library(
+        "nvToolsExt",
+        "roctx64",
+        ("CUDA::nvToolsExt",),
+        None,
+        None,
+        note="link roctx64 (roctracer) by hand: ROCm ships no CMake target for it",
+    ),
     Library("nvrtc", None, ("CUDA::nvrtc",), None, None, note="hiprtc: part of libamdhip64 before ROCm 6"),
     Library("nvidia-ml", None, ("CUDA::nvml",), None, None, note="AMD's counterpart is rocm_smi (another API)"),
     Library("cupti", None, ("CUDA::cupti",), None, None, note="AMD's counterpart is roctracer (another API)"),
@@ -170,7 +226,7 @@ def lookup(word: str) -> tuple[NvccFlag, str | None] | None:
         return _BY_NAME[name], value
     for prefix in GLUED:
         if word.startswith(prefix) and len(word) > len(prefix):
-            return _BY_NAME[prefix], word[len(prefix):]
+            return _BY_NAME[prefix], word[len(prefix) :]
     return None
 
 
@@ -184,13 +240,21 @@ def map_library(name: str) -> tuple[tuple[str, ...], FlagNote | None]:
     if lib is None:
         return (f"-l{name}",), None  # not a CUDA library: linked as it is
     if lib.hip is None:
-        return (f"-l{name}",), FlagNote(f"-l{name}", "HC401", f"CUDA library {name} has no HIP counterpart"
-                                        + (f" ({lib.note})" if lib.note else "") + "; left unchanged")
+        return (f"-l{name}",), FlagNote(
+            f"-l{name}",
+            "HC401",
+            f"CUDA library {name} has no HIP counterpart" + (f" ({lib.note})" if lib.note else "") + "; left unchanged",
+        )
     return (f"-l{lib.hip}",), None
 
 
-def map_flags(words: Sequence[str], archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS, *,
-              keep_unknown: bool = False, passthrough: re.Pattern[str] | None = None) -> Mapped:
+def map_flags(
+    words: Sequence[str],
+    archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,
+    *,
+    keep_unknown: bool = False,
+    passthrough: re.Pattern[str] | None = None,
+) -> Mapped:
     """Map an nvcc word list to hipcc words. Unknown flags are reported, and dropped unless keep_unknown.
 
     `passthrough`: words that are kept as they are without a note (a Makefile's `$(VAR)` references).
@@ -212,8 +276,13 @@ def map_flags(words: Sequence[str], archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
             continue
         found = lookup(word)
         if found is None:
-            notes.append(FlagNote(word, "HC402", f"unknown nvcc flag {word}; "
-                                  + ("left unchanged" if keep_unknown else "not passed to hipcc")))
+            notes.append(
+                FlagNote(
+                    word,
+                    "HC402",
+                    f"unknown nvcc flag {word}; " + ("left unchanged" if keep_unknown else "not passed to hipcc"),
+                )
+            )
             if keep_unknown:
                 out.append(word)
             continue
@@ -227,49 +296,52 @@ def map_flags(words: Sequence[str], archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
             written = f"{word} {value}"
             i += 1
         if flag.action is FlagAction.ARCH:
-            if not arch_done:
-                out.extend(_arch_words(archs))
-                notes.append(FlagNote(written, "HC404", f"{written}: NVIDIA architecture replaced by "
-                                      + ", ".join(_arch_words(archs))))
-                arch_done = True
-            continue
-        if flag.action is FlagAction.DROP:
-            notes.append(FlagNote(written, "HC403", f"{written} dropped: {flag.note}"))
-            continue
-        if flag.action is FlagAction.UNSUPPORTED:
-            notes.append(FlagNote(written, "HC403", f"{written} has no hipcc counterpart ({flag.note}); not passed on"))
-            if keep_unknown:
-                out.extend(words[start:i])
-            continue
-        if flag.action is FlagAction.LIBRARY:
-            assert value is not None
-            mapped, note = map_library(value)
-            out.extend(mapped)
-            if note:
-                notes.append(note)
-            continue
-        if flag.action is FlagAction.SPLIT:
-            assert value is not None
-            out.extend(part.format(item=item) for item in value.split(",") if item for part in flag.hip)
-            continue
-        if flag.values:
-            if value not in flag.values:
-                notes.append(FlagNote(written, "HC402", f"unknown value in nvcc flag {written}; "
-                                      + ("left unchanged" if keep_unknown else "not passed to hipcc")))
-                if keep_unknown:
-                    out.extend(words[start:i])
+            if arch_done:
                 continue
-            out.extend(flag.values[value])
-            continue
-        out.extend(part.format(value=value) for part in flag.hip)
+            arch_done = True
+        mapped, note = _map_known(flag, value, written, words[start:i], archs, keep_unknown=keep_unknown)
+        out.extend(mapped)
+        notes.extend([note] if note else [])
     return Mapped(tuple(out), tuple(notes), tuple(sources))
+
+
+def _map_known(
+    flag: NvccFlag, value: str | None, written: str, raw: Sequence[str], archs: Sequence[str], *, keep_unknown: bool
+) -> tuple[Sequence[str], FlagNote | None]:
+    """One occurrence of a known flag (`raw`: its words as given) -> hipcc words and a note."""
+    if flag.action is FlagAction.ARCH:
+        words = _arch_words(archs)
+        return words, FlagNote(written, "HC404", f"{written}: NVIDIA architecture replaced by {', '.join(words)}")
+    if flag.action is FlagAction.DROP:
+        return (), FlagNote(written, "HC403", f"{written} dropped: {flag.note}")
+    if flag.action is FlagAction.UNSUPPORTED:
+        note = FlagNote(written, "HC403", f"{written} has no hipcc counterpart ({flag.note}); not passed on")
+        return (raw if keep_unknown else ()), note
+    if flag.action is FlagAction.LIBRARY:
+        assert value is not None
+        return map_library(value)
+    if flag.action is FlagAction.SPLIT:
+        assert value is not None
+        return [part.format(item=item) for item in value.split(",") if item for part in flag.hip], None
+    if flag.values:
+        if value is not None and value in flag.values:
+            return flag.values[value], None
+        note = FlagNote(
+            written,
+            "HC402",
+            f"unknown value in nvcc flag {written}; " + ("left unchanged" if keep_unknown else "not passed to hipcc"),
+        )
+        return (raw if keep_unknown else ()), note
+    return [part.format(value=value) for part in flag.hip], None
 
 
 def flag_table_markdown() -> str:
     """The README's generated nvcc -> hipcc table (and the library table), from FLAGS and LIBRARIES."""
     rows = ["| nvcc | hipcc | note |", "| --- | --- | --- |"]
     for flag in FLAGS:
-        spelled = ", ".join(f"`{n}`" for n in flag.names) + (" *X*" if flag.value is FlagValue.ANY and not flag.values else "")
+        spelled = ", ".join(f"`{n}`" for n in flag.names) + (
+            " *X*" if flag.value is FlagValue.ANY and not flag.values else ""
+        )
         if flag.action is FlagAction.ARCH:
             hip = "`--offload-arch=T` for each target T"
         elif flag.action is FlagAction.LIBRARY:
@@ -281,10 +353,15 @@ def flag_table_markdown() -> str:
         else:
             hip = "`" + " ".join(flag.hip).replace("{value}", "X").replace("{item}", "each X") + "`"
         rows.append(f"| {spelled} | {hip} | {flag.note} |")
-    rows += ["", "| CUDA library | `-l` on ROCm | CMake target | ROCm CMake target | package | note |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    rows += [
+        "",
+        "| CUDA library | `-l` on ROCm | CMake target | ROCm CMake target | package | note |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     for lib in LIBRARIES:
-        rows.append(f"| `{lib.cuda}` | {f'`{lib.hip}`' if lib.hip else '—'} | "
-                    f"{', '.join(f'`{t}`' for t in lib.cmake) or '—'} | "
-                    f"{f'`{lib.hip_cmake}`' if lib.hip_cmake else '—'} | {lib.package or '—'} | {lib.note} |")
+        rows.append(
+            f"| `{lib.cuda}` | {f'`{lib.hip}`' if lib.hip else '—'} | "
+            f"{', '.join(f'`{t}`' for t in lib.cmake) or '—'} | "
+            f"{f'`{lib.hip_cmake}`' if lib.hip_cmake else '—'} | {lib.package or '—'} | {lib.note} |"
+        )
     return "\n".join(rows) + "\n"

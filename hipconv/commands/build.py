@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Mapping
+from typing import BinaryIO
 
 from rich.console import Console
 
@@ -69,13 +70,28 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     objects = (request.build_dir or output / ".hipconv-build").resolve()
     skipped: list[str] = []
     if entries is not None:
-        units, skipped = plan_compile_commands(entries, src, output, hipcc, archs, build_dir=objects,
-                                               check_only=request.check_only, extra=request.hipcc_args)
+        units, skipped = plan_compile_commands(
+            entries,
+            src,
+            output,
+            hipcc,
+            archs,
+            build_dir=objects,
+            check_only=request.check_only,
+            extra=request.hipcc_args,
+        )
     else:
         tree = plan([src], output, in_place=False, excludes=request.translation.excludes, writes=False, force=True)
         files = [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
-        units = plan_tree(files, output.resolve(), hipcc, archs, build_dir=objects, check_only=request.check_only,
-                          extra=request.hipcc_args)
+        units = plan_tree(
+            files,
+            output.resolve(),
+            hipcc,
+            archs,
+            build_dir=objects,
+            check_only=request.check_only,
+            extra=request.hipcc_args,
+        )
     for line in skipped:
         print_line(console, f"note: {line}")
     print_flag_notes(console, units)
@@ -100,9 +116,23 @@ def _compile(units: list[Unit], env: Mapping[str, str], jobs: int, console: Cons
     return results
 
 
-def _write_report(request: BuildRequest, results: list[UnitResult], groups: list[Group], *, hipcc: str,
-                  seconds: float, skipped: list[str]) -> None:
+def _write_report(
+    request: BuildRequest,
+    results: list[UnitResult],
+    groups: list[Group],
+    *,
+    hipcc: str,
+    seconds: float,
+    skipped: list[str],
+) -> None:
     assert request.report_path is not None
-    report = json_report(results, groups, hipcc=hipcc, archs=request.translation.offload_archs,
-                         check_only=request.check_only, seconds=seconds, skipped=skipped)
+    report = json_report(
+        results,
+        groups,
+        hipcc=hipcc,
+        archs=request.translation.offload_archs,
+        check_only=request.check_only,
+        seconds=seconds,
+        skipped=skipped,
+    )
     write_atomic(request.report_path, (json.dumps(report, indent=2) + "\n").encode())

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from hipconv.docs import generated_sections, splice_sections
 from hipconv.errors import HipconvError
@@ -38,10 +38,20 @@ def show_lines(name: str) -> Iterator[str]:
 
 
 def _fields(rule: Rule) -> tuple[tuple[str, object], ...]:
-    return (("cuda", rule.cuda), ("hip", rule.hip), ("kind", rule.kind.value), ("status", rule.status.value),
-            ("library", rule.library), ("rocm", {k: str(v) for k, v in rule.rocm.items()} or None),
-            ("params", rule.params), ("args", rule.args), ("drops", rule.drops or None),
-            ("lane_mask", rule.lane_mask), ("requires_define", rule.requires_define), ("note", rule.note or None))
+    return (
+        ("cuda", rule.cuda),
+        ("hip", rule.hip),
+        ("kind", rule.kind.value),
+        ("status", rule.status.value),
+        ("library", rule.library),
+        ("rocm", {k: str(v) for k, v in rule.rocm.items()} or None),
+        ("params", rule.params),
+        ("args", rule.args),
+        ("drops", rule.drops or None),
+        ("lane_mask", rule.lane_mask),
+        ("requires_define", rule.requires_define),
+        ("note", rule.note or None),
+    )
 
 
 def docs_text() -> str:

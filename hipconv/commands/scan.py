@@ -9,6 +9,7 @@ from typing import Literal
 
 from rich.console import Console
 
+from hipconv.config import FailOn
 from hipconv.discover import plan
 from hipconv.output import write_atomic
 from hipconv.report import print_line
@@ -19,7 +20,6 @@ from hipconv.scan.scanner import FileScan, at_or_above, excluded, scan_jobs
 from hipconv.settings import Settings
 
 ScanFormat = Literal["text", "json", "sarif", "github"]
-FailOn = Literal["error", "warning", "never"]
 
 
 @dataclass(frozen=True)
@@ -49,16 +49,19 @@ class ScanOutcome:
 
 def scan_paths(request: ScanRequest, console: Console) -> tuple[ScanOutcome, str]:
     """Scan the request's paths; returns the outcome and what goes to stdout."""
-    the_plan = plan(list(request.paths), None, in_place=True, excludes=request.excludes, writes=False,
-                    force=False)  # read in place
+    the_plan = plan(
+        list(request.paths), None, in_place=True, excludes=request.excludes, writes=False, force=False
+    )  # read in place
     jobs = [job for job in the_plan.jobs if not excluded(job.display, request.excludes)]
     table = load_ruleset(request.rules_dirs).table(request.settings)
     scans = [FileScan(p.path, failure=p.reason) for p in the_plan.problems]
     scans += scan_jobs(jobs, table, request.settings, disabled=request.disabled)
     if request.write_baseline is not None:
         write_atomic(request.write_baseline, baseline_json(scans).encode())
-        print_line(console, f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in "
-                   f"{request.write_baseline}")
+        print_line(
+            console,
+            f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in {request.write_baseline}",
+        )
         return ScanOutcome(None, 0), ""
     baselined = 0
     if request.baseline is not None:
@@ -80,4 +83,3 @@ def _plain_text(report: ScanReport) -> str:
     buffer = io.StringIO()
     print_text(Console(file=buffer, width=120, no_color=True), report)
     return buffer.getvalue()
-

@@ -49,8 +49,14 @@ class TranslateOutcome:
 def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryIO) -> TranslateOutcome:
     """Translate the request's files or trees; diagnostics and progress go to `console` as they come."""
     writes = request.mode is OutputMode.WRITE
-    the_plan = plan(list(request.paths), request.output, in_place=request.in_place, excludes=request.excludes,
-                    writes=writes, force=request.force)
+    the_plan = plan(
+        list(request.paths),
+        request.output,
+        in_place=request.in_place,
+        excludes=request.excludes,
+        writes=writes,
+        force=request.force,
+    )
     table = load_ruleset(request.rules_dirs).table(request.settings)
     summary = Summary(keep_files=request.report_path is not None)
     writer = Writer(the_plan, request.mode, request.in_place, request.backup_suffix, stdout)

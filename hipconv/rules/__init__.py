@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from hipconv.errors import ConfigError
 from hipconv.resources import data_file, rules_dir

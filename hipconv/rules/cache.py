@@ -7,8 +7,9 @@ import hashlib
 import os
 import pickle
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from hipconv import __version__
 from hipconv.resources import cache_dir, templates_dir
@@ -19,7 +20,9 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
     """The rule set built from `inputs` (and the templates under `template_dirs`), from the cache when
     none of their bytes changed."""
     digest = hashlib.sha256(__version__.encode())
-    templates = sorted({t for folder in template_dirs for t in folder.rglob("*.j2")} | set(templates_dir().rglob("*.j2")))
+    templates = sorted(
+        {t for folder in template_dirs for t in folder.rglob("*.j2")} | set(templates_dir().rglob("*.j2"))
+    )
     for path in [*inputs, *templates]:  # a template that vanished must fail validation
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -45,6 +45,7 @@ def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]]) -> list[Cove
     per_library: dict[str, list[tuple[str, str]]] = {}
     for library, name, twin in symbols:
         per_library.setdefault(library, []).append((name, twin))
+
     def covering(name: str) -> list[RuleStatus] | None:
         """The statuses of the rule that applies to name: its own, else its longest qualified prefix's."""
         while True:
@@ -58,12 +59,14 @@ def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]]) -> list[Cove
     for library in sorted(per_library):
         entries = per_library[library]
         ruled = [(name, statuses) for name, _ in entries if (statuses := covering(name)) is not None]
-        rows.append(Coverage(
-            library=library,
-            symbols=len(entries),
-            with_rule=len(ruled),
-            supported=sum(1 for _, statuses in ruled if any(s in _PORTED for s in statuses)),
-            unsupported=sum(1 for _, statuses in ruled if not any(s in _PORTED for s in statuses)),
-            twins_without_rule=tuple(sorted(name for name, twin in entries if twin and covering(name) is None)),
-        ))
+        rows.append(
+            Coverage(
+                library=library,
+                symbols=len(entries),
+                with_rule=len(ruled),
+                supported=sum(1 for _, statuses in ruled if any(s in _PORTED for s in statuses)),
+                unsupported=sum(1 for _, statuses in ruled if not any(s in _PORTED for s in statuses)),
+                twins_without_rule=tuple(sorted(name for name, twin in entries if twin and covering(name) is None)),
+            )
+        )
     return rows

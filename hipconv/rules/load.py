@@ -7,8 +7,9 @@ the cross-field rules (a `hip` unless unsupported, explicit drops, ...) live her
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import yaml
 
@@ -82,8 +83,15 @@ def plain(node: yaml.Node) -> Any:
     return _Loader("").construct_document(node)
 
 
-def known_fields(node: yaml.MappingNode, value: Mapping[str, Any], spec: Mapping[str, Field], where: str,
-                 problems: list[str], *, named: str = "") -> dict[str, Any]:
+def known_fields(
+    node: yaml.MappingNode,
+    value: Mapping[str, Any],
+    spec: Mapping[str, Field],
+    where: str,
+    problems: list[str],
+    *,
+    named: str = "",
+) -> dict[str, Any]:
     """An entry's fields whose keys the spec knows; each unknown key is a problem at its own line."""
     fields: dict[str, Any] = {}
     file = where.rsplit(":", 1)[0]
@@ -103,7 +111,9 @@ def _load_file(path: Path, problems: list[str]) -> list[Rule]:
     top = keyed_nodes(root, name, problems)
     for key, (node, _) in top.items():
         if key not in _FILE_KEYS:
-            problems.append(f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected defaults, rules)")
+            problems.append(
+                f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected defaults, rules)"
+            )
     defaults = _defaults(top, name, problems)
     if "rules" not in top:
         problems.append(f"{name}: no 'rules:' list")
@@ -135,8 +145,9 @@ def _defaults(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problem
     return defaults
 
 
-def _build_rule(node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str,
-                problems: list[str], source_dir: Path) -> Rule | None:
+def _build_rule(
+    node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str, problems: list[str], source_dir: Path
+) -> Rule | None:
     if not isinstance(node, yaml.MappingNode):
         problems.append(f"{where}: a rule must be a mapping")
         return None
@@ -168,8 +179,10 @@ def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems:
     if not fields.get("library"):
         problems.append(f"{label}: 'library' is required (set it in defaults)")
     status = fields.get("status", RuleStatus.SUPPORTED.value)
-    needs_hip = status in RULE_FIELDS["status"].choices and status not in (RuleStatus.UNSUPPORTED.value,
-                                                                           RuleStatus.REMOVED.value)
+    needs_hip = status in RULE_FIELDS["status"].choices and status not in (
+        RuleStatus.UNSUPPORTED.value,
+        RuleStatus.REMOVED.value,
+    )
     if fields.get("hip") is None and needs_hip:
         problems.append(f"{label}: 'hip' is required unless the status is unsupported or removed")
     rocm = fields.get("rocm", {})

@@ -4,9 +4,9 @@ resolves rules for a run's target (RuleSet.resolve), and the lookup table a run 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from hipconv.settings import Settings, Version
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from hipconv.diagnostics import CODES
 from hipconv.rules.model import RuleKind, RuleStatus, Scope
@@ -98,7 +99,7 @@ def _check_versions(key: str, value: Any, keys: tuple[str, ...]) -> str | None:
         return f"{key!r} takes {' / '.join(keys)}"
     for name, text in value.items():
         if not isinstance(text, str):
-            return f"{key}.{name} must be a quoted version string such as \"6.2\""
+            return f'{key}.{name} must be a quoted version string such as "6.2"'
         if not re.match(VERSION_PATTERN, text.strip()):
             return f"{key}.{name}: invalid version {text!r}: expected X.Y or X.Y.Z"
     return None
@@ -106,8 +107,11 @@ def _check_versions(key: str, value: Any, keys: tuple[str, ...]) -> str | None:
 
 def _json_field(field: Field) -> dict[str, Any]:
     if field.type is FieldType.VERSIONS:
-        return {"type": "object", "additionalProperties": False,
-                "properties": {k: {"type": "string", "pattern": VERSION_PATTERN} for k in field.keys}}
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {k: {"type": "string", "pattern": VERSION_PATTERN} for k in field.keys},
+        }
     if field.type is FieldType.NAMES:
         return {"type": "array", "items": {"type": "string"}}
     if field.type is FieldType.BOOL:
@@ -125,8 +129,11 @@ def json_schema() -> dict[str, Any]:
     """
     properties = {key: _json_field(field) for key, field in RULE_FIELDS.items()}
     rule = {"type": "object", "additionalProperties": False, "properties": properties}
-    defaults = {"type": "object", "additionalProperties": False,
-                "properties": {k: v for k, v in properties.items() if k not in NOT_IN_DEFAULTS}}
+    defaults = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {k: v for k, v in properties.items() if k not in NOT_IN_DEFAULTS},
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "hipconv rule file",

@@ -57,14 +57,25 @@ def _bind(c: MatchCollector, rule: Rule, cuda: str, call: Call) -> dict[str, Spa
     start = c.tokens.starts[call.callee]
     count = 0 if call.args == ((call.args[0][0],) * 2,) else len(call.args)
     if count > len(rule.params):
-        c.diag(start, "HC007", f"{cuda} is called with {count} arguments; the HIP rewrite knows the form "
-               f"({', '.join(rule.params)}); left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
+        c.diag(
+            start,
+            "HC007",
+            f"{cuda} is called with {count} arguments; the HIP rewrite knows the form "
+            f"({', '.join(rule.params)}); left unchanged{f' ({rule.note})' if rule.note else ''}",
+            rule,
+            cuda,
+        )
         return None
     bound = dict(zip(rule.params, call.args))
     kept = [name for name in rule.args if name in bound]
-    if kept != list(rule.args[:len(kept)]):
-        c.diag(start, "HC007", f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; "
-               "left unchanged", rule, cuda)
+    if kept != list(rule.args[: len(kept)]):
+        c.diag(
+            start,
+            "HC007",
+            f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; left unchanged",
+            rule,
+            cuda,
+        )
         return None
     return bound
 
@@ -108,7 +119,11 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
         return ""
 
     context: dict[str, object] = {
-        "hip": rule.hip, "cuda": cuda, "leave": leave, "note": note, "nl": c.source.newline.decode(),
+        "hip": rule.hip,
+        "cuda": cuda,
+        "leave": leave,
+        "note": note,
+        "nl": c.source.newline.decode(),
         "args": {name: mark(span) for name, span in bound.items()},
         "src": {name: body[a:b].decode() for name, (a, b) in bound.items()},
     }
@@ -116,16 +131,25 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
     if rule.scope is Scope.STATEMENT:
         bounds = statement_bounds(tokens, call.callee, call.close)
         if bounds is None:
-            c.diag(start, "HC007", f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control "
-                   "statement's head, a return or a macro definition); left unchanged", rule, cuda)
+            c.diag(
+                start,
+                "HC007",
+                f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control "
+                "statement's head, a return or a macro definition); left unchanged",
+                rule,
+                cuda,
+            )
             return
         region = (tokens.starts[bounds[0]], tokens.ends[bounds[1]])
         line_start = body.rfind(b"\n", 0, region[0]) + 1
-        indent = body[line_start:region[0]]
-        context.update(before=mark((region[0], start)), after=mark((tokens.ends[call.close], region[1])),
-                       indent=indent.decode() if not indent.strip() else "",
-                       declared=_declared_name(tokens, bounds[0], call.callee),
-                       uid="{}_{}".format(*c.source.line_col(start)))
+        indent = body[line_start : region[0]]
+        context.update(
+            before=mark((region[0], start)),
+            after=mark((tokens.ends[call.close], region[1])),
+            indent=indent.decode() if not indent.strip() else "",
+            declared=_declared_name(tokens, bounds[0], call.callee),
+            uid="{}_{}".format(*c.source.line_col(start)),
+        )
     try:
         text = render_file(rule.template, **context)
     except _Leave as exc:
@@ -134,8 +158,7 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
     for code, message in notes:
         c.diag(start, code, message, rule, cuda)
     pieces = _MARKER_SPLIT.split(text)
-    parts: list[Part] = [piece if n % 2 == 0 else spans[int(piece)] for n, piece in enumerate(pieces)
-                         if n % 2 or piece]
+    parts: list[Part] = [piece if n % 2 == 0 else spans[int(piece)] for n, piece in enumerate(pieces) if n % 2 or piece]
     used = {part for part in parts if not isinstance(part, str)}
     c.dropped.extend(span for span in bound.values() if span not in used)
     c.edits.append(Edit(region[0], region[1], tuple(parts), rule.id))

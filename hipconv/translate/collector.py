@@ -39,8 +39,16 @@ class MatchCollector:
     _anchors: list[tuple[int, bool]] = field(default_factory=list)
     _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements
 
-    def diag(self, offset: int, code: str, message: str, rule: Rule | None = None, symbol: str = "", *,
-             about_api: bool = True) -> None:
+    def diag(
+        self,
+        offset: int,
+        code: str,
+        message: str,
+        rule: Rule | None = None,
+        symbol: str = "",
+        *,
+        about_api: bool = True,
+    ) -> None:
         """Report at offset; `about_api=False` for findings about an argument (a lane mask), which stay
         even when the argument is dropped."""
         line, col = self.source.line_col(offset)
@@ -70,8 +78,9 @@ class MatchCollector:
         return FileMatches(tuple(self.edits), tuple(self.diagnostics), tuple(self.replacements))
 
 
-def apply_resolution(c: MatchCollector, start: int, end: int, cuda: str, resolution: Resolution, *,
-                     rename: bool) -> None:
+def apply_resolution(
+    c: MatchCollector, start: int, end: int, cuda: str, resolution: Resolution, *, rename: bool
+) -> None:
     """Turn one resolution into an edit and/or a diagnostic: the status policy lives here."""
     rule, action = resolution.rule, resolution.action
     if action is Action.REWRITE and rename:  # the hot path: a plain rename
@@ -79,8 +88,12 @@ def apply_resolution(c: MatchCollector, start: int, end: int, cuda: str, resolut
         _rename(c, start, end, cuda, rule)
         return
     if action is Action.NO_RULE:
-        c.diag(start, "HC001", f"{cuda} ({resolution.library}) is CUDA API with no hipconv rule; left unchanged",
-               symbol=cuda)
+        c.diag(
+            start,
+            "HC001",
+            f"{cuda} ({resolution.library}) is CUDA API with no hipconv rule; left unchanged",
+            symbol=cuda,
+        )
         return
     assert rule is not None
     message = _status_message(c, cuda, rule, action)
@@ -111,12 +124,16 @@ def _status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) ->
         return rule.code or "HC006", f"{cuda} was removed from HIP; left unchanged{note}"
     if action is Action.UNAVAILABLE:
         target = c.settings.rocm
-        when = (f"it appeared in {rule.rocm.since}" if rule.rocm.covers(target)
-                else f"it is the HIP spelling only before ROCm {rule.rocm.until}")
+        when = (
+            f"it appeared in {rule.rocm.since}"
+            if rule.rocm.covers(target)
+            else f"it is the HIP spelling only before ROCm {rule.rocm.until}"
+        )
         return "HC003", f"{rule.hip} is not available in ROCm {target} ({when}); {cuda} left unchanged{note}"
     if action is Action.KEEP_EXPERIMENTAL:
-        return "HC005", (f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to "
-                         "translate it)")
+        return "HC005", (
+            f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to translate it)"
+        )
     if action is Action.REWRITE_DEPRECATED:
         return "HC004", f"{cuda} is deprecated; translated to {rule.hip}{note}"
     return None

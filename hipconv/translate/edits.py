@@ -9,8 +9,9 @@ Nested edits outside every span part (a dropped argument) vanish with it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Sequence, Union
+from typing import NamedTuple, Union
 
 Part = Union[str, tuple[int, int]]
 
@@ -57,7 +58,7 @@ def apply(body: bytes, edits: Sequence[Edit]) -> Applied:
     ):  # the common case: plain renames, nothing nested
         chunks, pos = [], 0
         for e in ordered:
-            chunks.append(body[pos:e.start])
+            chunks.append(body[pos : e.start])
             chunks.append(e.parts[0].encode("utf-8"))  # type: ignore[union-attr]
             pos = e.end
         chunks.append(body[pos:])
@@ -69,8 +70,10 @@ def apply(body: bytes, edits: Sequence[Edit]) -> Applied:
         while stack and not stack[-1].edit.contains(edit):
             stack.pop()
         siblings = stack[-1].children if stack else roots
-        if siblings and siblings[-1].edit.end > edit.start and not (
-            edit.start == edit.end == siblings[-1].edit.start == siblings[-1].edit.end
+        if (
+            siblings
+            and siblings[-1].edit.end > edit.start
+            and not (edit.start == edit.end == siblings[-1].edit.start == siblings[-1].edit.end)
         ):
             rejected.append(edit)
             continue
@@ -88,7 +91,7 @@ def _render(body: bytes, start: int, end: int, nodes: list[_Node], rejected: lis
         e = node.edit
         if e.start < start or e.end > end:
             continue  # belongs to a span part that does not cover it
-        chunks.append(body[pos:e.start])
+        chunks.append(body[pos : e.start])
         for part in e.parts:
             if isinstance(part, str):
                 chunks.append(part.encode("utf-8"))

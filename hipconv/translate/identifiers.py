@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from hipconv.rules.model import Resolution, RuleKind
 from hipconv.translate.calls import reshape_call
@@ -23,8 +23,11 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
     consumed = 0  # the end of the last qualified name rewritten: its inner names are done
     for i in identifier_tokens(tokens, words & c.table.names):
         start = starts[i]
-        if start < consumed or (skip and inside(skip, skip_starts, start)) or _is_member_or_foreign(
-                tokens, i, identifiers):
+        if (
+            start < consumed
+            or (skip and inside(skip, skip_starts, start))
+            or _is_member_or_foreign(tokens, i, identifiers)
+        ):
             continue
         if tokens.text(i) in c.table.qualified_heads:
             name, last, resolution = _longest_name(tokens, i, identifiers)

@@ -47,7 +47,7 @@ def logical_line_end(body: bytes, pos: int) -> int:
         nl = body.find(b"\n", pos)
         if nl == -1:
             return len(body)
-        if body[nl - 1:nl] == b"\\" or body[nl - 2:nl] == b"\\\r":
+        if body[nl - 1 : nl] == b"\\" or body[nl - 2 : nl] == b"\\\r":
             pos = nl + 1
             continue
         return nl
@@ -80,7 +80,7 @@ def match_includes(c: MatchCollector, directives: Directives) -> tuple[list[Span
         if path_span is None:
             continue
         spans.append((tokens.starts[hash_i], path_span[1] + 1))
-        path = body[path_span[0]:path_span[1]].decode()
+        path = body[path_span[0] : path_span[1]].decode()
         resolution = c.table.includes.get(path)
         translated = resolution.rule.hip if resolution and resolution.rewrites and resolution.rule else None
         has_runtime = has_runtime or c.table.runtime_header in (path, translated)

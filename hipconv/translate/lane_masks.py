@@ -18,7 +18,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
     """The mask argument at span: HC101 for a 32-bit literal (widened when kept), HC102 when dropped,
     HC103 when its value cannot be seen."""
     tokens = c.tokens
-    text = tokens.body[span[0]:span[1]].decode()
+    text = tokens.body[span[0] : span[1]].decode()
     k = bisect.bisect_left(tokens.starts, span[0])
     single_literal = k < len(tokens) and tokens.ends[k] == span[1] and tokens.kinds[k] == TokenKind.LITERAL
     literal = int_literal(text) if single_literal else None
@@ -26,19 +26,42 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
     target = c.settings.rocm
     if dropped:
         if is_32bit:
-            c.diag(span[0], "HC101", f"32-bit lane mask {text} covers lanes 0-31 only of a 64-wide wavefront; "
-                   f"ROCm {target} has only the mask-less {rule.hip}, which acts on all active lanes, "
-                   "so the mask was dropped", rule, about_api=False)
+            c.diag(
+                span[0],
+                "HC101",
+                f"32-bit lane mask {text} covers lanes 0-31 only of a 64-wide wavefront; "
+                f"ROCm {target} has only the mask-less {rule.hip}, which acts on all active lanes, "
+                "so the mask was dropped",
+                rule,
+                about_api=False,
+            )
         else:
-            c.diag(span[0], "HC102", f"lane mask {text!r} dropped: ROCm {target} has only the mask-less "
-                   f"{rule.hip}, which acts on all active lanes", rule, about_api=False)
+            c.diag(
+                span[0],
+                "HC102",
+                f"lane mask {text!r} dropped: ROCm {target} has only the mask-less "
+                f"{rule.hip}, which acts on all active lanes",
+                rule,
+                about_api=False,
+            )
     elif literal is not None and is_32bit:
         full = literal.value == FULL_MASK_32
         widened = FULL_MASK_64 if full else literal.digits + "ull"
         extent = "all 32 lanes of a CUDA warp" if full else "lanes 0-31 only"
-        c.diag(span[0], "HC101", f"32-bit lane mask {text} covers {extent}; ROCm's {rule.hip} needs a 64-bit mask "
-               f"for 64-wide wavefronts: written as {widened}", rule, about_api=False)
+        c.diag(
+            span[0],
+            "HC101",
+            f"32-bit lane mask {text} covers {extent}; ROCm's {rule.hip} needs a 64-bit mask "
+            f"for 64-wide wavefronts: written as {widened}",
+            rule,
+            about_api=False,
+        )
         c.edits.append(Edit.replace(span[0], span[1], widened, rule.id + ".mask"))
     elif literal is None:
-        c.diag(span[0], "HC103", f"lane mask {text!r} must be a 64-bit integer covering the wavefront's 64 lanes "
-               f"for ROCm's {rule.hip}", rule, about_api=False)
+        c.diag(
+            span[0],
+            "HC103",
+            f"lane mask {text!r} must be a 64-bit integer covering the wavefront's 64 lanes for ROCm's {rule.hip}",
+            rule,
+            about_api=False,
+        )

@@ -18,7 +18,7 @@ LAUNCH_RULE_ID = "launch.hipLaunchKernelGGL"
 def match_launches(c: MatchCollector) -> None:
     tokens, body = c.tokens, c.tokens.body
     for i in range(len(tokens)):
-        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i]:tokens.ends[i]] != b"<<<":
+        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i] : tokens.ends[i]] != b"<<<":
             continue
         launch = parse_launch(tokens, i)
         if launch is None:
@@ -32,7 +32,7 @@ def match_launches(c: MatchCollector) -> None:
         parts.extend(", 0" for _ in range(4 - len(launch.config)))
         if any(a != b for a, b in launch.args):  # keep the argument list as written (line breaks in macros)
             inside = launch.inside_parens
-            parts.extend(["," if body[inside[0]:inside[0] + 1].isspace() else ", ", inside])
+            parts.extend(["," if body[inside[0] : inside[0] + 1].isspace() else ", ", inside])
         parts.append(")")
         start = tokens.starts[launch.start]
         c.edits.append(Edit(start, tokens.ends[launch.close], tuple(parts), LAUNCH_RULE_ID))
@@ -40,7 +40,7 @@ def match_launches(c: MatchCollector) -> None:
 
 
 def _as_dim3(body: bytes, span: Span) -> list[Part]:
-    text = body[span[0]:span[1]]
+    text = body[span[0] : span[1]]
     if re.fullmatch(rb"dim3\s*[({].*[)}]", text, re.S):
         return [span]
     return ["dim3(", span, ")"]

@@ -21,8 +21,9 @@ import functools
 import itertools
 import operator
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from hipconv.errors import ToolNotFound
 
@@ -56,7 +57,7 @@ class Tokens:
 
     __slots__ = ("body", "kinds", "starts", "ends")
 
-    def __init__(self, body: bytes, kinds: array, starts: array, ends: array) -> None:
+    def __init__(self, body: bytes, kinds: array[int], starts: array[int], ends: array[int]) -> None:
         self.body = body
         self.kinds = kinds
         self.starts = starts
@@ -66,11 +67,11 @@ class Tokens:
         return len(self.kinds)
 
     def raw(self, i: int) -> bytes:
-        return self.body[self.starts[i]:self.ends[i]]
+        return self.body[self.starts[i] : self.ends[i]]
 
     def text(self, i: int) -> str:
         """The token's spelling, with line splices removed."""
-        raw = self.body[self.starts[i]:self.ends[i]]
+        raw = self.body[self.starts[i] : self.ends[i]]
         if b"\\" in raw and self.kinds[i] != TokenKind.LITERAL:
             raw = raw.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
         return raw.decode()
@@ -83,7 +84,7 @@ class Tokens:
         pos = 0
         for i in range(len(self)):
             if self.starts[i] > pos:
-                yield Token(TokenKind.WHITESPACE, self.body[pos:self.starts[i]].decode("utf-8"), pos, self.starts[i])
+                yield Token(TokenKind.WHITESPACE, self.body[pos : self.starts[i]].decode("utf-8"), pos, self.starts[i])
             yield self.token(i)
             pos = self.ends[i]
         if pos < len(self.body):
@@ -165,7 +166,7 @@ def lex_many(bodies: list[bytes]) -> list[Tokens]:
         end = offset + len(body)
         tail = raw.tail_start(offset, len(body))
         if tail > end or joined[tail:end].strip(b" \t\r\n\f\v"):
-            return out + [lex(body)] + lex_many(bodies[n + 1:])
+            return out + [lex(body)] + lex_many(bodies[n + 1 :])
         out.append(lex(body) if raw.crosses_start(offset) else raw.tokens(body, offset))
         offset = end + len(_BATCH_SEPARATOR)
     return out
@@ -215,11 +216,15 @@ def _read_tokens(cindex: Any, tu: Any, tokens_ptr: Any, n: int) -> _Raw:
         return int(lib.clang_getTokenLocation(tu, tokens_ptr[i]).offset) - len(_PREFIX)
 
     base = locations[0] - api_offset(0)
-    if (words_per_token == 6 and locations[n - 1] - base == api_offset(n - 1)
-            and all(k <= TokenKind.COMMENT for k in kinds[:64])):
+    if (
+        words_per_token == 6
+        and locations[n - 1] - base == api_offset(n - 1)
+        and all(k <= TokenKind.COMMENT for k in kinds[:64])
+    ):
         return _Raw(kinds, locations, lengths, base)
     # pragma: no cover - only if libclang's token layout ever changes: ask the API token by token
     starts = [api_offset(i) for i in range(n)]
     ends = [int(lib.clang_getTokenExtent(tu, tokens_ptr[i]).end.offset) - len(_PREFIX) for i in range(n)]
-    return _Raw([int(lib.clang_getTokenKind(tokens_ptr[i])) for i in range(n)], starts,
-                [e - s for s, e in zip(starts, ends)], 0)
+    return _Raw(
+        [int(lib.clang_getTokenKind(tokens_ptr[i])) for i in range(n)], starts, [e - s for s, e in zip(starts, ends)], 0
+    )

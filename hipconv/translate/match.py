@@ -20,14 +20,33 @@ from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
 # Constructs that make a .cu file CUDA even when it includes no CUDA header.
 CUDA_CONSTRUCTS = frozenset(
-    {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "__launch_bounds__",
-     "threadIdx", "blockIdx", "blockDim", "gridDim", "__syncthreads", "warpSize"}
+    {
+        "__global__",
+        "__device__",
+        "__shared__",
+        "__constant__",
+        "__managed__",
+        "__launch_bounds__",
+        "threadIdx",
+        "blockIdx",
+        "blockDim",
+        "gridDim",
+        "__syncthreads",
+        "warpSize",
+    }
 )
 CUDA_CONSTRUCT_WORDS = frozenset(w.encode() for w in CUDA_CONSTRUCTS)
 
 
-def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, *, is_cu: bool,
-               words: frozenset[bytes] | None = None) -> FileMatches:
+def match_file(
+    source: SourceFile,
+    tokens: Tokens,
+    table: LookupTable,
+    settings: Settings,
+    *,
+    is_cu: bool,
+    words: frozenset[bytes] | None = None,
+) -> FileMatches:
     """`words`: the file's identifier-like words, when the caller has already scanned for them."""
     c = MatchCollector(source, tokens, table, settings)
     directives = directive_lines(tokens)
@@ -39,8 +58,12 @@ def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings:
         match_launches(c)
     nl = source.newline.decode()
     lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives.defined)]
-    if (is_cu and not has_runtime and table.runtime_header
-            and (uses_api or c.edits or _uses_cuda_constructs(tokens, words))):
+    if (
+        is_cu
+        and not has_runtime
+        and table.runtime_header
+        and (uses_api or c.edits or _uses_cuda_constructs(tokens, words))
+    ):
         lines.append(f"#include <{table.runtime_header}>")
     if lines:
         _insert_at_top(c, nl.join(lines))
@@ -49,8 +72,10 @@ def match_file(source: SourceFile, tokens: Tokens, table: LookupTable, settings:
 
 def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
     """A kernel launch, or a CUDA keyword or built-in variable, as a token (not in a comment)."""
-    return bool(token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True)
-                or token_occurrences(tokens, words & CUDA_CONSTRUCT_WORDS, WORDY_KINDS, first_only=True))
+    return bool(
+        token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True)
+        or token_occurrences(tokens, words & CUDA_CONSTRUCT_WORDS, WORDY_KINDS, first_only=True)
+    )
 
 
 def _insert_at_top(c: MatchCollector, text: str, rule_id: str = "insert.top") -> None:

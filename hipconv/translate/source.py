@@ -28,14 +28,13 @@ class SourceFile:
         if b"\0" in data:
             raise DecodeFailure("binary file (contains NUL bytes)")
         bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
-        body = data[len(bom):]
+        body = data[len(bom) :]
         try:
             body.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = body.count(b"\n", 0, exc.start) + 1
             raise DecodeFailure(
-                f"not valid UTF-8 (byte 0x{body[exc.start]:02x} on line {line}); "
-                "convert the file to UTF-8 first"
+                f"not valid UTF-8 (byte 0x{body[exc.start]:02x} on line {line}); convert the file to UTF-8 first"
             ) from None
         return cls(path, bom, body)
 

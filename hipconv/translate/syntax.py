@@ -8,8 +8,9 @@ spans; nothing here knows about rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Generator, NamedTuple
+from typing import NamedTuple
 
 from hipconv.translate.lexer import TokenKind, Tokens
 
@@ -224,26 +225,11 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
     """Walk back over `ns::kernel<T, N>` from its last token."""
     if j < 0:
         return None
-    if is_punct(tokens, j, ">") or is_punct(tokens, j, ">>"):
-        depth = 0
-        while j >= 0:
-            if tokens.kinds[j] == TokenKind.PUNCTUATION:
-                t = tokens.raw(j).decode()
-                if t in (">", ">>"):
-                    depth += len(t)
-                elif t == "<":
-                    depth -= 1
-                elif t in _CLOSE:
-                    opener = matching_open(tokens, j)
-                    if opener is None:
-                        return None
-                    j = opener
-                elif t in (";", "{", "}"):
-                    return None
-                if depth == 0:
-                    break
-            j -= 1
-        j = prev_code(tokens, j)
+    if is_punct(tokens, j, ">", ">>"):
+        opener = _template_open(tokens, j)
+        if opener is None:
+            return None
+        j = prev_code(tokens, opener)
     if j < 0 or tokens.kinds[j] != TokenKind.IDENTIFIER:
         return None
     while True:
@@ -255,6 +241,29 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
             j = qualifier
         else:
             return sep  # a leading `::` (global namespace)
+
+
+def _template_open(tokens: Tokens, j: int) -> int | None:
+    """The `<` opening the template arguments that end with the `>` or `>>` at j."""
+    depth = 0
+    while j >= 0:
+        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+            t = tokens.raw(j).decode()
+            if t in (">", ">>"):
+                depth += len(t)
+            elif t == "<":
+                depth -= 1
+            elif t in _CLOSE:
+                opener = matching_open(tokens, j)
+                if opener is None:
+                    return None
+                j = opener
+            elif t in (";", "{", "}"):
+                return None
+            if depth == 0:
+                return j
+        j -= 1
+    return None
 
 
 def matching_open(tokens: Tokens, i: int) -> int | None:
@@ -278,7 +287,7 @@ def starts_line(tokens: Tokens, i: int) -> bool:
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     j = i - 1
     while j >= 0:
-        if b"\n" in body[ends[j]:starts[j + 1]]:
+        if b"\n" in body[ends[j] : starts[j + 1]]:
             return True
         if tokens.kinds[j] != TokenKind.COMMENT:
             return False
@@ -292,6 +301,22 @@ _STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"do", b"else", b"switch"
 def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] | None:
     """(first token, closing `;`) of the statement around tokens[first..last], or None when it is not a
     plain statement: a control statement's head, a return, or a span crossing a preprocessor line."""
+    begin = _statement_begin(tokens, first)
+    if begin >= len(tokens) or tokens.raw(begin) in _STATEMENT_HEADS:
+        return None
+    end = _statement_end(tokens, last)
+    if end is None:
+        return None
+    crossed = any(
+        tokens.raw(h) in (b"#", b"%:") and starts_line(tokens, h)
+        for h in range(begin, end)
+        if tokens.kinds[h] == TokenKind.PUNCTUATION
+    )
+    return None if crossed else (begin, end)
+
+
+def _statement_begin(tokens: Tokens, first: int) -> int:
+    """The first token of the statement holding token `first` (after the `;`, `{` or `}` before it)."""
     depth = 0
     j = first - 1
     while j >= 0:
@@ -304,9 +329,11 @@ def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] |
             elif t in (b";", b"{", b"}") and depth <= 0:
                 break
         j -= 1
-    begin = next_code(tokens, j)
-    if begin >= len(tokens) or tokens.raw(begin) in _STATEMENT_HEADS:
-        return None
+    return next_code(tokens, j)
+
+
+def _statement_end(tokens: Tokens, last: int) -> int | None:
+    """The `;` ending the statement that holds token `last`; None when a brace comes first."""
     depth = 0
     for k in range(last + 1, len(tokens)):
         if tokens.kinds[k] != TokenKind.PUNCTUATION:
@@ -317,9 +344,7 @@ def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] |
         elif t in (b")", b"]"):
             depth -= 1
         elif t == b";" and depth <= 0:
-            crossed = any(tokens.raw(h) in (b"#", b"%:") and starts_line(tokens, h) for h in range(begin, k)
-                          if tokens.kinds[h] == TokenKind.PUNCTUATION)
-            return None if crossed else (begin, k)
+            return k
         elif t in (b"{", b"}"):
             return None
     return None

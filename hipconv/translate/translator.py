@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import traceback
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.errors import HipconvError
@@ -29,9 +29,14 @@ def translate_source(source: SourceFile, table: LookupTable, settings: Settings)
     return translate_sources([source], table, settings)[0]
 
 
-def translate_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *,
-                      words: Sequence[frozenset[bytes]] | None = None,
-                      lexed: Mapping[int, Tokens] | None = None) -> list[FileResult]:
+def translate_sources(
+    sources: Sequence[SourceFile],
+    table: LookupTable,
+    settings: Settings,
+    *,
+    words: Sequence[frozenset[bytes]] | None = None,
+    lexed: Mapping[int, Tokens] | None = None,
+) -> list[FileResult]:
     """Translate decoded sources, lexing those that need it with one libclang call.
 
     `words` (per source, from words.file_words) and `lexed` (tokens by source index) let a caller
@@ -57,8 +62,14 @@ def translate_sources(sources: Sequence[SourceFile], table: LookupTable, setting
 
 def failed_result(source: SourceFile, exc: Exception) -> FileResult:
     """The result of a file whose translation hit a bug: its traceback, and the file copied unchanged."""
-    return FileResult(source.path, FileStatus.FAILED, output=source.data, size=len(source.data),
-                      reason=f"internal error: {exc!r}", trace=traceback.format_exc())
+    return FileResult(
+        source.path,
+        FileStatus.FAILED,
+        output=source.data,
+        size=len(source.data),
+        reason=f"internal error: {exc!r}",
+        trace=traceback.format_exc(),
+    )
 
 
 def lex_sources(sources: Sequence[SourceFile], wanted: Sequence[int]) -> dict[int, Tokens]:
@@ -71,21 +82,26 @@ def lex_sources(sources: Sequence[SourceFile], wanted: Sequence[int]) -> dict[in
         return {n: lex(sources[n].body) for n in wanted}
 
 
-def _translate_tokens(source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings,
-                      words: frozenset[bytes]) -> FileResult:
+def _translate_tokens(
+    source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, words: frozenset[bytes]
+) -> FileResult:
     found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words)
     return edited_result(source, found.edits, found.diagnostics, found.replacements)
 
 
-def edited_result(source: SourceFile, edits: Sequence[Edit], diagnostics: Sequence[Diagnostic],
-                  replacements: Sequence[Replacement]) -> FileResult:
+def edited_result(
+    source: SourceFile, edits: Sequence[Edit], diagnostics: Sequence[Diagnostic], replacements: Sequence[Replacement]
+) -> FileResult:
     """Apply a file's edits and make its result; an edit overlapping another becomes HC009."""
     result = apply(source.body, edits)
     found = list(diagnostics)
     for edit in result.rejected:
         line, col = source.line_col(edit.start)
-        found.append(Diagnostic(source.path, line, col, "HC009",
-                                "this rewrite overlaps another one and was not applied", edit.rule_id))
+        found.append(
+            Diagnostic(
+                source.path, line, col, "HC009", "this rewrite overlaps another one and was not applied", edit.rule_id
+            )
+        )
     found.sort(key=lambda d: (d.line, d.col, d.code))
     changed = result.data != source.body
     rejected = {e.rule_id for e in result.rejected}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span
@@ -40,8 +40,9 @@ def identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
     return sorted(found)
 
 
-def token_occurrences(tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...], *,
-                      first_only: bool = False) -> list[int]:
+def token_occurrences(
+    tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...], *, first_only: bool = False
+) -> list[int]:
     """Indices of the tokens of one of `kinds` spelled exactly as one of `spellings`, in order."""
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     found = []

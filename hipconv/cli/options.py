@@ -1,0 +1,69 @@
+"""What the commands' options share: settings from options and configuration, AMD targets, exit codes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
+from hipconv.config import Config, find_config, load_config
+from hipconv.resources import hip_releases
+from hipconv.settings import KernelLaunch, Settings, Version
+
+EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def settings_from(
+    config: Config, rocm_version: str | None, kernel_launch: str | None, *, experimental: bool = False, jobs: int = 1
+) -> Settings:
+    """Command-line values, else the configuration file's, else the defaults."""
+    return Settings(
+        Version.parse(rocm_version or config.rocm_version or default_rocm()),
+        KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
+        experimental,
+        jobs,
+    )
+
+
+def default_rocm() -> str:
+    releases = hip_releases()
+    return releases[-1] if releases else "6.3"
+
+
+def config_at(path: Path | None) -> Config:
+    return load_config(path or find_config(Path.cwd()))
+
+
+def offload_archs(value: str | None) -> tuple[str, ...]:
+    archs = tuple(a.strip() for a in (value or "").split(",") if a.strip()) or DEFAULT_OFFLOAD_ARCHS
+    bad = [a for a in archs if not re.fullmatch(r"gfx[0-9a-f]+(:[\w+-]+)*", a)]
+    if bad:
+        raise click.BadParameter(
+            f"{', '.join(bad)}: not an AMD GPU target (gfx90a, gfx942, ...)", param_hint="--offload-arch"
+        )
+    return archs
+
+
+def rocm_version_option(help: str = "Targeted ROCm release [default: the newest bundled inventory].") -> Decorator:
+    return click.option("--rocm-version", default=None, metavar="X.Y", help=help)
+
+
+def rules_dir_option(help: str = "Extra directory of YAML rules.") -> Decorator:
+    return click.option("--rules-dir", multiple=True, type=click.Path(path_type=Path), help=help)
+
+
+def exclude_option(help: str) -> Decorator:
+    return click.option("--exclude", multiple=True, metavar="GLOB", help=help)
+
+
+def config_option() -> Decorator:
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, exists=True, path_type=Path),
+        help="Configuration file [default: the nearest .hipconv.toml or pyproject.toml with [tool.hipconv]].",
+    )

@@ -1,0 +1,100 @@
+"""`hipconv scan`: options -> a request -> the command function -> an exit code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+import click
+
+from hipconv.cli.options import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNPORTED,
+    config_at,
+    config_option,
+    exclude_option,
+    rocm_version_option,
+    rules_dir_option,
+    settings_from,
+)
+from hipconv.commands.scan import ScanFormat, ScanRequest, scan_paths
+from hipconv.config import FAIL_ON, FailOn
+from hipconv.diagnostics import CODES
+from hipconv.errors import HipconvError
+from hipconv.report import stderr_console
+from hipconv.scan.formats import FORMATS
+from hipconv.settings import KERNEL_LAUNCH_STYLES
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text: clang-style lines on stderr; json, sarif, github: on stdout (or --output).",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default=None,
+    help="Exit 1 when a finding of this severity or worse is reported [default: warning].",
+)
+@rocm_version_option("Targeted ROCm release [default: the newest bundled].")
+@click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default=None, help="As for translate.")
+@exclude_option("Skip paths matching GLOB (added to the configuration's).")
+@click.option("--disable", multiple=True, metavar="CODE", help="Do not report CODE (added to the configuration's).")
+@rules_dir_option("Extra directory of YAML rules.")
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Report (and fail on) only findings this baseline does not record.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Record today's findings in FILE and exit 0.",
+)
+@config_option()
+def scan(
+    paths: tuple[Path, ...],
+    fmt: str,
+    output: Path | None,
+    fail_on: str | None,
+    rocm_version: str | None,
+    kernel_launch: str | None,
+    exclude: tuple[str, ...],
+    disable: tuple[str, ...],
+    rules_dir: tuple[Path, ...],
+    baseline_path: Path | None,
+    write_baseline: Path | None,
+    config_path: Path | None,
+) -> None:
+    """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
+    config = config_at(config_path)
+    unknown = [c for c in disable if c not in CODES]
+    if unknown:
+        raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
+    request = ScanRequest(
+        paths,
+        settings_from(config, rocm_version, kernel_launch),
+        fail_on=cast(FailOn, fail_on or config.fail_on or "warning"),
+        fmt=cast(ScanFormat, fmt),
+        output=output,
+        excludes=config.exclude + exclude,
+        disabled=frozenset(config.disable + disable),
+        rules_dirs=config.rules_dirs + rules_dir,
+        baseline=baseline_path,
+        write_baseline=write_baseline,
+    )
+    outcome, stdout = scan_paths(request, stderr_console())
+    if stdout:
+        click.echo(stdout, nl=False)
+    if outcome.failed:
+        raise SystemExit(EXIT_ERROR)
+    raise SystemExit(EXIT_UNPORTED if outcome.failing else EXIT_OK)

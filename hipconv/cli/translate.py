@@ -1,0 +1,212 @@
+"""`hipconv translate` and `hipconv build`: options -> a request -> the command function -> an exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from hipconv.cli.options import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNPORTED,
+    config_at,
+    config_option,
+    exclude_option,
+    offload_archs,
+    rocm_version_option,
+    rules_dir_option,
+    settings_from,
+)
+from hipconv.commands.build import BuildRequest, build_tree
+from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
+from hipconv.output import OutputMode
+from hipconv.report import stderr_console
+from hipconv.settings import KERNEL_LAUNCH_STYLES
+
+
+def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
+    if outcome.failed:
+        return EXIT_ERROR
+    return EXIT_UNPORTED if strict and outcome.summary.unported_count else EXIT_OK
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Output file (one input) or directory (a tree).")
+@click.option("--in-place", is_flag=True, help="Rewrite the inputs, keeping a backup of each changed file.")
+@click.option("--backup-suffix", default=".orig", show_default=True, help="Suffix of --in-place backups.")
+@click.option("--dry-run", is_flag=True, help="Translate and report, write nothing.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff on stdout, write nothing.")
+@click.option(
+    "--kernel-launch",
+    type=click.Choice(KERNEL_LAUNCH_STYLES),
+    default=None,
+    help="Keep <<<...>>> launches, or rewrite them to hipLaunchKernelGGL [default: chevron].",
+)
+@rocm_version_option("Targeted ROCm release [default: the newest bundled inventory].")
+@click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
+@exclude_option("Skip paths (relative to the input) matching GLOB.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--stats", is_flag=True, help="Print a summary table on stderr.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(path_type=Path),
+    help="Write a report of every file: JSON, or Markdown when FILE ends in .md.",
+)
+@click.option("--strict", is_flag=True, help="Exit 1 when unported CUDA APIs remain.")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file or a foreign output directory.")
+@rules_dir_option("Extra directory of YAML rules.")
+@click.option(
+    "--offload-arch",
+    default=None,
+    metavar="LIST",
+    help="AMD targets that replace CUDA architectures in build files [default: gfx90a].",
+)
+@config_option()
+def translate(
+    paths: tuple[Path, ...],
+    output: Path | None,
+    in_place: bool,
+    backup_suffix: str,
+    dry_run: bool,
+    show_diff: bool,
+    kernel_launch: str | None,
+    rocm_version: str | None,
+    experimental: bool,
+    exclude: tuple[str, ...],
+    jobs: int,
+    stats: bool,
+    report_path: Path | None,
+    strict: bool,
+    force: bool,
+    rules_dir: tuple[Path, ...],
+    offload_arch: str | None,
+    config_path: Path | None,
+) -> None:
+    """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
+    archs = offload_archs(offload_arch)
+    if dry_run and show_diff:
+        raise click.UsageError("--dry-run and --diff exclude each other")
+    config = config_at(config_path)
+    mode = OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
+    request = TranslateRequest(
+        paths,
+        settings_from(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs),
+        output=output,
+        mode=mode,
+        in_place=in_place,
+        backup_suffix=backup_suffix,
+        excludes=config.exclude + exclude,
+        rules_dirs=config.rules_dirs + rules_dir,
+        offload_archs=archs,
+        report_path=report_path,
+        stats=stats,
+        force=force,
+    )
+    outcome = translate_paths(request, stderr_console(), sys.stdout.buffer)
+    raise SystemExit(_translate_exit(outcome, strict=strict))
+
+
+@click.command()
+@click.argument("src", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the translated tree.",
+)
+@click.option("--offload-arch", default=None, metavar="LIST", help="Comma-separated AMD targets [default: gfx90a].")
+@click.option(
+    "-p",
+    "compile_db",
+    type=click.Path(exists=True, path_type=Path),
+    help="The CUDA build's compile_commands.json, or the directory holding it: its flags are mapped.",
+)
+@click.option(
+    "--hipcc",
+    "hipcc_path",
+    default=None,
+    metavar="PATH",
+    help="hipcc to use [default: hipcc on PATH, else $ROCM_PATH/bin/hipcc].",
+)
+@click.option(
+    "--hip-platform",
+    type=click.Choice(["amd", "nvidia"]),
+    default=None,
+    help="HIP_PLATFORM for hipcc [default: $HIP_PLATFORM, else amd].",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="CPU count",
+    help="Parallel hipcc processes.",
+)
+@click.option("--check-only", is_flag=True, help="Compile with -fsyntax-only: faster, no objects.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write every TU's command, status and diagnostics as JSON.",
+)
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where objects go [default: OUTPUT/.hipconv-build].",
+)
+@click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
+@rocm_version_option("As for translate.")
+@exclude_option("As for translate.")
+@rules_dir_option("As for translate.")
+@click.option("--force", is_flag=True, help="As for translate.")
+def build(
+    src: Path,
+    output: Path,
+    offload_arch: str | None,
+    compile_db: Path | None,
+    hipcc_path: str | None,
+    hip_platform: str | None,
+    jobs: int,
+    check_only: bool,
+    report_path: Path | None,
+    build_dir: Path | None,
+    hipcc_arg: tuple[str, ...],
+    rocm_version: str | None,
+    exclude: tuple[str, ...],
+    rules_dir: tuple[Path, ...],
+    force: bool,
+) -> None:
+    """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
+    archs = offload_archs(offload_arch)
+    config = config_at(None)
+    translation = TranslateRequest(
+        (src,),
+        settings_from(config, rocm_version, None, jobs=jobs),
+        output=output,
+        excludes=config.exclude + exclude,
+        rules_dirs=config.rules_dirs + rules_dir,
+        offload_archs=archs,
+        force=force,
+    )
+    request = BuildRequest(
+        translation,
+        jobs,
+        os.environ,
+        hipcc=hipcc_path,
+        hip_platform=hip_platform,
+        compile_db=compile_db,
+        check_only=check_only,
+        report_path=report_path,
+        build_dir=build_dir,
+        hipcc_args=hipcc_arg,
+    )
+    outcome = build_tree(request, stderr_console(), sys.stdout.buffer)
+    if outcome.translation.failed:
+        raise SystemExit(EXIT_ERROR)
+    raise SystemExit(EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
