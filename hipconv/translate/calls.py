@@ -92,45 +92,56 @@ _MARKER = "\x00{}\x00"
 _MARKER_SPLIT = re.compile("\x00(\\d+)\x00")
 
 
+class _TemplateContext:
+    """What a template sees of one call: argument markers, leave() and note(); and what it asked for."""
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.spans: list[Span] = []  # marker n stands for spans[n]
+        self.notes: list[tuple[str, str]] = []
+
+    def mark(self, span: Span) -> str:
+        self.spans.append(span)
+        return _MARKER.format(len(self.spans) - 1)
+
+    def _checked(self, code: str) -> str:
+        if code not in CODES:
+            raise RuleSchemaError(f"{self.rule.template}: unknown diagnostic code {code!r} (rule {self.rule.id})")
+        return code
+
+    def leave(self, code: str, message: str) -> str:
+        raise _Leave(self._checked(code), message)
+
+    def note(self, code: str, message: str) -> str:
+        self.notes.append((self._checked(code), message))
+        return ""
+
+    def parts(self, text: str) -> list[Part]:
+        """The rendered text split into literal strings and the argument spans its markers stand for."""
+        pieces = _MARKER_SPLIT.split(text)
+        return [piece if n % 2 == 0 else self.spans[int(piece)] for n, piece in enumerate(pieces) if n % 2 or piece]
+
+
 def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str, Span], cuda: str) -> None:
     """Render the rule's template for this call; argument texts travel as spans, so the
     translations inside them (enumerators, nested calls) survive whatever the template does."""
     assert rule.template is not None
     tokens, body = c.tokens, c.tokens.body
     start = tokens.starts[call.callee]
-    spans: list[Span] = []
-
-    def mark(span: Span) -> str:
-        spans.append(span)
-        return _MARKER.format(len(spans) - 1)
-
-    notes: list[tuple[str, str]] = []
-
-    def checked(code: str) -> str:
-        if code not in CODES:
-            raise RuleSchemaError(f"{rule.template}: unknown diagnostic code {code!r} (rule {rule.id})")
-        return code
-
-    def leave(code: str, message: str) -> str:
-        raise _Leave(checked(code), message)
-
-    def note(code: str, message: str) -> str:
-        notes.append((checked(code), message))
-        return ""
-
+    ctx = _TemplateContext(rule)
     context: dict[str, object] = {
         "hip": rule.hip,
         "cuda": cuda,
-        "leave": leave,
-        "note": note,
+        "leave": ctx.leave,
+        "note": ctx.note,
         "nl": c.source.newline.decode(),
-        "args": {name: mark(span) for name, span in bound.items()},
+        "args": {name: ctx.mark(span) for name, span in bound.items()},
         "src": {name: body[a:b].decode() for name, (a, b) in bound.items()},
     }
     region = (start, tokens.ends[call.close])
     if rule.scope is Scope.STATEMENT:
-        bounds = statement_bounds(tokens, call.callee, call.close)
-        if bounds is None:
+        statement = _statement_context(c, call, ctx, context)
+        if statement is None:
             c.diag(
                 start,
                 "HC007",
@@ -140,29 +151,40 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
                 cuda,
             )
             return
-        region = (tokens.starts[bounds[0]], tokens.ends[bounds[1]])
-        line_start = body.rfind(b"\n", 0, region[0]) + 1
-        indent = body[line_start : region[0]]
-        context.update(
-            before=mark((region[0], start)),
-            after=mark((tokens.ends[call.close], region[1])),
-            indent=indent.decode() if not indent.strip() else "",
-            declared=_declared_name(tokens, bounds[0], call.callee),
-            uid="{}_{}".format(*c.source.line_col(start)),
-        )
+        region = statement
     try:
         text = render_file(rule.template, **context)
     except _Leave as exc:
         c.diag(start, exc.code, f"{cuda}: {exc}; left unchanged", rule, cuda)
         return
-    for code, message in notes:
+    for code, message in ctx.notes:
         c.diag(start, code, message, rule, cuda)
-    pieces = _MARKER_SPLIT.split(text)
-    parts: list[Part] = [piece if n % 2 == 0 else spans[int(piece)] for n, piece in enumerate(pieces) if n % 2 or piece]
+    parts = ctx.parts(text)
     used = {part for part in parts if not isinstance(part, str)}
     c.dropped.extend(span for span in bound.values() if span not in used)
     c.edits.append(Edit(region[0], region[1], tuple(parts), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
+
+
+def _statement_context(c: MatchCollector, call: Call, ctx: _TemplateContext, context: dict[str, object]) -> Span | None:
+    """For a statement-scope template: the statement's span, with what the template needs to rebuild it
+    (the text before and after the call, its indent, the name it declares); None when it is not a plain one."""
+    tokens, body = c.tokens, c.tokens.body
+    bounds = statement_bounds(tokens, call.callee, call.close)
+    if bounds is None:
+        return None
+    start = tokens.starts[call.callee]
+    region = (tokens.starts[bounds[0]], tokens.ends[bounds[1]])
+    line_start = body.rfind(b"\n", 0, region[0]) + 1
+    indent = body[line_start : region[0]]
+    context.update(
+        before=ctx.mark((region[0], start)),
+        after=ctx.mark((tokens.ends[call.close], region[1])),
+        indent=indent.decode() if not indent.strip() else "",
+        declared=_declared_name(tokens, bounds[0], call.callee),
+        uid="{}_{}".format(*c.source.line_col(start)),
+    )
+    return region
 
 
 def _declared_name(tokens: Tokens, first: int, callee: int) -> str:
