@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, tree
 
+from helpers import run_cli, tree
 from hipconv.diagnostics import CODES
 from hipconv.scan.formats import findings_from_json
 

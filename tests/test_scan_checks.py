@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, SHARED_INVENTORY
-from helpers import comment_annotations
 
-from hipconv.scan.checks import CHECKS, DEVICE_PROP_SINCE
+from helpers import comment_annotations
 from hipconv.diagnostics import CODES
 from hipconv.rules import load_ruleset
+from hipconv.scan.checks import CHECKS
+from hipconv.scan.device_props import DEVICE_PROP_SINCE
 from hipconv.scan.scanner import scan_sources
 from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
@@ -77,7 +78,8 @@ def test_disabled_check_is_not_run() -> None:
 @pytest.mark.skipif(not SHARED_INVENTORY.is_dir(), reason="../shared/api-inventory not present")
 def test_device_prop_table_matches_the_inventories() -> None:
     def fields(folder: str, name: str) -> set[str]:
-        for line in (SHARED_INVENTORY / folder / ("cuda_runtime.jsonl" if folder == "cuda" else "hip_runtime.jsonl")).open():
+        inventory = SHARED_INVENTORY / folder / ("cuda_runtime.jsonl" if folder == "cuda" else "hip_runtime.jsonl")
+        for line in inventory.open():
             record = json.loads(line)
             if record["name"] == name and record.get("fields"):
                 return set(record["fields"])

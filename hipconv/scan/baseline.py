@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import collections
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from hipconv import __version__
 from hipconv.errors import ConfigError
@@ -18,6 +18,7 @@ from hipconv.scan.scanner import FileScan, Finding
 
 FORMAT_VERSION = 1
 Key = tuple[str, str, str]  # (code, path, fingerprint)
+_ENTRY_KEYS = ("code", "path", "fingerprint")  # the string fields every entry needs
 
 
 def _key(finding: Finding) -> Key:
@@ -46,7 +47,7 @@ def load_baseline(path: Path) -> collections.Counter[Key]:
         raise ConfigError(f"{path} is not a hipconv baseline (format {FORMAT_VERSION})")
     keys: collections.Counter[Key] = collections.Counter()
     for n, entry in enumerate(data["findings"]):
-        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("code", "path", "fingerprint")):
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in _ENTRY_KEYS):
             raise ConfigError(f"baseline {path}: finding #{n + 1} needs string fields code, path and fingerprint")
         keys[(entry["code"], entry["path"], entry["fingerprint"])] += 1
     return keys

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import collections
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table

@@ -13,10 +13,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import re
 import traceback
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.pipeline import batches, read_job
@@ -30,7 +30,6 @@ from hipconv.translate.lexer import Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.translator import lex_sources, needs_translation, translate_sources
 from hipconv.translate.words import file_words
-
 
 
 class Finding(NamedTuple):
@@ -106,7 +105,7 @@ def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, wo
         for check in checks:
             if words.isdisjoint(check.words):
                 continue
-            for offset, message in check.find(view):
+            for offset, message in check.run(view):
                 line, col = source.line_col(offset)
                 found.append(Diagnostic(source.path, line, col, check.code, message, check.id))
         found = _one_per_position(found)

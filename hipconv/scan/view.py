@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections.abc import Iterable
 
 from hipconv.settings import Settings
 from hipconv.translate.lexer import TokenKind, Tokens
@@ -17,6 +18,7 @@ REDUCES = ("__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__red
             "__reduce_xor_sync")
 SYNC_INTRINSICS = frozenset(SYNC_VOTES + REDUCES + ("__syncwarp",) + tuple(s for s in SHUFFLES if s.endswith("_sync")))
 WARP_INTRINSICS = SYNC_INTRINSICS | frozenset(SHUFFLES) | {"__ballot", "__any", "__all", "__activemask", "__lane_id"}
+
 
 class FileView:
     """One file's tokens plus the structure several checks share, computed on first use."""
@@ -41,7 +43,7 @@ class FileView:
                 found.setdefault(self.tokens.text(i), []).append(i)
         return found
 
-    def occurrences(self, names: frozenset[str] | tuple[str, ...]) -> list[int]:
+    def occurrences(self, names: Iterable[str]) -> list[int]:
         """Token indices of the (non-member) identifiers spelled as one of names, in order."""
         found = [i for name in names for i in self.words.get(name, ())]
         return sorted(i for i in found if not self.is_punct(prev_code(self.tokens, i), ".", "->"))
@@ -80,7 +82,10 @@ class FileView:
 
     @functools.cached_property
     def _function_bodies(self) -> list[tuple[int, int]]:
-        """(open, close) of each outermost `{...}` that follows `)`: function bodies, sorted."""
+        """(open, close) of each outermost `{...}` that follows `)`: function bodies, sorted.
+
+        Pairs braces only, in one pass, on purpose: syntax.matching_close pairs every bracket kind and gives
+        up on a mismatch, which #if branches that each open a `(` cause inside a body."""
         bodies: list[tuple[int, int]] = []
         stack: list[int] = []
         for i in range(len(self.tokens)):
@@ -103,14 +108,15 @@ class FileView:
         return (0, len(self.tokens))
 
     @functools.cached_property
-    def _warp_calls(self) -> list[int]:
+    def warp_calls(self) -> list[int]:
+        """Token indices of the warp intrinsics (non-member uses), in order."""
         return self.occurrences(WARP_INTRINSICS)
 
     def near_warp_code(self, i: int) -> bool:
         """True when the function around i (or the file) uses a warp intrinsic."""
         first, last = self.scope(i)
-        k = bisect.bisect_left(self._warp_calls, first)
-        return k < len(self._warp_calls) and self._warp_calls[k] <= last
+        k = bisect.bisect_left(self.warp_calls, first)
+        return k < len(self.warp_calls) and self.warp_calls[k] <= last
 
     def statement_start(self, i: int) -> int:
         """Index of the first token of the statement (or declaration) that contains i."""
