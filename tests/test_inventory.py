@@ -1,19 +1,21 @@
 """Rule data against the API inventories.
 
 The compact name lists in hipconv/data (derived from ../shared/api-inventory by
-tools/derive_rules.py) make these checks work on a fresh clone; where the full
-inventory is present (our machines, CI), the derivation is re-run and must
+tools/derive_rules.py, i.e. `python -m tools.derive`) make these checks work on a fresh clone;
+where the full inventory is present (our machines, CI), the derivation is re-run and must
 reproduce the committed rules and data exactly.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_INVENTORY
 
 from hipconv.translate.launches import HIP_KERNEL_NAME, HIP_LAUNCH
 from hipconv.resources import data_file, hip_releases
@@ -21,7 +23,6 @@ from hipconv.rules import load_ruleset
 from hipconv.settings import Version
 
 REPO = Path(__file__).resolve().parents[1]
-INVENTORY = REPO.parent / "shared" / "api-inventory"
 
 
 def names(release: str) -> set[str]:
@@ -95,16 +96,63 @@ def test_runtime_and_driver_coverage_is_complete() -> None:
     assert len(uncovered) <= len(api) // 50, uncovered[:50]
 
 
-@pytest.mark.skipif(not INVENTORY.is_dir(), reason="../shared/api-inventory is not on this machine")
-def test_derivation_reproduces_the_committed_data(tmp_path: Path) -> None:
+# -- the derivation (tools/derive) ---------------------------------------------------------------
+
+NO_INVENTORY = f"{SHARED_INVENTORY} is not on this machine: the derivation cannot be re-run"
+
+
+def _derivation_copy(tmp_path: Path) -> Path:
+    """A repository root holding a copy of tools/ and empty output folders, so the derivation
+    writes there and not into this checkout."""
     work = tmp_path / "repo"
-    shutil.copytree(REPO / "tools", work / "tools")
+    shutil.copytree(REPO / "tools", work / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     (work / "rules").mkdir()
     (work / "hipconv" / "data").mkdir(parents=True)
-    done = subprocess.run([sys.executable, str(work / "tools" / "derive_rules.py"), "--inventory", str(INVENTORY)],
-                          capture_output=True, text=True, timeout=600)
+    return work
+
+
+def _derive(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the copy's tools/derive_rules.py; hipconv (its rule loader) comes from this checkout."""
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
+    return subprocess.run([sys.executable, str(work / "tools" / "derive_rules.py"), *args], cwd=work,
+                          env={**os.environ, "PYTHONPATH": path}, capture_output=True, text=True, timeout=600)
+
+
+def _derived_files(root: Path, written: bool) -> set[str]:
+    """The derivation's output files under a repository root: all of rules/ and hipconv/data/ in a
+    fresh copy (`written`), else the committed rules/*.yaml and hipconv/data/* but its README.md."""
+    rules = (root / "rules").iterdir() if written else (root / "rules").glob("*.yaml")
+    data = [p for p in (root / "hipconv" / "data").iterdir() if written or p.name != "README.md"]
+    return {f"rules/{p.name}" for p in rules} | {f"hipconv/data/{p.name}" for p in data}
+
+
+@pytest.mark.skipif(not SHARED_INVENTORY.is_dir(), reason=NO_INVENTORY)
+def test_derivation_reproduces_the_committed_data(tmp_path: Path) -> None:
+    work = _derivation_copy(tmp_path)
+    done = _derive(work, "--inventory", str(SHARED_INVENTORY))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for folder in ("rules", "hipconv/data"):
-        for path in sorted((REPO / folder).iterdir()):
-            if path.suffix in (".yaml", ".names", ".headers"):
-                assert (work / folder / path.name).read_bytes() == path.read_bytes(), f"{folder}/{path.name} is stale"
+    written, committed = _derived_files(work, written=True), _derived_files(REPO, written=False)
+    assert written == committed, (f"not written by the derivation: {sorted(committed - written)}; "
+                                  f"written but not committed: {sorted(written - committed)}")
+    stale = [name for name in sorted(written) if (work / name).read_bytes() != (REPO / name).read_bytes()]
+    assert stale == [], f"stale (run `python tools/derive_rules.py` and commit the result): {stale}"
+
+
+def test_curated_facts_with_an_unknown_key_fail_the_derivation(tmp_path: Path) -> None:
+    """A misspelled key in curated.yaml is an error with its file and line, every one reported at once,
+    before the inventory is read or anything is written."""
+    work = _derivation_copy(tmp_path)
+    curated = tmp_path / "curated.yaml"
+    curated.write_text("mappings:\n  cudaMalloc:\n    hipp: hipMalloc\n    note: misspelled\nignor: [assert]\n")
+    done = _derive(work, "--curated", str(curated), "--inventory", str(tmp_path / "no-inventory"))
+    assert done.returncode != 0
+    assert f"{curated}:3 (cudaMalloc): unknown key 'hipp'" in done.stderr, done.stderr
+    assert f"{curated}:5: unknown key 'ignor'" in done.stderr, done.stderr
+    assert "2 problem(s)" in done.stderr
+    assert not any((work / "rules").iterdir()) and not any((work / "hipconv" / "data").iterdir())
+
+
+def test_committed_curated_facts_fit_their_schema() -> None:
+    from tools.derive.curated import Curated
+
+    assert Curated.load(REPO / "tools" / "curated.yaml").section("mappings")

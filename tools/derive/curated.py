@@ -1,0 +1,195 @@
+"""tools/curated.yaml: the hand-checked facts merged over the mechanical derivation, and their schema.
+
+The file is read with the rule loader's machinery (hipconv.rules.load), so a misspelled key or a
+value of the wrong type is reported like a rule-file problem (`file:line (name): unknown key 'hipp'`),
+every problem at once, and the run stops before deriving anything.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hipconv.rules.load import display_path, keyed_nodes, known_fields, plain, raise_problems, read_mapping
+from hipconv.rules.schema import RULE_FIELDS, VERSION_PATTERN, Field, FieldType, check_fields
+
+_STRING = Field(FieldType.STRING)
+_BOOL = Field(FieldType.BOOL)
+_NAMES = Field(FieldType.NAMES)
+_MAPPING = Field(FieldType.MAPPING)
+_STATUS = RULE_FIELDS["status"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A mapping with a fixed set of keys."""
+
+    fields: Mapping[str, Field]
+    sections: Mapping[str, Section] = field(default_factory=dict)  # keys whose value is a Section
+    entries: Mapping[str, Entry] = field(default_factory=dict)  # keys whose value is one Entry
+    versions: tuple[str, ...] = ()  # keys whose value is a ROCm version ("6.2")
+    or_names: tuple[str, ...] = ()  # string keys that also take a list of strings
+    required: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Section:
+    """A mapping of names (CUDA names, headers, patterns) to entries: an Entry each, or else one `value`."""
+
+    entry: Entry | None = None
+    value: Field = _STRING
+    patterns: bool = False  # the names are regular expressions
+    versions: bool = False  # the values are ROCm versions
+
+
+# mappings: a CUDA name -> its HIP name (null: none), when the mechanical spellings miss it
+MAPPING = Entry(
+    {
+        "hip": _STRING,
+        "note": _STRING,
+        "status": _STATUS,
+        "signature_differs": _BOOL,
+        "legacy_form": _BOOL,
+        "value_differs": _BOOL,
+    }
+)
+WARP_SYNC = Entry(
+    {"since": _STRING, "maskless": _STRING, "maskless_note": _STRING, "note": _STRING, "status": _STATUS},
+    versions=("since",),
+    required=("since",),
+)
+INCLUDE = Entry(
+    {"hip": _STRING, "library": _STRING, "note": _STRING, "status": _STATUS, "not_in_inventory": _BOOL},
+    or_names=("hip",),
+)
+NOTES = Section(patterns=True)  # regular expression -> note (first match wins)
+LIBRARY = Entry({"unsupported_notes": _MAPPING}, sections={"unsupported_notes": NOTES})
+CUDNN_RULE = Entry(
+    {k: RULE_FIELDS[k] for k in ("hip", "params", "args", "drops", "template", "scope", "status", "note", "code")}
+)
+CUDNN = Entry(
+    {"since": _STRING, "rules": _MAPPING, "unsupported_notes": _MAPPING},
+    sections={"rules": Section(CUDNN_RULE), "unsupported_notes": NOTES},
+    versions=("since",),
+)
+DOCUMENT = Entry(
+    {
+        "mappings": _MAPPING,
+        "enum_bridges": _MAPPING,
+        "rocm_since": _MAPPING,
+        "warp_sync": _MAPPING,
+        "ignore": _NAMES,
+        "includes": _MAPPING,
+        "rocm5_includes": _MAPPING,
+        "libraries": _MAPPING,
+        "cudnn": _MAPPING,
+    },
+    sections={
+        "mappings": Section(MAPPING),
+        "enum_bridges": Section(),  # CUDA enum -> the CUDA enum whose enumerators bridge to HIP
+        "rocm_since": Section(versions=True),  # HIP name -> first ROCm release, where better known
+        "warp_sync": Section(WARP_SYNC),
+        "includes": Section(INCLUDE),
+        "rocm5_includes": Section(),  # CUDA header -> ROCm 5.x top-level header (documentation only)
+        "libraries": Section(LIBRARY),
+    },
+    entries={"cudnn": CUDNN},
+)
+
+
+def read_curated(path: Path) -> dict[str, Any]:
+    """The facts of a curated.yaml; RuleSchemaError listing every problem when it does not fit the schema."""
+    problems: list[str] = []
+    name = display_path(path)
+    root = read_mapping(path, name, problems)
+    raw: dict[str, Any] = {}
+    if root is not None:
+        raw = plain(root)
+        _check_entry(root, raw, DOCUMENT, f"{name}:{root.start_mark.line + 1}", "", problems)
+    raise_problems(problems, name)
+    return raw
+
+
+def _check_entry(node: yaml.Node, value: Any, shape: Entry, where: str, named: str, problems: list[str]) -> None:
+    if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict):
+        problems.append(f"{where}{named}: expected a mapping")
+        return
+    fields = known_fields(node, value, shape.fields, where, problems, named=named)
+    problems.extend(f"{where}{named}: {key!r} is required" for key in shape.required if key not in fields)
+    spec = {**shape.fields, **{k: _NAMES for k in shape.or_names if isinstance(fields.get(k), list)}}
+    file = where.rsplit(":", 1)[0]
+    for key, (key_node, sub) in keyed_nodes(node, where, []).items():
+        if key not in fields:
+            continue  # unknown: reported by known_fields
+        at = f"{file}:{key_node.start_mark.line + 1}"
+        check_fields({key: fields[key]}, spec, f"{at}{named}", problems)
+        if key in shape.versions:
+            _check_version(fields[key], f"{at}{named}: {key}", problems)
+        if not isinstance(fields[key], dict):
+            continue
+        if key in shape.entries:
+            _check_entry(sub, fields[key], shape.entries[key], at, f" ({key})", problems)
+        elif key in shape.sections:
+            _check_section(sub, fields[key], shape.sections[key], file, problems)
+
+
+def _check_section(node: yaml.Node, value: dict[str, Any], shape: Section, file: str, problems: list[str]) -> None:
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key, (key_node, sub) in keyed_nodes(node, file, problems).items():
+        where = f"{file}:{key_node.start_mark.line + 1}"
+        if shape.patterns:
+            try:
+                re.compile(key)
+            except re.error as exc:
+                problems.append(f"{where}: invalid regular expression {key!r}: {exc}")
+        if shape.entry is not None:
+            _check_entry(sub, value.get(key), shape.entry, where, f" ({key})", problems)
+            continue
+        check_fields({key: value.get(key)}, {key: shape.value}, where, problems)
+        if shape.versions:
+            _check_version(value.get(key), f"{where} ({key})", problems)
+
+
+def _check_version(value: Any, label: str, problems: list[str]) -> None:
+    if isinstance(value, str) and not re.match(VERSION_PATTERN, value.strip()):
+        problems.append(f"{label}: invalid version {value!r}: expected X.Y or X.Y.Z")
+
+
+def first_note(notes: Mapping[str, str], name: str) -> str | None:
+    """The note of the first pattern that matches `name`."""
+    return next((note for pattern, note in notes.items() if re.search(pattern, name)), None)
+
+
+@dataclass
+class Curated:
+    raw: dict[str, Any]
+
+    @classmethod
+    def load(cls, path: Path) -> Curated:
+        return cls(read_curated(path))
+
+    def section(self, key: str) -> dict[str, Any]:
+        value = self.raw.get(key)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def ignore(self) -> set[str]:
+        return set(self.raw.get("ignore") or ())
+
+    def mapping(self, name: str) -> dict[str, Any] | None:
+        fact: dict[str, Any] | None = self.section("mappings").get(name)
+        return fact
+
+    def since(self, hip_name: str) -> str | None:
+        value: str | None = self.section("rocm_since").get(hip_name)
+        return value
+
+    def library_notes(self, library: str) -> dict[str, str]:
+        notes: dict[str, str] = self.section("libraries").get(library, {}).get("unsupported_notes", {})
+        return notes
