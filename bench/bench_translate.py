@@ -62,8 +62,10 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the generated trees")
     args = parser.parse_args()
-    print(f"{'tree MB':>8} {'files':>7} {'seconds':>8} {'MB/s':>7} {'files/s':>8} {'peak RSS MB':>12} "
-          f"{'rerun s':>8} {'rerun MB/s':>11}")
+    print(
+        f"{'tree MB':>8} {'files':>7} {'seconds':>8} {'MB/s':>7} {'files/s':>8} {'peak RSS MB':>12} "
+        f"{'rerun s':>8} {'rerun MB/s':>11}"
+    )
     for size in args.sizes:
         work = Path(tempfile.mkdtemp(prefix="hipconv-bench-"))
         try:
@@ -71,8 +73,10 @@ def main() -> int:
             seconds, peak_kib = measure(work / "cuda", work / "hip", args.jobs)
             # a second run into the same output rewrites nothing: translation alone, without file creation
             again, _ = measure(work / "cuda", work / "hip", args.jobs)
-            print(f"{nbytes / 1e6:8.1f} {nfiles:7d} {seconds:8.2f} {nbytes / 1e6 / seconds:7.2f} "
-                  f"{nfiles / seconds:8.0f} {peak_kib / 1024:12.1f} {again:8.2f} {nbytes / 1e6 / again:11.2f}")
+            print(
+                f"{nbytes / 1e6:8.1f} {nfiles:7d} {seconds:8.2f} {nbytes / 1e6 / seconds:7.2f} "
+                f"{nfiles / seconds:8.0f} {peak_kib / 1024:12.1f} {again:8.2f} {nbytes / 1e6 / again:11.2f}"
+            )
         finally:
             if not args.keep:
                 shutil.rmtree(work, ignore_errors=True)
@@ -86,14 +90,16 @@ def measure(source: Path, out: Path, jobs: int) -> tuple[float, int]:
     """
     code = (
         "import resource, subprocess, sys, time\n"
-        "cmd = [sys.executable, '-m', 'hipconv', 'translate', sys.argv[1], '-o', sys.argv[2], '--jobs', sys.argv[3], '--force']\n"
+        "cmd = [sys.executable, '-m', 'hipconv', 'translate', sys.argv[1], '-o', sys.argv[2],\n"
+        "       '--jobs', sys.argv[3], '--force']\n"
         "t = time.perf_counter(); p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
         "dt = time.perf_counter() - t\n"
         "if p.returncode not in (0, 1): sys.exit(p.stderr.decode()[-2000:])\n"
         "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(source), str(out), str(jobs)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(source), str(out), str(jobs)], capture_output=True, text=True
+    )
     if done.returncode != 0:
         raise SystemExit(f"hipconv failed:\n{done.stderr}")
     seconds, peak = done.stdout.split()

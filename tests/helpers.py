@@ -1,16 +1,29 @@
-"""Shared test helpers: run the CLI in-process and capture everything."""
+"""Shared test helpers: run the CLI in-process and capture everything; fixture annotations; inventories
+and the rule set loaded once per test session."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import io
+import re
 import shutil
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from hipconv.cli import main
+from hipconv.diagnostics import CODES
+from hipconv.resources import data_file
+from hipconv.rules import load_ruleset
+from hipconv.rules.model import RuleSet
+from hipconv.scan.checks import CHECKS
+from hipconv.translate.launches import LAUNCH_RULE_ID
 from hipconv.translate.lexer import TokenKind, lex
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hipconv"
 
 
 @dataclass
@@ -30,8 +43,11 @@ def run_cli(*args: str | Path) -> Run:
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".hipconv-output"}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != ".hipconv-output"
+    }
 
 
 def check_golden(out: Path, expected: Path, *, update: bool) -> None:
@@ -45,18 +61,186 @@ def check_golden(out: Path, expected: Path, *, update: bool) -> None:
         assert got[name].decode() == want[name].decode(), name
 
 
+# ---------------------------------------------------------------- loaded once per session
+
+
+@functools.cache
+def ruleset() -> RuleSet:
+    """The bundled rule set (hipconv's own cache still hashes every rule file on each load_ruleset())."""
+    return load_ruleset()
+
+
+@functools.cache
+def inventory_words(name: str) -> frozenset[str]:
+    """The whitespace-separated words of hipconv/data/<name> (e.g. hip-6.3.names, hip-5.2.headers)."""
+    return frozenset(data_file(name).read_text(encoding="utf-8").split())
+
+
+def hip_names(release: str) -> frozenset[str]:
+    return inventory_words(f"hip-{release}.names")
+
+
+def hip_headers(release: str) -> frozenset[str]:
+    return inventory_words(f"hip-{release}.headers")
+
+
+@functools.cache
+def build_file_rule_ids() -> frozenset[str]:
+    """`cmake.<what>` / `make.<what>`: the ids hipconv/buildfiles gives its rewrites (the last, literal,
+    argument of each `.rewrite(...)` call in cmake.py and make.py)."""
+    ids = set()
+    for library in ("cmake", "make"):
+        module = ast.parse((PACKAGE / "buildfiles" / f"{library}.py").read_text(encoding="utf-8"))
+        for node in ast.walk(module):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "rewrite"
+                and node.args
+                and isinstance(node.args[-1], ast.Constant)
+                and isinstance(node.args[-1].value, str)
+            ):
+                ids.add(f"{library}.{node.args[-1].value}")
+    return frozenset(ids)
+
+
+@functools.cache
+def known_rule_ids() -> frozenset[str]:
+    """Every id a diagnostic's `rule` can carry: the loaded rules' ids, the ids hipconv makes up in code
+    (a widened lane mask `<rule>.mask`, the launch rewrite, the implicit include, build-file rewrites: an
+    HC009 names the id of the edit it dropped) and the scan checks' ids."""
+    rule_ids = {rule.id for rule in ruleset().rules}
+    synthetic = {LAUNCH_RULE_ID, "insert.top"}  # insert.top: translate/match.py's _insert_at_top
+    return frozenset(
+        rule_ids | {f"{i}.mask" for i in rule_ids} | synthetic | build_file_rule_ids() | {check.id for check in CHECKS}
+    )
+
+
+# ---------------------------------------------------------------- annotations in fixture sources
+
+ANNOTATION_KINDS = ("expect", "expect-ok", "todo-expect")
+# a comment whose text starts with one of the kinds as a whole word is an annotation (and must parse)
+_ANNOTATION = re.compile(r"(?P<kind>todo-expect|expect-ok|expect)\b(?:\[(?P<targets>[^\]]*)\])?(?P<rest>.*)", re.S)
+
+
 def comment_annotations(data: bytes) -> list[tuple[int, str]]:
-    """(line the annotation applies to, annotation text) from `// expect...` comments (comment tokens only)."""
+    """(line the annotation applies to, annotation text) from `// expect...` comments (comment tokens only).
+
+    An annotation applies to the next line that is not itself an annotation comment alone on its line,
+    so several annotations (e.g. one per target) can stack above one line of code."""
     tokens = lex(data)
-    found = []
+    found, alone = [], set()
     for i in range(len(tokens)):
         if tokens.kinds[i] != TokenKind.COMMENT:
             continue
         text = tokens.text(i).lstrip("/* ").rstrip("*/ ").strip()
-        if text.startswith(("expect:", "expect-ok", "todo-expect:")):
-            line = data.count(b"\n", 0, tokens.starts[i]) + 1
-            found.append((line + 1, text))
+        if _ANNOTATION.match(text):
+            start = tokens.starts[i]
+            line = data.count(b"\n", 0, start) + 1
+            if not data[data.rfind(b"\n", 0, start) + 1 : start].strip():
+                alone.add(line)
+            found.append((line, text))
+    result = []
+    for line, text in found:
+        target = line + 1
+        while target in alone:
+            target += 1
+        result.append((target, text))
+    return result
+
+
+@dataclass(frozen=True)
+class Annotation:
+    path: str  # relative to the fixture's source tree
+    line: int  # the line it applies to
+    text: str
+    kind: str = ""  # one of ANNOTATION_KINDS; "" when the text could not be parsed
+    targets: tuple[str, ...] = ()  # the ROCm releases it applies to; () for every one
+    code: str = ""
+    rule: str = ""
+    error: str = ""  # why the text could not be parsed
+
+    def applies_to(self, target: str | None) -> bool:
+        return not self.targets or target in self.targets
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: '// {self.text}'"
+
+
+def parse_annotation(path: str, line: int, text: str) -> Annotation:
+    """`expect[T,...]: CODE [rule-id]`, `todo-expect[T,...]: CODE [rule-id]`, `expect-ok[T,...]`; `[...]` optional."""
+    m = _ANNOTATION.match(text)
+    if m is None:
+        return Annotation(path, line, text, error="not an annotation")
+    kind, rest = m["kind"], m["rest"].strip()
+    targets = tuple(t.strip() for t in m["targets"].split(",")) if m["targets"] is not None else ()
+    if any(not t for t in targets) or m["targets"] == "":
+        return Annotation(path, line, text, error="empty target in [...]")
+    if kind == "expect-ok":
+        if rest:
+            return Annotation(path, line, text, error="expect-ok takes no code (write `// expect-ok` alone)")
+        return Annotation(path, line, text, kind, targets)
+    if not rest.startswith(":"):
+        return Annotation(path, line, text, error=f"{kind} needs ': CODE [rule-id]'")
+    words = rest[1:].split()
+    if len(words) not in (1, 2):
+        return Annotation(path, line, text, error=f"{kind} takes one code and at most one rule id")
+    return Annotation(path, line, text, kind, targets, words[0], words[1] if len(words) == 2 else "")
+
+
+def source_annotations(root: Path) -> list[Annotation]:
+    """Every annotation in the files under `root`, in path and line order."""
+    found = []
+    for source in sorted(root.rglob("*")):
+        if source.is_file():
+            rel = source.relative_to(root).as_posix()
+            found += [parse_annotation(rel, line, text) for line, text in comment_annotations(source.read_bytes())]
     return found
 
 
-__all__ = ["Run", "run_cli", "tree", "check_golden", "comment_annotations", "sys"]
+def annotation_problems(annotations: Iterable[Annotation], targets: Sequence[str | None]) -> list[str]:
+    """What is wrong with the annotations themselves: bad syntax, a diagnostic code not in CODES, a rule id
+    hipconv never reports, or a target the fixture is not translated for."""
+    problems = []
+    for a in annotations:
+        if a.error:
+            problems.append(f"{a}: {a.error}")
+            continue
+        if a.code and a.code not in CODES:
+            problems.append(f"{a}: unknown diagnostic code {a.code!r} (not in hipconv.diagnostics.CODES)")
+        if a.rule and a.rule not in known_rule_ids():
+            problems.append(f"{a}: unknown rule id {a.rule!r} (no loaded rule, scan check or id made up in code)")
+        stray = [t for t in a.targets if t not in targets]
+        if stray:
+            problems.append(f"{a}: target {', '.join(stray)} is not among the fixture's targets {list(targets)}")
+    return problems
+
+
+def unmet(annotation: Annotation, diagnostics: Mapping[str, Sequence[Mapping]]) -> str | None:
+    """Why the annotation does not hold for the translation's diagnostics (report JSON entries by path),
+    or None when it does. A todo-expect is checked like an expect."""
+    on_line = [d for d in diagnostics.get(annotation.path, []) if d["line"] == annotation.line]
+    if annotation.kind == "expect-ok":
+        return f"{annotation}: expected no diagnostic, got {on_line}" if on_line else None
+    hits = [d for d in on_line if d["code"] == annotation.code and annotation.rule in ("", d["rule"])]
+    return None if hits else f"{annotation}: missed {annotation.code} {annotation.rule}".rstrip() + f"; got {on_line}"
+
+
+__all__ = [
+    "Run",
+    "run_cli",
+    "tree",
+    "check_golden",
+    "comment_annotations",
+    "sys",
+    "Annotation",
+    "parse_annotation",
+    "source_annotations",
+    "annotation_problems",
+    "unmet",
+    "ruleset",
+    "hip_names",
+    "hip_headers",
+    "inventory_words",
+    "known_rule_ids",
+]

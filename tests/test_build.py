@@ -10,10 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
 
-from hipconv.build.plan import Unit, UnitResult, group_failures, plan_compile_commands
+from helpers import run_cli
 from hipconv.build.hipcc import parse_diagnostics
+from hipconv.build.plan import Unit, UnitResult, group_failures, plan_compile_commands
 from hipconv.rules import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -45,7 +45,7 @@ def test_hipcc_from_rocm_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     """$ROCM_PATH/bin/hipcc is used when PATH has none; a fake one that always fails shows the grouping path."""
     fake = tmp_path / "rocm" / "bin" / "hipcc"
     fake.parent.mkdir(parents=True)
-    fake.write_text("#!/bin/sh\necho \"$HIP_PLATFORM: hipcc exploded\" >&2\nexit 3\n")
+    fake.write_text('#!/bin/sh\necho "$HIP_PLATFORM: hipcc exploded" >&2\nexit 3\n')
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setenv("ROCM_PATH", str(tmp_path / "rocm"))
@@ -68,24 +68,52 @@ def test_plan_from_compile_commands(tmp_path: Path) -> None:
     """nvcc entries get mapped flags and include paths into the HIP tree; host-compiler entries keep theirs."""
     src, out = tmp_path / "cuda", tmp_path / "hip"
     entries = [
-        {"directory": str(src / "build"), "file": str(src / "src" / "saxpy.cu"),
-         "command": f"/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DVECOPS -I{src}/include "
-                    f"-I/usr/local/include -O3 --generate-code=arch=compute_80,code=[compute_80,sm_80] "
-                    f"-Xcompiler=-fPIC --expt-relaxed-constexpr -std=c++17 -x cu -c {src}/src/saxpy.cu "
-                    f"-o CMakeFiles/vecops.dir/src/saxpy.cu.o"},
-        {"directory": str(src / "build"), "file": "../src/main.cpp",
-         "arguments": ["/usr/bin/c++", "-I../include", "-O2", "-o", "main.o", "-c", "../src/main.cpp"]},
+        {
+            "directory": str(src / "build"),
+            "file": str(src / "src" / "saxpy.cu"),
+            "command": f"/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DVECOPS -I{src}/include "
+            f"-I/usr/local/include -O3 --generate-code=arch=compute_80,code=[compute_80,sm_80] "
+            f"-Xcompiler=-fPIC --expt-relaxed-constexpr -std=c++17 -x cu -c {src}/src/saxpy.cu "
+            f"-o CMakeFiles/vecops.dir/src/saxpy.cu.o",
+        },
+        {
+            "directory": str(src / "build"),
+            "file": "../src/main.cpp",
+            "arguments": ["/usr/bin/c++", "-I../include", "-O2", "-o", "main.o", "-c", "../src/main.cpp"],
+        },
         {"directory": "/elsewhere", "file": "/elsewhere/x.cu", "arguments": ["nvcc", "-c", "/elsewhere/x.cu"]},
     ]
-    units, skipped = plan_compile_commands(entries, src, out, "hipcc", ("gfx90a",), build_dir=tmp_path / "obj",
-                                           check_only=False)
+    units, skipped = plan_compile_commands(
+        entries, src, out, "hipcc", ("gfx90a",), build_dir=tmp_path / "obj", check_only=False
+    )
     assert [u.source for u in units] == ["src/saxpy.cu", "src/main.cpp"]
-    assert units[0].command == ("hipcc", "-DVECOPS", f"-I{out}/include", "-I/usr/local/include", "-O3",
-                                "--offload-arch=gfx90a", "-fPIC", "-std=c++17", "-x", "hip",
-                                "-c", f"{out}/src/saxpy.cu", "-o", f"{tmp_path}/obj/src/saxpy.cu.o")
+    assert units[0].command == (
+        "hipcc",
+        "-DVECOPS",
+        f"-I{out}/include",
+        "-I/usr/local/include",
+        "-O3",
+        "--offload-arch=gfx90a",
+        "-fPIC",
+        "-std=c++17",
+        "-x",
+        "hip",
+        "-c",
+        f"{out}/src/saxpy.cu",
+        "-o",
+        f"{tmp_path}/obj/src/saxpy.cu.o",
+    )
     assert sorted(n.code for n in units[0].notes) == ["HC403", "HC403", "HC404"]
-    assert units[1].command == ("hipcc", f"-I{out}/include", "-O2", "--offload-arch=gfx90a",
-                                "-c", f"{out}/src/main.cpp", "-o", f"{tmp_path}/obj/src/main.cpp.o")
+    assert units[1].command == (
+        "hipcc",
+        f"-I{out}/include",
+        "-O2",
+        "--offload-arch=gfx90a",
+        "-c",
+        f"{out}/src/main.cpp",
+        "-o",
+        f"{tmp_path}/obj/src/main.cpp.o",
+    )
     assert skipped == [f"/elsewhere/x.cu: outside {src}; not built"]
 
 
@@ -114,8 +142,12 @@ def test_failures_grouped_by_cause() -> None:
 
     groups = group_failures([result("c.cu"), result("b.cu"), result("a.cu")], load_ruleset())
     summary = [(g.cause.kind, g.cause.name, g.units, g.cause.origin) for g in groups]
-    assert summary[0] == ("undeclared", "cudaCtxResetPersistingL2Cache", ("a.cu", "c.cu"),
-                          "CUDA cudart API with no HIP equivalent: unported")
+    assert summary[0] == (
+        "undeclared",
+        "cudaCtxResetPersistingL2Cache",
+        ("a.cu", "c.cu"),
+        "CUDA cudart API with no HIP equivalent: unported",
+    )
     assert ("missing-header", "nvml.h", ("b.cu",), "") in summary
     assert ("other", "expected ';' after expression", ("c.cu",), "") in summary
     hip_name = next(s for s in summary if s[1] == "hipGraphInstantiateWithParams")
@@ -130,8 +162,9 @@ def test_failures_grouped_by_cause() -> None:
 @pytest.mark.hipcc
 def test_build_project(tmp_path: Path) -> None:
     out, report = tmp_path / "hip", tmp_path / "build.json"
-    result = run_cli("build", PROJECT, "-o", out, "--offload-arch", "gfx90a", "--report", report, "-j", "3",
-                     "--rocm-version", "5.2")
+    result = run_cli(
+        "build", PROJECT, "-o", out, "--offload-arch", "gfx90a", "--report", report, "-j", "3", "--rocm-version", "5.2"
+    )
     assert result.code == 0, result.stderr
     assert "hipconv build" in result.stderr and "failed" in result.stderr
     objects = sorted(p.relative_to(out / ".hipconv-build").as_posix() for p in (out / ".hipconv-build").rglob("*.o"))
@@ -155,13 +188,26 @@ def test_build_with_compile_commands(tmp_path: Path) -> None:
     """The CUDA build's flags (here: what CMake writes for nvcc) are mapped, reported once, and used."""
     src = tmp_path / "cuda"
     shutil.copytree(PROJECT, src)
-    nvcc = ("/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -I{src}/include -O3 -DNDEBUG "
-            "--generate-code=arch=compute_80,code=[compute_80,sm_80] --expt-relaxed-constexpr -lineinfo "
-            "-maxrregcount=64 -std=c++17 -x cu -c {file} -o {file}.o")
-    entries = [{"directory": str(src), "file": str(src / "src" / name),
-                "command": nvcc.format(src=src, file=src / "src" / name)} for name in ("saxpy.cu", "dot.cu")]
-    entries.append({"directory": str(src), "file": "src/main.cpp",
-                    "arguments": ["c++", "-Iinclude", "-DNDEBUG", "-c", "src/main.cpp", "-o", "main.o"]})
+    nvcc = (
+        "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -I{src}/include -O3 -DNDEBUG "
+        "--generate-code=arch=compute_80,code=[compute_80,sm_80] --expt-relaxed-constexpr -lineinfo "
+        "-maxrregcount=64 -std=c++17 -x cu -c {file} -o {file}.o"
+    )
+    entries = [
+        {
+            "directory": str(src),
+            "file": str(src / "src" / name),
+            "command": nvcc.format(src=src, file=src / "src" / name),
+        }
+        for name in ("saxpy.cu", "dot.cu")
+    ]
+    entries.append(
+        {
+            "directory": str(src),
+            "file": "src/main.cpp",
+            "arguments": ["c++", "-Iinclude", "-DNDEBUG", "-c", "src/main.cpp", "-o", "main.o"],
+        }
+    )
     (src / "compile_commands.json").write_text(json.dumps(entries))
     out = tmp_path / "hip"
     result = run_cli("build", src, "-o", out, "-p", src, "--rocm-version", "5.2", "--offload-arch", "gfx90a")
@@ -177,16 +223,23 @@ def test_unported_calls_are_grouped(tmp_path: Path) -> None:
     out, report = tmp_path / "hip", tmp_path / "build.json"
     result = run_cli("build", UNPORTED, "-o", out, "--report", report, "--rocm-version", "5.2", "--check-only")
     assert result.code == 1
-    assert ("error[HC410]: 3 TUs fail because of cudaCtxResetPersistingL2Cache "
-            "(CUDA cudart API with no HIP equivalent: unported)") in result.stderr
+    assert (
+        "error[HC410]: 3 TUs fail because of cudaCtxResetPersistingL2Cache "
+        "(CUDA cudart API with no HIP equivalent: unported)"
+    ) in result.stderr
     assert "error[HC410]: 1 TU fails because of missing header nvml.h" in result.stderr
     assert "1 TU fails because of: cannot initialize a variable of type 'int'" in result.stderr
     assert "TUs: src/l2_gather.cu, src/l2_stream.cu, src/mixed.cu" in result.stderr
     data = json.loads(report.read_text())
     assert data["summary"]["units"] == 5 and data["summary"]["failed"] == 4
     status = {u["file"]: u["status"] for u in data["units"]}
-    assert status == {"src/l2_gather.cu": "failed", "src/l2_stream.cu": "failed", "src/mixed.cu": "failed",
-                      "src/power.cu": "failed", "src/scale.cu": "compiled"}
+    assert status == {
+        "src/l2_gather.cu": "failed",
+        "src/l2_stream.cu": "failed",
+        "src/mixed.cu": "failed",
+        "src/power.cu": "failed",
+        "src/scale.cu": "compiled",
+    }
     power = next(u for u in data["units"] if u["file"] == "src/power.cu")
     assert power["diagnostics"][0]["message"] == "'nvml.h' file not found" and power["command"][0].endswith("hipcc")
     assert [c["name"] for c in data["causes"]][0] == "cudaCtxResetPersistingL2Cache"
@@ -210,8 +263,10 @@ def test_make_builds_the_translated_makefile(tmp_path: Path, hip_env: dict[str, 
 
 
 @pytest.mark.hipcc
-@pytest.mark.skipif(shutil.which("cmake") is None or shutil.which("clang++-15") is None
-                    or not (DEBIAN_CMAKE / "hip-lang").is_dir(), reason="needs cmake, clang++-15 and Debian's hip-lang")
+@pytest.mark.skipif(
+    shutil.which("cmake") is None or shutil.which("clang++-15") is None or not (DEBIAN_CMAKE / "hip-lang").is_dir(),
+    reason="needs cmake, clang++-15 and Debian's hip-lang",
+)
 def test_cmake_builds_the_translated_cmakelists(tmp_path: Path, hip_env: dict[str, str]) -> None:
     """The README's command for Debian's HIP: a ROCm root whose lib/cmake/hip-lang is Debian's."""
     out = _translated(tmp_path)
@@ -220,9 +275,16 @@ def test_cmake_builds_the_translated_cmakelists(tmp_path: Path, hip_env: dict[st
     (rocm / "lib" / "cmake" / "hip-lang").symlink_to(DEBIAN_CMAKE / "hip-lang")
     env = {**hip_env, "CMAKE_PREFIX_PATH": str(DEBIAN_CMAKE)}
     build = tmp_path / "build"
-    configure = ["cmake", "-S", str(out), "-B", str(build), "-DCMAKE_HIP_COMPILER=clang++-15",
-                 f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={rocm}",
-                 "-DCMAKE_HIP_FLAGS=--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"]
+    configure = [
+        "cmake",
+        "-S",
+        str(out),
+        "-B",
+        str(build),
+        "-DCMAKE_HIP_COMPILER=clang++-15",
+        f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={rocm}",
+        "-DCMAKE_HIP_FLAGS=--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+    ]
     for cmd in (configure, ["cmake", "--build", str(build), "-j4"]):
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]

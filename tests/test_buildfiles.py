@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import check_golden, run_cli, tree
 
+from helpers import check_golden, run_cli, tree
 from hipconv.buildfiles import build_file_kind, translate_build_file
 from hipconv.buildfiles.cmake import cmake_commands
 from hipconv.buildfiles.make import make_words
@@ -47,20 +47,42 @@ def test_idempotent(case: str, tmp_path: Path) -> None:
 def test_every_build_file_diagnostic(tmp_path: Path) -> None:
     """What cannot be mapped is reported where it is, with its code."""
     stderr = translate_tree("build_files", tmp_path / "hip")
-    lines = {line.split(": ", 1)[0].split("/cuda/", 1)[1] + " " + line.split(": ", 2)[1]
-             for line in stderr.splitlines() if "/cuda/" in line}
+    lines = {
+        line.split(": ", 1)[0].split("/cuda/", 1)[1] + " " + line.split(": ", 2)[1]
+        for line in stderr.splitlines()
+        if "/cuda/" in line
+    }
     expected = {
-        "CMakeLists.txt:9:30 note[HC404]", "CMakeLists.txt:10:5 warning[HC401]", "CMakeLists.txt:11:32 warning[HC402]",
-        "CMakeLists.txt:11:32 note[HC403]", "CMakeLists.txt:12:5 warning[HC401]", "CMakeLists.txt:14:1 note[HC405]",
-        "CMakeLists.txt:16:1 note[HC405]", "CMakeLists.txt:18:3 note[HC405]", "CMakeLists.txt:20:3 warning[HC401]",
-        "CMakeLists.txt:21:22 warning[HC401]", "CMakeLists.txt:22:63 note[HC404]", "CMakeLists.txt:24:43 warning[HC401]",
-        "CMakeLists.txt:25:43 warning[HC401]", "CMakeLists.txt:27:43 warning[HC401]", "CMakeLists.txt:27:54 warning[HC401]",
-        "Makefile:2:1 warning[HC401]", "Makefile:2:14 warning[HC401]", "Makefile:4:18 note[HC404]",
-        "Makefile:5:14 warning[HC402]", "Makefile:5:14 note[HC403]", "Makefile:7:12 warning[HC401]",
-        "Makefile:8:37 warning[HC401]", "Makefile:10:1 warning[HC401]", "Makefile:19:13 warning[HC401]",
-        "rules.mk:2:12 note[HC403]", "rules.mk:2:12 note[HC404]",
-        "legacy/CMakeLists.txt:2:1 warning[HC401]", "legacy/CMakeLists.txt:3:1 warning[HC401]",
-        "legacy/CMakeLists.txt:4:34 warning[HC401]", "legacy/CMakeLists.txt:4:52 warning[HC401]",
+        "CMakeLists.txt:9:30 note[HC404]",
+        "CMakeLists.txt:10:5 warning[HC401]",
+        "CMakeLists.txt:11:32 warning[HC402]",
+        "CMakeLists.txt:11:32 note[HC403]",
+        "CMakeLists.txt:12:5 warning[HC401]",
+        "CMakeLists.txt:14:1 note[HC405]",
+        "CMakeLists.txt:16:1 note[HC405]",
+        "CMakeLists.txt:18:3 note[HC405]",
+        "CMakeLists.txt:20:3 warning[HC401]",
+        "CMakeLists.txt:21:22 warning[HC401]",
+        "CMakeLists.txt:22:63 note[HC404]",
+        "CMakeLists.txt:24:43 warning[HC401]",
+        "CMakeLists.txt:25:43 warning[HC401]",
+        "CMakeLists.txt:27:43 warning[HC401]",
+        "CMakeLists.txt:27:54 warning[HC401]",
+        "Makefile:2:1 warning[HC401]",
+        "Makefile:2:14 warning[HC401]",
+        "Makefile:4:18 note[HC404]",
+        "Makefile:5:14 warning[HC402]",
+        "Makefile:5:14 note[HC403]",
+        "Makefile:7:12 warning[HC401]",
+        "Makefile:8:37 warning[HC401]",
+        "Makefile:10:1 warning[HC401]",
+        "Makefile:19:13 warning[HC401]",
+        "rules.mk:2:12 note[HC403]",
+        "rules.mk:2:12 note[HC404]",
+        "legacy/CMakeLists.txt:2:1 warning[HC401]",
+        "legacy/CMakeLists.txt:3:1 warning[HC401]",
+        "legacy/CMakeLists.txt:4:34 warning[HC401]",
+        "legacy/CMakeLists.txt:4:52 warning[HC401]",
     }
     assert lines == expected
     assert "-ptx" not in stderr  # a shell comment in a recipe is not read as flags
@@ -73,52 +95,100 @@ def test_offload_arch_reaches_build_files(tmp_path: Path) -> None:
 
 
 def test_bad_offload_arch_is_a_usage_error(tmp_path: Path) -> None:
-    result = run_cli("translate", FIXTURES / "build_project" / "cuda", "-o", tmp_path / "hip", "--offload-arch", "sm_80")
+    result = run_cli(
+        "translate", FIXTURES / "build_project" / "cuda", "-o", tmp_path / "hip", "--offload-arch", "sm_80"
+    )
     assert result.code == 2
     assert "not an AMD GPU target" in result.stderr
     assert not (tmp_path / "hip").exists()
 
 
-@pytest.mark.parametrize(("name", "kind"), [
-    ("CMakeLists.txt", "cmake"), ("cmake/FindFoo.cmake", "cmake"), ("Makefile", "make"), ("makefile", "make"),
-    ("GNUmakefile", "make"), ("rules.mk", "make"), ("CMakeLists.txt.in", None), ("build.ninja", None),
-    ("main.cu", None),
-])
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("CMakeLists.txt", "cmake"),
+        ("cmake/FindFoo.cmake", "cmake"),
+        ("Makefile", "make"),
+        ("makefile", "make"),
+        ("GNUmakefile", "make"),
+        ("rules.mk", "make"),
+        ("CMakeLists.txt.in", None),
+        ("build.ninja", None),
+        ("main.cu", None),
+    ],
+)
 def test_build_file_kind(name: str, kind: str | None) -> None:
     assert build_file_kind(name) == kind
 
 
-@pytest.mark.parametrize(("name", "text"), [
-    pytest.param("CMakeLists.txt", "project(host LANGUAGES CXX)\nadd_executable(app main.cpp)\n", id="cmake-no-cuda"),
-    pytest.param("CMakeLists.txt", "# CUDA::cudart CMAKE_CUDA_FLAGS\n#[[ project(x CUDA) ]]\n", id="cmake-comments"),
-    pytest.param("CMakeLists.txt", "set(X [=[CUDA::cublas]=])\n", id="cmake-bracket-argument"),
-    pytest.param("CMakeLists.txt", "project(x LANGUAGES HIP)\r\nfind_package(hip REQUIRED)\r\n", id="cmake-crlf-hip"),
-    pytest.param("Makefile", "CXXFLAGS := -O2 -Wall\napp: main.o\n\t$(CXX) $^ -o $@ -lm\n", id="make-host-only"),
-    pytest.param("Makefile", "# nvcc -arch=sm_80 -lcudart\n", id="make-comment"),
-])
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        pytest.param(
+            "CMakeLists.txt", "project(host LANGUAGES CXX)\nadd_executable(app main.cpp)\n", id="cmake-no-cuda"
+        ),
+        pytest.param(
+            "CMakeLists.txt", "# CUDA::cudart CMAKE_CUDA_FLAGS\n#[[ project(x CUDA) ]]\n", id="cmake-comments"
+        ),
+        pytest.param("CMakeLists.txt", "set(X [=[CUDA::cublas]=])\n", id="cmake-bracket-argument"),
+        pytest.param(
+            "CMakeLists.txt", "project(x LANGUAGES HIP)\r\nfind_package(hip REQUIRED)\r\n", id="cmake-crlf-hip"
+        ),
+        pytest.param("Makefile", "CXXFLAGS := -O2 -Wall\napp: main.o\n\t$(CXX) $^ -o $@ -lm\n", id="make-host-only"),
+        pytest.param("Makefile", "# nvcc -arch=sm_80 -lcudart\n", id="make-comment"),
+    ],
+)
 def test_noop(name: str, text: str) -> None:
     result = translate_build_file(SourceFile.from_bytes(name, text.encode()))
     assert result.status is FileStatus.UNCHANGED and result.output is None and result.diagnostics == ()
 
 
-@pytest.mark.parametrize(("name", "src", "expected"), [
-    pytest.param("CMakeLists.txt", "project(p CUDA)\n", "project(p HIP)\n", id="project-language"),
-    pytest.param("x.cmake", "set_property(SOURCE a.cpp PROPERTY LANGUAGE CUDA)\n",
-                 "set_property(SOURCE a.cpp PROPERTY LANGUAGE HIP)\n", id="source-language"),
-    pytest.param("CMakeLists.txt", "set_target_properties(t PROPERTIES LINKER_LANGUAGE CUDA)\n",
-                 "set_target_properties(t PROPERTIES LINKER_LANGUAGE HIP)\n", id="linker-language"),
-    pytest.param("CMakeLists.txt", "target_compile_features(t PUBLIC cuda_std_20)\n",
-                 "target_compile_features(t PUBLIC hip_std_20)\n", id="compile-feature"),
-    pytest.param("CMakeLists.txt", "set_target_properties(t PROPERTIES CUDA_ARCHITECTURES native)\n",
-                 "set_target_properties(t PROPERTIES HIP_ARCHITECTURES gfx90a)\n", id="native-arch"),
-    pytest.param("CMakeLists.txt", "find_package(CUDAToolkit QUIET)\ntarget_link_libraries(t CUDA::cublas_static)\n",
-                 "find_package(hip QUIET)\nfind_package(hipblas QUIET)\ntarget_link_libraries(t roc::hipblas)\n",
-                 id="find-package-quiet"),
-    pytest.param("Makefile", "\tnvcc -x cu -c a.cpp -o a.o\n", "\thipcc -x hip -c a.cpp -o a.o\n", id="make-x-cu"),
-    pytest.param("Makefile", "NVCCFLAGS += -arch sm_80 \\\n\t-lineinfo\n",
-                 "NVCCFLAGS += --offload-arch=gfx90a \\\n\t-gline-tables-only\n", id="make-continuation"),
-    pytest.param("Makefile", "LIBS = -lcudart_static -lcuda\n", "LIBS = -lamdhip64 -lamdhip64\n", id="make-libraries"),
-])
+@pytest.mark.parametrize(
+    ("name", "src", "expected"),
+    [
+        pytest.param("CMakeLists.txt", "project(p CUDA)\n", "project(p HIP)\n", id="project-language"),
+        pytest.param(
+            "x.cmake",
+            "set_property(SOURCE a.cpp PROPERTY LANGUAGE CUDA)\n",
+            "set_property(SOURCE a.cpp PROPERTY LANGUAGE HIP)\n",
+            id="source-language",
+        ),
+        pytest.param(
+            "CMakeLists.txt",
+            "set_target_properties(t PROPERTIES LINKER_LANGUAGE CUDA)\n",
+            "set_target_properties(t PROPERTIES LINKER_LANGUAGE HIP)\n",
+            id="linker-language",
+        ),
+        pytest.param(
+            "CMakeLists.txt",
+            "target_compile_features(t PUBLIC cuda_std_20)\n",
+            "target_compile_features(t PUBLIC hip_std_20)\n",
+            id="compile-feature",
+        ),
+        pytest.param(
+            "CMakeLists.txt",
+            "set_target_properties(t PROPERTIES CUDA_ARCHITECTURES native)\n",
+            "set_target_properties(t PROPERTIES HIP_ARCHITECTURES gfx90a)\n",
+            id="native-arch",
+        ),
+        pytest.param(
+            "CMakeLists.txt",
+            "find_package(CUDAToolkit QUIET)\ntarget_link_libraries(t CUDA::cublas_static)\n",
+            "find_package(hip QUIET)\nfind_package(hipblas QUIET)\ntarget_link_libraries(t roc::hipblas)\n",
+            id="find-package-quiet",
+        ),
+        pytest.param("Makefile", "\tnvcc -x cu -c a.cpp -o a.o\n", "\thipcc -x hip -c a.cpp -o a.o\n", id="make-x-cu"),
+        pytest.param(
+            "Makefile",
+            "NVCCFLAGS += -arch sm_80 \\\n\t-lineinfo\n",
+            "NVCCFLAGS += --offload-arch=gfx90a \\\n\t-gline-tables-only\n",
+            id="make-continuation",
+        ),
+        pytest.param(
+            "Makefile", "LIBS = -lcudart_static -lcuda\n", "LIBS = -lamdhip64 -lamdhip64\n", id="make-libraries"
+        ),
+    ],
+)
 def test_mapping(name: str, src: str, expected: str) -> None:
     result = translate_build_file(SourceFile.from_bytes(name, src.encode()))
     assert result.output is not None and result.output.decode() == expected
@@ -127,6 +197,12 @@ def test_mapping(name: str, src: str, expected: str) -> None:
 def test_cmake_commands_and_make_words() -> None:
     body = b'foo(a "b c" [[d]] (e f)) # x(y)\nbar ()\n'
     assert [(c.name, [a.text for a in c.args]) for c in cmake_commands(body)] == [
-        ("foo", ["a", '"b c"', "[[d]]", "e", "f"]), ("bar", [])]
+        ("foo", ["a", '"b c"', "[[d]]", "e", "f"]),
+        ("bar", []),
+    ]
     assert [w for w, _ in make_words("$(NVCC) $(patsubst %.cu, %.o, $(SRC)) -o $@")] == [
-        "$(NVCC)", "$(patsubst %.cu, %.o, $(SRC))", "-o", "$@"]
+        "$(NVCC)",
+        "$(patsubst %.cu, %.o, $(SRC))",
+        "-o",
+        "$@",
+    ]

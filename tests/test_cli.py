@@ -8,13 +8,18 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, tree
 
+from helpers import run_cli, tree
 from hipconv import pipeline
 
-KERNEL = b"#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n" \
-         b"int main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); cudaFree(p); }\n"
-UNPORTED = b"#include <cuda_runtime.h>\nvoid f() { cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, cudaFlushGPUDirectRDMAWritesToOwner); }\n"
+KERNEL = (
+    b"#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
+    b"int main() { float* p; cudaMalloc(&p, 4); k<<<1, 1>>>(p); cudaFree(p); }\n"
+)
+UNPORTED = (
+    b"#include <cuda_runtime.h>\nvoid f() { cudaDeviceFlushGPUDirectRDMAWrites("
+    b"cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, cudaFlushGPUDirectRDMAWritesToOwner); }\n"
+)
 
 
 @pytest.fixture
@@ -206,12 +211,21 @@ def test_report_and_stats(project: Path, tmp_path: Path) -> None:
     data = json.loads(report.read_text())
     files = {Path(e["path"]).name: e for e in data["files"]}
     assert files["k.cu"]["status"] == "converted"
-    assert {"line": 3, "col": 24, "cuda": "cudaMalloc", "hip": "hipMalloc", "rule": "cudart.cudaMalloc",
-            "library": "cudart"} in files["k.cu"]["replacements"]
+    assert {
+        "line": 3,
+        "col": 24,
+        "cuda": "cudaMalloc",
+        "hip": "hipMalloc",
+        "rule": "cudart.cudaMalloc",
+        "library": "cudart",
+    } in files["k.cu"]["replacements"]
     assert files["u.cu"]["diagnostics"][0]["code"] == "HC002"
     assert files["data.bin"]["status"] == "copied"
     assert data["settings"]["rocm_version"] == "6.3"
-    assert "replacements: cudart" in result.stderr and "unported [HC002] cudaDeviceFlushGPUDirectRDMAWrites" in result.stderr
+    assert (
+        "replacements: cudart" in result.stderr
+        and "unported [HC002] cudaDeviceFlushGPUDirectRDMAWrites" in result.stderr
+    )
 
 
 def test_exclude(project: Path, tmp_path: Path) -> None:
@@ -290,11 +304,13 @@ def test_readme_generated_sections_are_current() -> None:
 
 def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
     doc = tmp_path / "doc.md"
-    doc.write_text("x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
-                   "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n"
-                   "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n"
-                   "<!-- BEGIN generated: nvcc-flags -->\n<!-- END generated: nvcc-flags -->\n"
-                   "<!-- BEGIN generated: cudnn -->\n<!-- END generated: cudnn -->\n")
+    doc.write_text(
+        "x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
+        "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n"
+        "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n"
+        "<!-- BEGIN generated: nvcc-flags -->\n<!-- END generated: nvcc-flags -->\n"
+        "<!-- BEGIN generated: cudnn -->\n<!-- END generated: cudnn -->\n"
+    )
     assert run_cli("rules", "docs", "--check", doc).code == 1
     assert run_cli("rules", "docs", "--write", doc).code == 0
     assert "| HC101 | warning |" in doc.read_text()

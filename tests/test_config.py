@@ -6,14 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
 
+from helpers import run_cli
 from hipconv.config import Config, find_config, load_config
 from hipconv.errors import ConfigError
 
 HAZARD = b"__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;\n}\n"
-UNPORTED = b"void f() { cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, " \
-           b"cudaFlushGPUDirectRDMAWritesToOwner); }\n"
+UNPORTED = (
+    b"void f() { cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "
+    b"cudaFlushGPUDirectRDMAWritesToOwner); }\n"
+)
 
 
 @pytest.fixture
@@ -31,13 +33,16 @@ def codes(result) -> list[str]:
 
 
 def test_pyproject_table_is_found_from_a_subfolder(project: Path) -> None:
-    (project / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.hipconv]\nexclude = ["vendor/*"]\n'
-                                            'disable = ["HC301"]\nfail-on = "error"\nrocm-version = "5.2"\n'
-                                            'kernel-launch = "hip"\nrules-dirs = ["rules"]\n')
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.hipconv]\nexclude = ["vendor/*"]\n'
+        'disable = ["HC301"]\nfail-on = "error"\nrocm-version = "5.2"\n'
+        'kernel-launch = "hip"\nrules-dirs = ["rules"]\n'
+    )
     (project / "rules").mkdir()
     config = load_config(find_config(Path.cwd()))
-    assert config == Config(project / "pyproject.toml", ("vendor/*",), "5.2", "hip", "error", (project / "rules",),
-                            ("HC301",))
+    assert config == Config(
+        project / "pyproject.toml", ("vendor/*",), "5.2", "hip", "error", (project / "rules",), ("HC301",)
+    )
     result = run_cli("scan", "--format", "json", ".")
     assert result.code == 0 and codes(result) == []
     assert json.loads(result.stdout)["settings"] == {"rocm_version": "5.2", "kernel_launch": "hip"}
@@ -70,16 +75,25 @@ def test_explicit_config_file(project: Path) -> None:
     assert set(codes(run_cli("scan", "--format", "json", "--config", other, "."))) == {"HC002"}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    pytest.param('[tool.hipconv]\nexcludes = ["x"]\n', "unknown key 'excludes' in [tool.hipconv]", id="unknown-key"),
-    pytest.param('[tool.hipconv]\nexclude = "x"\n', "exclude must be a list of strings", id="not-a-list"),
-    pytest.param('[tool.hipconv]\nrocm-version = "six"\n', "rocm-version: invalid version 'six'", id="bad-version"),
-    pytest.param('[tool.hipconv]\nrocm-version = 6.3\n', "rocm-version must be a string", id="float-version"),
-    pytest.param('[tool.hipconv]\nfail-on = "always"\n', "fail-on must be one of error, warning, never", id="bad-choice"),
-    pytest.param('[tool.hipconv]\nkernel-launch = "cuda"\n', "kernel-launch must be one of chevron, hip", id="launch"),
-    pytest.param('[tool.hipconv]\ndisable = ["HC399"]\n', "disable: unknown code HC399", id="bad-code"),
-    pytest.param('[tool.hipconv\n', "is not valid TOML", id="syntax"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            '[tool.hipconv]\nexcludes = ["x"]\n', "unknown key 'excludes' in [tool.hipconv]", id="unknown-key"
+        ),
+        pytest.param('[tool.hipconv]\nexclude = "x"\n', "exclude must be a list of strings", id="not-a-list"),
+        pytest.param('[tool.hipconv]\nrocm-version = "six"\n', "rocm-version: invalid version 'six'", id="bad-version"),
+        pytest.param("[tool.hipconv]\nrocm-version = 6.3\n", "rocm-version must be a string", id="float-version"),
+        pytest.param(
+            '[tool.hipconv]\nfail-on = "always"\n', "fail-on must be one of error, warning, never", id="bad-choice"
+        ),
+        pytest.param(
+            '[tool.hipconv]\nkernel-launch = "cuda"\n', "kernel-launch must be one of chevron, hip", id="launch"
+        ),
+        pytest.param('[tool.hipconv]\ndisable = ["HC399"]\n', "disable: unknown code HC399", id="bad-code"),
+        pytest.param("[tool.hipconv\n", "is not valid TOML", id="syntax"),
+    ],
+)
 def test_invalid_configuration_is_a_clear_error(project: Path, text: str, message: str) -> None:
     path = project / "pyproject.toml"
     path.write_text(text)

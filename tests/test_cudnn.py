@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hipconv.translate.lexer import TokenKind, lex
 from hipconv.resources import data_file
 from hipconv.rules import load_ruleset
+from hipconv.translate.lexer import TokenKind, lex
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OUTPUTS = sorted(p for p in FIXTURES.glob("cudnn_*/hip/**/*") if p.is_file())
@@ -29,12 +29,17 @@ def arity() -> dict[str, set[int]]:
 def code_tokens(data: bytes) -> list[tuple[TokenKind, str]]:
     tokens = lex(data)
     at = 0
-    for i in range(len(tokens)):   # libclang's tokens, in order; the gaps between them are blanks only
-        assert tokens.starts[i] >= at and not data[at:tokens.starts[i]].replace(b"\\\n", b"").strip(), f"bytes outside any token at {at}"
+    for i in range(len(tokens)):  # libclang's tokens, in order; the gaps between them are blanks only
+        assert tokens.starts[i] >= at and not data[at : tokens.starts[i]].replace(b"\\\n", b"").strip(), (
+            f"bytes outside any token at {at}"
+        )
         at = tokens.ends[i]
     assert not data[at:].replace(b"\\\n", b"").strip()
-    return [(tokens.kinds[i], tokens.text(i)) for i in range(len(tokens))
-            if tokens.kinds[i] not in (TokenKind.WHITESPACE, TokenKind.COMMENT)]
+    return [
+        (tokens.kinds[i], tokens.text(i))
+        for i in range(len(tokens))
+        if tokens.kinds[i] not in (TokenKind.WHITESPACE, TokenKind.COMMENT)
+    ]
 
 
 def miopen_calls(toks: list[tuple[TokenKind, str]]) -> list[tuple[str, int]]:
@@ -44,7 +49,7 @@ def miopen_calls(toks: list[tuple[TokenKind, str]]) -> list[tuple[str, int]]:
         if kind != TokenKind.IDENTIFIER or not text.startswith("miopen") or toks[i + 1][1] != "(":
             continue
         depth, count = 0, 0
-        for _, t in toks[i + 1:]:
+        for _, t in toks[i + 1 :]:
             if t in PAIRS:
                 depth += 1
                 if depth == 1:
@@ -85,14 +90,22 @@ def test_miopen_calls_exist_with_the_prototypes_arity(path: Path) -> None:
     table = arity()
     for callee, count in miopen_calls(code_tokens(path.read_bytes())):
         assert callee in table, f"{path.name}: {callee} is not a MIOpen function"
-        assert count in table[callee], f"{path.name}: {callee} called with {count} arguments, prototype has {table[callee]}"
+        assert count in table[callee], (
+            f"{path.name}: {callee} called with {count} arguments, prototype has {table[callee]}"
+        )
 
 
 def test_the_realistic_program_is_rewritten() -> None:
     text = (FIXTURES / "cudnn_inference" / "hip" / "infer.cu").read_text()
     calls = {c for c, _ in miopen_calls(code_tokens(text.encode()))}
-    assert {"miopenFindConvolutionForwardAlgorithm", "miopenConvolutionForward", "miopenOpTensor",
-            "miopenActivationForward", "miopenPoolingForward", "miopenSoftmaxForward_V2"} <= calls
+    assert {
+        "miopenFindConvolutionForwardAlgorithm",
+        "miopenConvolutionForward",
+        "miopenOpTensor",
+        "miopenActivationForward",
+        "miopenPoolingForward",
+        "miopenSoftmaxForward_V2",
+    } <= calls
     assert re.search(r"miopenConvolutionForward\([^;]*foundPerf_\d+_\d+\.fwd_algo", text)
 
 

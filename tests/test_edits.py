@@ -8,8 +8,12 @@ from hipconv.translate.edits import Edit, apply
 
 def test_nested_edits_render_inside_span_parts() -> None:
     body = b"f(a, g(b), c)"
-    edits = [Edit(0, 13, ("F(", (5, 9), ", ", (2, 3), ")")), Edit.replace(7, 8, "B"), Edit.replace(2, 3, "A"),
-             Edit.replace(11, 12, "C")]
+    edits = [
+        Edit(0, 13, ("F(", (5, 9), ", ", (2, 3), ")")),
+        Edit.replace(7, 8, "B"),
+        Edit.replace(2, 3, "A"),
+        Edit.replace(11, 12, "C"),
+    ]
     assert apply(body, edits).data == b"F(g(B), A)"
 
 
@@ -51,8 +55,8 @@ def test_bytes_outside_edits_never_change(case: tuple[bytes, list[Edit]]) -> Non
     out = apply(body, edits).data
     pos_in, pos_out = 0, 0
     for e in sorted(edits, key=lambda e: e.start):
-        gap = body[pos_in:e.start]
-        assert out[pos_out:pos_out + len(gap)] == gap
+        gap = body[pos_in : e.start]
+        assert out[pos_out : pos_out + len(gap)] == gap
         pos_out += len(gap) + len(e.parts[0].encode())
         pos_in = e.end
     assert out[pos_out:] == body[pos_in:]

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_INVENTORY
 
-from hipconv.translate.launches import HIP_KERNEL_NAME, HIP_LAUNCH
 from hipconv.resources import data_file, hip_releases
 from hipconv.rules import load_ruleset
 from hipconv.settings import Version
+from hipconv.translate.launches import HIP_KERNEL_NAME, HIP_LAUNCH
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -35,7 +35,11 @@ def headers(release: str) -> set[str]:
 
 def releases_in_range(rule) -> list[str]:
     lowest, since, until = Version((0,)), rule.rocm.since, rule.rocm.until
-    return [r for r in hip_releases() if (since or lowest) <= Version.parse(r) and (until is None or Version.parse(r) < until)]
+    return [
+        r
+        for r in hip_releases()
+        if (since or lowest) <= Version.parse(r) and (until is None or Version.parse(r) < until)
+    ]
 
 
 def test_bundled_releases() -> None:
@@ -114,8 +118,14 @@ def _derivation_copy(tmp_path: Path) -> Path:
 def _derive(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run the copy's tools/derive_rules.py; hipconv (its rule loader) comes from this checkout."""
     path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
-    return subprocess.run([sys.executable, str(work / "tools" / "derive_rules.py"), *args], cwd=work,
-                          env={**os.environ, "PYTHONPATH": path}, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(work / "tools" / "derive_rules.py"), *args],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _derived_files(root: Path, written: bool) -> set[str]:
@@ -132,8 +142,10 @@ def test_derivation_reproduces_the_committed_data(tmp_path: Path) -> None:
     done = _derive(work, "--inventory", str(SHARED_INVENTORY))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     written, committed = _derived_files(work, written=True), _derived_files(REPO, written=False)
-    assert written == committed, (f"not written by the derivation: {sorted(committed - written)}; "
-                                  f"written but not committed: {sorted(written - committed)}")
+    assert written == committed, (
+        f"not written by the derivation: {sorted(committed - written)}; "
+        f"written but not committed: {sorted(written - committed)}"
+    )
     stale = [name for name in sorted(written) if (work / name).read_bytes() != (REPO / name).read_bytes()]
     assert stale == [], f"stale (run `python tools/derive_rules.py` and commit the result): {stale}"
 

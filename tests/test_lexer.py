@@ -22,7 +22,7 @@ def kinds_and_texts(src: bytes) -> list[tuple[str, str]]:
         pytest.param(b"int x = 1; /* unterminated", id="unterminated-comment"),
         pytest.param(b'const char* s = "unterminated', id="unterminated-string"),
         pytest.param(b"x = y <% %> <: :> %: %:%:", id="digraphs"),
-        pytest.param("const char* s = \"\u00e9\u4e2d\"; // \u00fc\n".encode(), id="utf8"),
+        pytest.param('const char* s = "\u00e9\u4e2d"; // \u00fc\n'.encode(), id="utf8"),
         pytest.param(b"#if 0\n#endif\n#endif\n#else\n", id="unbalanced-directives"),
         pytest.param(b"x\\", id="trailing-backslash"),
     ],

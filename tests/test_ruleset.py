@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ruleset
 from hipconv.errors import RuleSchemaError
 from hipconv.resources import rules_dir
 from hipconv.rules import load_ruleset
@@ -15,53 +16,79 @@ INVALID = Path(__file__).parent / "fixtures" / "rules_invalid"
 CASES = sorted(INVALID.glob("*.yaml"))
 
 
+def expected_problems(path: Path) -> list[str]:
+    """The `# error: ...` lines at the top of a bad-rule fixture: one per problem the file must produce."""
+    lines = path.read_text().splitlines()
+    expected = [line.removeprefix("# error: ") for line in lines if line.startswith("# error: ")]
+    assert expected, f"{path.name} has no '# error: ' line"
+    return expected
+
+
+def reported_problems(error: RuleSchemaError) -> list[str]:
+    """The problem lines of a RuleSchemaError, checked against the count in its header line."""
+    header, *problems = str(error).replace("tests/fixtures/", "").splitlines()
+    assert header == f"{len(problems)} problem(s) in the rule files:", str(error)
+    return [p.strip() for p in problems]
+
+
+def load_problems(paths: list[Path]) -> list[str]:
+    with pytest.raises(RuleSchemaError) as info:
+        load_rules(paths)
+    return reported_problems(info.value)
+
+
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
 def test_invalid_rule_file_is_a_clear_error(path: Path) -> None:
-    expected = path.read_text().splitlines()[0].removeprefix("# error: ")
-    with pytest.raises(RuleSchemaError) as info:
-        load_rules([path])
-    message = str(info.value).replace("tests/fixtures/", "")
-    assert expected in message
+    """Each fixture yields exactly the problems its `# error:` lines name, in that order, and no other."""
+    expected, problems = expected_problems(path), load_problems([path])
+    assert len(problems) == len(expected), problems
+    for want, got in zip(expected, problems):
+        assert want in got
 
 
 def test_all_problems_are_reported_at_once() -> None:
-    with pytest.raises(RuleSchemaError) as info:
-        load_rules(CASES)
-    assert f"{len(CASES)} problem(s)" in str(info.value) or "problem(s)" in str(info.value)
-    for path in CASES:
-        if path.stem != "not_yaml":
-            assert path.name in str(info.value)
+    """Loading every bad file together reports each file's own problems, all of them, and nothing more."""
+    together = load_problems(CASES)
+    alone = [problem for path in CASES for problem in load_problems([path])]
+    assert len(together) == len(alone) == sum(len(expected_problems(p)) for p in CASES)
+    assert sorted(together) == sorted(alone)
 
 
 def test_shipped_rules_load() -> None:
-    ruleset = load_ruleset()
-    assert len(ruleset.rules) > 1000
-    assert {p.stem for p in rules_dir().glob("*.yaml")} >= {"runtime", "driver", "device", "includes", "complex", "fp16"}
+    loaded = load_ruleset()
+    assert len(loaded.rules) > 1000
+    shipped = {p.stem for p in rules_dir().glob("*.yaml")}
+    assert shipped >= {"runtime", "driver", "device", "includes", "complex", "fp16"}
 
 
 def resolve(name: str, rocm: str) -> Action:
-    table = load_ruleset().table(Settings(Version.parse(rocm)))
+    table = ruleset().table(Settings(Version.parse(rocm)))
     return table.identifiers[name].action
 
 
 def test_version_split_rules_pick_the_targets_spelling() -> None:
-    table52 = load_ruleset().table(Settings(Version.parse("5.2")))
-    table63 = load_ruleset().table(Settings(Version.parse("6.3")))
+    table52 = ruleset().table(Settings(Version.parse("5.2")))
+    table63 = ruleset().table(Settings(Version.parse("6.3")))
     assert table52.identifiers["__shfl_xor_sync"].rule.hip == "__shfl_xor"
     assert table63.identifiers["__shfl_xor_sync"].rule.hip == "__shfl_xor_sync"
 
 
 def test_rule_newer_than_target_is_unavailable() -> None:
-    ruleset = load_ruleset()
-    newer = [r for r in ruleset.rules if r.kind.value != "include" and r.rocm.since == Version.parse("6.3")
-             and r.rocm.until is None and r.status.value == "supported"]
+    newer = [
+        r
+        for r in ruleset().rules
+        if r.kind.value != "include"
+        and r.rocm.since == Version.parse("6.3")
+        and r.rocm.until is None
+        and r.status.value == "supported"
+    ]
     assert newer, "the inventory has names that are only in ROCm 6.3"
     assert resolve(newer[0].cuda, "5.2") is Action.UNAVAILABLE
     assert resolve(newer[0].cuda, "6.3") is Action.REWRITE
 
 
 def test_lookup_is_one_dict() -> None:
-    table = load_ruleset().table(Settings(Version.parse("6.3")))
+    table = ruleset().table(Settings(Version.parse("6.3")))
     assert isinstance(table.identifiers, dict)
     assert table.identifiers["cudaMalloc"].rule.hip == "hipMalloc"
 

@@ -11,9 +11,11 @@ from helpers import run_cli, tree
 from hipconv.diagnostics import CODES
 from hipconv.scan.formats import findings_from_json
 
-UNPORTED = (b"#include <cuda_runtime.h>\nvoid flush() {\n"
-            b"  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "
-            b"cudaFlushGPUDirectRDMAWritesToOwner);\n}\n")
+UNPORTED = (
+    b"#include <cuda_runtime.h>\nvoid flush() {\n"
+    b"  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "
+    b"cudaFlushGPUDirectRDMAWritesToOwner);\n}\n"
+)
 HAZARD = b"__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;\n}\n"
 CLEAN = b"#include <cuda_runtime.h>\nvoid f(float** p) { cudaMalloc(p, 4); }\n"
 
@@ -52,12 +54,15 @@ def test_clean_file_exits_0(src: Path) -> None:
     assert "1 file, 0 findings" in result.stderr
 
 
-@pytest.mark.parametrize(("fail_on", "paths", "code"), [
-    pytest.param("warning", ["sub/hazard.cuh"], 1, id="warning-fails-on-warning"),
-    pytest.param("error", ["sub/hazard.cuh"], 0, id="error-ignores-warning"),
-    pytest.param("error", ["unported.cu"], 1, id="error-fails-on-error"),
-    pytest.param("never", ["unported.cu", "sub/hazard.cuh"], 0, id="never"),
-])
+@pytest.mark.parametrize(
+    ("fail_on", "paths", "code"),
+    [
+        pytest.param("warning", ["sub/hazard.cuh"], 1, id="warning-fails-on-warning"),
+        pytest.param("error", ["sub/hazard.cuh"], 0, id="error-ignores-warning"),
+        pytest.param("error", ["unported.cu"], 1, id="error-fails-on-error"),
+        pytest.param("never", ["unported.cu", "sub/hazard.cuh"], 0, id="never"),
+    ],
+)
 def test_fail_on_sets_the_exit_code(src: Path, fail_on: str, paths: list[str], code: int) -> None:
     assert run_cli("scan", "--fail-on", fail_on, *[src / p for p in paths]).code == code
 
@@ -118,8 +123,10 @@ def test_github_annotations(src: Path) -> None:
     result = run_cli("scan", "--format", "github", src / "sub" / "hazard.cuh")
     assert result.code == 1
     line = result.stdout.decode().splitlines()[0]
-    assert line.startswith(f"::warning file={src.as_posix()}/sub/hazard.cuh,line=2,col=19,"
-                           "title=HC301 wavefront.warp-size-literal::`%25 32` uses 32")
+    assert line.startswith(
+        f"::warning file={src.as_posix()}/sub/hazard.cuh,line=2,col=19,"
+        "title=HC301 wavefront.warp-size-literal::`%25 32` uses 32"
+    )
     assert "%0Ahint: " in line
 
 
@@ -138,13 +145,16 @@ def test_text_output_file(src: Path, tmp_path: Path) -> None:
     assert "warning[HC301" in text and "\x1b[" not in text
 
 
-@pytest.mark.parametrize(("comment", "reported"), [
-    pytest.param("  // hipconv: ignore\n", False, id="line-before-all"),
-    pytest.param("  // hipconv: ignore[HC301]\n", False, id="line-before-code"),
-    pytest.param("  /* hipconv: ignore[HC001, HC301] */\n", False, id="block-comment-list"),
-    pytest.param("  // hipconv: ignore[HC002]\n", True, id="other-code"),
-    pytest.param("  // hipconv ignore\n", True, id="misspelt"),
-])
+@pytest.mark.parametrize(
+    ("comment", "reported"),
+    [
+        pytest.param("  // hipconv: ignore\n", False, id="line-before-all"),
+        pytest.param("  // hipconv: ignore[HC301]\n", False, id="line-before-code"),
+        pytest.param("  /* hipconv: ignore[HC001, HC301] */\n", False, id="block-comment-list"),
+        pytest.param("  // hipconv: ignore[HC002]\n", True, id="other-code"),
+        pytest.param("  // hipconv ignore\n", True, id="misspelt"),
+    ],
+)
 def test_suppression_on_the_line_before(tmp_path: Path, comment: str, reported: bool) -> None:
     f = tmp_path / "k.cu"
     f.write_text("__global__ void k(int* p) {\n" + comment + "  p[threadIdx.x % 32] = 0;\n}\n")
@@ -157,8 +167,10 @@ def test_suppression_on_the_line_before(tmp_path: Path, comment: str, reported: 
 
 def test_suppression_on_the_same_line_covers_only_it(tmp_path: Path) -> None:
     f = tmp_path / "k.cu"
-    f.write_text("__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;  // hipconv: ignore[HC301]\n"
-                 "  p[threadIdx.x & 31] = 1;\n}\n")
+    f.write_text(
+        "__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;  // hipconv: ignore[HC301]\n"
+        "  p[threadIdx.x & 31] = 1;\n}\n"
+    )
     result = run_cli("scan", "--format", "json", f)
     assert findings_of(result) == [("k.cu", 3, "HC301")]
 
@@ -181,8 +193,10 @@ def test_baseline_reports_only_new_findings_after_lines_move(tmp_path: Path, mon
     assert {(e["path"], e["code"]) for e in baseline["findings"]} >= {("src/k.cu", "HC301"), ("src/u.cu", "HC002")}
     assert run_cli("scan", "--baseline", ".hipconv-baseline.json", "src").code == 0
     # the known line moves down and is re-indented; a new hazard is added
-    k.write_bytes(b"// a new comment\n\n__global__ void k(int* p) {\n      p[threadIdx.x % 32] = 0;\n"
-                  b"  p[threadIdx.x & 31] = 1;\n}\n")
+    k.write_bytes(
+        b"// a new comment\n\n__global__ void k(int* p) {\n      p[threadIdx.x % 32] = 0;\n"
+        b"  p[threadIdx.x & 31] = 1;\n}\n"
+    )
     result = run_cli("scan", "--format", "json", "--baseline", ".hipconv-baseline.json", "src")
     assert result.code == 1
     assert findings_of(result) == [("k.cu", 5, "HC301")]
@@ -190,7 +204,8 @@ def test_baseline_reports_only_new_findings_after_lines_move(tmp_path: Path, mon
     # a second copy of a known line is new
     k.write_bytes(HAZARD + b"__global__ void k2(int* p) {\n  p[threadIdx.x % 32] = 0;\n}\n")
     assert findings_of(run_cli("scan", "--format", "json", "--baseline", ".hipconv-baseline.json", "src")) == [
-        ("k.cu", 5, "HC301")]
+        ("k.cu", 5, "HC301")
+    ]
 
 
 def test_bad_baseline_is_a_usage_error(tmp_path: Path) -> None:

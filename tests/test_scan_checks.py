@@ -22,13 +22,17 @@ CHECK_FIXTURES = sorted((FIXTURES / "scan" / "checks").glob("*.cu"))
 
 def scan_text(data: bytes, rocm: str = "6.3", path: str = "k.cu", disabled: frozenset[str] = frozenset()):
     settings = Settings(Version.parse(rocm))
-    return scan_sources([SourceFile.from_bytes(path, data)], load_ruleset().table(settings), settings,
-                        disabled=disabled)[0]
+    return scan_sources(
+        [SourceFile.from_bytes(path, data)], load_ruleset().table(settings), settings, disabled=disabled
+    )[0]
 
 
 def check_codes(data: bytes, rocm: str = "6.3") -> set[tuple[int, str]]:
-    return {(f.diagnostic.line, f.diagnostic.code) for f in scan_text(data, rocm).findings
-            if f.diagnostic.code.startswith("HC3")}
+    return {
+        (f.diagnostic.line, f.diagnostic.code)
+        for f in scan_text(data, rocm).findings
+        if f.diagnostic.code.startswith("HC3")
+    }
 
 
 @pytest.mark.parametrize("fixture", CHECK_FIXTURES, ids=lambda p: p.name)
@@ -60,8 +64,7 @@ def test_device_prop_field_follows_the_target_release() -> None:
 
 
 def test_checks_see_every_preprocessor_branch_and_macro_body() -> None:
-    src = (b"#if 0\n__device__ int a() { return threadIdx.x % 32; }\n#else\n"
-           b"#define LANE() (threadIdx.x & 31)\n#endif\n")
+    src = b"#if 0\n__device__ int a() { return threadIdx.x % 32; }\n#else\n#define LANE() (threadIdx.x & 31)\n#endif\n"
     assert check_codes(src) == {(2, "HC301"), (4, "HC301")}
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-UNPORTED_CALL = ("  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "
-                 "cudaFlushGPUDirectRDMAWritesToOwner);")
+UNPORTED_CALL = (
+    "  cudaDeviceFlushGPUDirectRDMAWrites(cudaFlushGPUDirectRDMAWritesTargetCurrentDevice, "
+    "cudaFlushGPUDirectRDMAWritesToOwner);"
+)
 
 
 def _pre_commit() -> list[str] | None:
@@ -30,9 +32,15 @@ def test_hook_fails_on_an_unported_api_and_passes_when_suppressed(tmp_path: Path
         pytest.skip("pre-commit is not installed (pip install '.[test]')")
     work = tmp_path / "work"
     work.mkdir()
-    env = dict(os.environ, GIT_AUTHOR_NAME="hipconv tests", GIT_AUTHOR_EMAIL="tests@hipconv.invalid",
-               GIT_COMMITTER_NAME="hipconv tests", GIT_COMMITTER_EMAIL="tests@hipconv.invalid",
-               PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), NO_COLOR="1")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="hipconv tests",
+        GIT_AUTHOR_EMAIL="tests@hipconv.invalid",
+        GIT_COMMITTER_NAME="hipconv tests",
+        GIT_COMMITTER_EMAIL="tests@hipconv.invalid",
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        NO_COLOR="1",
+    )
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(args, check=False, cwd=work, env=env, capture_output=True, text=True, timeout=900)

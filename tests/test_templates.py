@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from hipconv.errors import RuleSchemaError
-from hipconv.translate.translator import translate_source
 from hipconv.rules import load_ruleset
 from hipconv.rules.load import load_rules
 from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
+from hipconv.translate.translator import translate_source
 
 RULES = """\
 defaults: {library: fakednn, kind: function}
@@ -73,14 +73,17 @@ def test_template_can_leave_the_call_with_a_diagnostic(table) -> None:
     out, diagnostics = run(table, "dnnSetTensor(d, DNN_NHWC, DNN_FLOAT, n, c, h, w);")
     assert out == "dnnSetTensor(d, DNN_NHWC, fakeFloat, n, c, h, w);"
     assert [(d.code, d.message) for d in diagnostics] == [
-        ("HC202", "dnnSetTensor: the NHWC layout has no counterpart; left unchanged")]
+        ("HC202", "dnnSetTensor: the NHWC layout has no counterpart; left unchanged")
+    ]
 
 
 def test_statement_template_adds_a_statement_with_the_indentation(table) -> None:
     src = "void f() {\n    CHECK(dnnConvolve(h, x, y, ws, n));\n}\n"
     out, diagnostics = run(table, src)
-    assert out == ("void f() {\n    /* the HIP side needs its algorithm found first */\n"
-                   "    fakeFind_2_11(h, x, y);\n    CHECK(fakeConvolve(h, x, y, ws, n));\n}\n")
+    assert out == (
+        "void f() {\n    /* the HIP side needs its algorithm found first */\n"
+        "    fakeFind_2_11(h, x, y);\n    CHECK(fakeConvolve(h, x, y, ws, n));\n}\n"
+    )
     assert [d.code for d in diagnostics] == ["HC004"]
 
 
@@ -92,11 +95,14 @@ def test_statement_template_learns_the_declared_name(table) -> None:
     assert out.startswith("/* the HIP side needs its algorithm found first */")
 
 
-@pytest.mark.parametrize("src", [
-    pytest.param("if (ok) dnnConvolve(h, x, y, ws, n);", id="control-head"),
-    pytest.param("return dnnConvolve(h, x, y, ws, n);", id="return"),
-    pytest.param("#define RUN dnnConvolve(h, x, y, ws, n);\n", id="macro-definition"),
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("if (ok) dnnConvolve(h, x, y, ws, n);", id="control-head"),
+        pytest.param("return dnnConvolve(h, x, y, ws, n);", id="return"),
+        pytest.param("#define RUN dnnConvolve(h, x, y, ws, n);\n", id="macro-definition"),
+    ],
+)
 def test_statement_template_refuses_what_it_cannot_extend(table, src: str) -> None:
     out, diagnostics = run(table, src)
     assert out == src
@@ -106,20 +112,32 @@ def test_statement_template_refuses_what_it_cannot_extend(table, src: str) -> No
 def test_unsupported_rule_reports_its_own_code(table) -> None:
     _, diagnostics = run(table, "dnnFusedThing(p);")
     assert [(d.code, d.message) for d in diagnostics] == [
-        ("HC201", "dnnFusedThing has no HIP equivalent; left unchanged (no fused operations on this side)")]
+        ("HC201", "dnnFusedThing has no HIP equivalent; left unchanged (no fused operations on this side)")
+    ]
 
 
-@pytest.mark.parametrize(("entry", "message"), [
-    pytest.param("  - {cuda: a, hip: b, template: nowhere.j2, params: [x]}", "template 'nowhere.j2' not found",
-                 id="missing-template"),
-    pytest.param("  - {cuda: a, hip: b, template: set_tensor.j2}", "'template' needs 'params'", id="no-params"),
-    pytest.param("  - {cuda: a, hip: b, template: set_tensor.j2, params: [x], args: [x]}",
-                 "'template' and 'args'/'drops' exclude each other", id="with-args"),
-    pytest.param("  - {cuda: a, hip: b, params: [x], scope: statement}", "'scope' goes with 'template'",
-                 id="scope-alone"),
-    pytest.param("  - {cuda: a, status: unsupported, code: HC999}", "'code' 'HC999' is not a diagnostic code",
-                 id="bad-code"),
-])
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        pytest.param(
+            "  - {cuda: a, hip: b, template: nowhere.j2, params: [x]}",
+            "template 'nowhere.j2' not found",
+            id="missing-template",
+        ),
+        pytest.param("  - {cuda: a, hip: b, template: set_tensor.j2}", "'template' needs 'params'", id="no-params"),
+        pytest.param(
+            "  - {cuda: a, hip: b, template: set_tensor.j2, params: [x], args: [x]}",
+            "'template' and 'args'/'drops' exclude each other",
+            id="with-args",
+        ),
+        pytest.param(
+            "  - {cuda: a, hip: b, params: [x], scope: statement}", "'scope' goes with 'template'", id="scope-alone"
+        ),
+        pytest.param(
+            "  - {cuda: a, status: unsupported, code: HC999}", "'code' 'HC999' is not a diagnostic code", id="bad-code"
+        ),
+    ],
+)
 def test_template_rule_validation(tmp_path: Path, entry: str, message: str) -> None:
     (tmp_path / "set_tensor.j2").write_text(TEMPLATES["set_tensor.j2"])
     (tmp_path / "bad.yaml").write_text("defaults: {library: x, kind: function}\nrules:\n" + entry + "\n")

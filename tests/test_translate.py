@@ -7,13 +7,13 @@ import functools
 import pytest
 
 from hipconv.results import FileStatus
-from hipconv.translate.translator import translate_source
 from hipconv.rules import load_ruleset
 from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
+from hipconv.translate.translator import translate_source
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _table(rocm: str, launch: str):
     settings = Settings(Version.parse(rocm), kernel_launch=launch)
     return load_ruleset().table(settings), settings
@@ -31,13 +31,21 @@ def translate(src: str, *, rocm: str = "6.3", launch: str = "chevron", path: str
     [
         pytest.param("cudaMalloc(&p, n);", "hipMalloc(&p, n);", id="function"),
         pytest.param("cudaStream_t s; cudaEvent_t e;", "hipStream_t s; hipEvent_t e;", id="types"),
-        pytest.param("cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);", "hipMemcpy(d, h, n, hipMemcpyHostToDevice);",
-                     id="enumerator"),
+        pytest.param(
+            "cudaMemcpy(d, h, n, cudaMemcpyHostToDevice);",
+            "hipMemcpy(d, h, n, hipMemcpyHostToDevice);",
+            id="enumerator",
+        ),
         pytest.param("if (e != cudaSuccess) {}", "if (e != hipSuccess) {}", id="success"),
-        pytest.param("cudaMemcpyKind::cudaMemcpyDeviceToHost", "hipMemcpyKind::hipMemcpyDeviceToHost", id="qualified-enum"),
+        pytest.param(
+            "cudaMemcpyKind::cudaMemcpyDeviceToHost", "hipMemcpyKind::hipMemcpyDeviceToHost", id="qualified-enum"
+        ),
         pytest.param("::cudaFree(p);", "::hipFree(p);", id="global-scope"),
-        pytest.param("#if 0\ncudaFree(p);\n#else\ncudaFree(q);\n#endif\n", "#if 0\nhipFree(p);\n#else\nhipFree(q);\n#endif\n",
-                     id="inactive-branch"),
+        pytest.param(
+            "#if 0\ncudaFree(p);\n#else\ncudaFree(q);\n#endif\n",
+            "#if 0\nhipFree(p);\n#else\nhipFree(q);\n#endif\n",
+            id="inactive-branch",
+        ),
         pytest.param("#define FREE(p) cudaFree(p)\n", "#define FREE(p) hipFree(p)\n", id="macro-body"),
         pytest.param("#define F(p) \\\n  cudaFree(p)\n", "#define F(p) \\\n  hipFree(p)\n", id="continued-macro"),
         pytest.param("cuda\\\nFree(p);", "hipFree(p);", id="spliced-identifier"),
@@ -113,8 +121,10 @@ def test_non_literal_mask_dropped_is_reported() -> None:
 
 def test_shfl_sync_on_6_3_widens_the_mask_and_opts_in() -> None:
     text, result = translate("// k\n#include <cuda_runtime.h>\nv = __shfl_xor_sync(0xffffffffu, v, 16);\n", rocm="6.3")
-    assert text == ("// k\n#ifndef HIP_ENABLE_WARP_SYNC_BUILTINS\n#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#endif\n"
-                    "#include <hip/hip_runtime.h>\nv = __shfl_xor_sync(0xffffffffffffffffull, v, 16);\n")
+    assert text == (
+        "// k\n#ifndef HIP_ENABLE_WARP_SYNC_BUILTINS\n#define HIP_ENABLE_WARP_SYNC_BUILTINS\n#endif\n"
+        "#include <hip/hip_runtime.h>\nv = __shfl_xor_sync(0xffffffffffffffffull, v, 16);\n"
+    )
     assert [d.code for d in result.diagnostics] == ["HC101"]
 
 
@@ -138,22 +148,36 @@ def test_variable_mask_on_6_3_gets_a_note() -> None:
         pytest.param("k<<<g, b>>>(x, y);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, x, y);", id="two-config"),
         pytest.param("k<<<g, b, shm>>>(x);", "hipLaunchKernelGGL(k, dim3(g), dim3(b), shm, 0, x);", id="three-config"),
         pytest.param("k<<<g, b, 0, s>>>();", "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s);", id="no-args"),
-        pytest.param("k<<<dim3(1, 2), 256>>>(p);", "hipLaunchKernelGGL(k, dim3(1, 2), dim3(256), 0, 0, p);",
-                     id="dim3-kept"),
+        pytest.param(
+            "k<<<dim3(1, 2), 256>>>(p);", "hipLaunchKernelGGL(k, dim3(1, 2), dim3(256), 0, 0, p);", id="dim3-kept"
+        ),
         pytest.param("ns::k<<<g, b>>>(p);", "hipLaunchKernelGGL(ns::k, dim3(g), dim3(b), 0, 0, p);", id="qualified"),
-        pytest.param("scale<float, 4><<<g, b, 0, st>>>(p, n);",
-                     "hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float, 4>), dim3(g), dim3(b), 0, st, p, n);",
-                     id="template"),
-        pytest.param("k<<<(n + 255) / 256, 256>>>(f(a, b), std::min<int>(x, y), [=](int i) { return i; });",
-                     "hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, 0, f(a, b), std::min<int>(x, y), "
-                     "[=](int i) { return i; });", id="nested-args"),
-        pytest.param("#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)\n",
-                     "#define LAUNCH(k, g, b, ...) hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, __VA_ARGS__)\n",
-                     id="macro-definition"),
-        pytest.param("CHECK((k<<<g, b>>>(p), cudaGetLastError()));",
-                     "CHECK((hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, p), hipGetLastError()));", id="macro-argument"),
-        pytest.param("k<<<g, b, 0, cudaStreamPerThread>>>(p);",
-                     "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, hipStreamPerThread, p);", id="translated-inside"),
+        pytest.param(
+            "scale<float, 4><<<g, b, 0, st>>>(p, n);",
+            "hipLaunchKernelGGL(HIP_KERNEL_NAME(scale<float, 4>), dim3(g), dim3(b), 0, st, p, n);",
+            id="template",
+        ),
+        pytest.param(
+            "k<<<(n + 255) / 256, 256>>>(f(a, b), std::min<int>(x, y), [=](int i) { return i; });",
+            "hipLaunchKernelGGL(k, dim3((n + 255) / 256), dim3(256), 0, 0, f(a, b), std::min<int>(x, y), "
+            "[=](int i) { return i; });",
+            id="nested-args",
+        ),
+        pytest.param(
+            "#define LAUNCH(k, g, b, ...) k<<<g, b>>>(__VA_ARGS__)\n",
+            "#define LAUNCH(k, g, b, ...) hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, __VA_ARGS__)\n",
+            id="macro-definition",
+        ),
+        pytest.param(
+            "CHECK((k<<<g, b>>>(p), cudaGetLastError()));",
+            "CHECK((hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, 0, p), hipGetLastError()));",
+            id="macro-argument",
+        ),
+        pytest.param(
+            "k<<<g, b, 0, cudaStreamPerThread>>>(p);",
+            "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, hipStreamPerThread, p);",
+            id="translated-inside",
+        ),
     ],
 )
 def test_kernel_launch_hip(src: str, expected: str) -> None:
@@ -177,7 +201,9 @@ def test_unreadable_launch_is_reported() -> None:
 def test_cu_without_cuda_header_gets_runtime_include_after_leading_comments() -> None:
     src = "// Copyright\n// License\n\n#include <cstdio>\n__global__ void k() {}\n"
     text, _ = translate(src, path="k.cu")
-    assert text == "// Copyright\n// License\n\n#include <hip/hip_runtime.h>\n#include <cstdio>\n__global__ void k() {}\n"
+    assert (
+        text == "// Copyright\n// License\n\n#include <hip/hip_runtime.h>\n#include <cstdio>\n__global__ void k() {}\n"
+    )
 
 
 def test_cu_insertion_after_a_comment_on_the_code_line() -> None:
@@ -237,13 +263,19 @@ def qualified_table(tmp_path_factory: pytest.TempPathFactory):
     ("src", "expected"),
     [
         pytest.param("typedef fcub::BlockReduce<int, 128> R;", "typedef hipfcub::BlockReduce<int, 128> R;", id="class"),
-        pytest.param("fcub :: DeviceRadixSort::SortPairs(t, n, a, b, c);",
-                     "hipfcub::DeviceRadixSort::SortPairs(t, n, a, b, c);", id="longest-chain"),
+        pytest.param(
+            "fcub :: DeviceRadixSort::SortPairs(t, n, a, b, c);",
+            "hipfcub::DeviceRadixSort::SortPairs(t, n, a, b, c);",
+            id="longest-chain",
+        ),
         pytest.param("fcub::CachingDeviceAllocator a;", "hipfcub::CachingDeviceAllocator a;", id="namespace-fallback"),
         pytest.param("using namespace fcub;", "using namespace hipfcub;", id="using-namespace"),
         pytest.param("namespace c = fcub;", "namespace c = hipfcub;", id="namespace-alias"),
-        pytest.param("fthrust::sort(fthrust::cuda::par.on(s), v.begin(), v.end());",
-                     "fthrust::sort(fthrust::hip::par.on(s), v.begin(), v.end());", id="nested-namespace"),
+        pytest.param(
+            "fthrust::sort(fthrust::cuda::par.on(s), v.begin(), v.end());",
+            "fthrust::sort(fthrust::hip::par.on(s), v.begin(), v.end());",
+            id="nested-namespace",
+        ),
         pytest.param("int fcub = 3; f(fcub);", "int fcub = 3; f(fcub);", id="variable-named-like-namespace"),
         pytest.param("mylib::fcub::BlockReduce r;", "mylib::fcub::BlockReduce r;", id="foreign-qualifier"),
     ],
@@ -264,8 +296,11 @@ def test_unsupported_qualified_name_is_reported(qualified_table) -> None:
 @pytest.mark.parametrize(
     ("src", "expected"),
     [
-        pytest.param("cub::DeviceRadixSort::SortPairs(t, n, k, k2, v, v2, c);",
-                     "hipcub::DeviceRadixSort::SortPairs(t, n, k, k2, v, v2, c);", id="cub-member"),
+        pytest.param(
+            "cub::DeviceRadixSort::SortPairs(t, n, k, k2, v, v2, c);",
+            "hipcub::DeviceRadixSort::SortPairs(t, n, k, k2, v, v2, c);",
+            id="cub-member",
+        ),
         pytest.param("auto p = thrust::cuda::par.on(s);", "auto p = thrust::hip::par.on(s);", id="thrust-backend"),
         pytest.param("#include <cub/cub.cuh>\n", "#include <hipcub/hipcub.hpp>\n", id="cub-include"),
     ],
@@ -277,10 +312,16 @@ def test_bundled_library_namespaces(src: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("src", "expected"),
     [
-        pytest.param("/* c */ #include <cuda_runtime.h>\n", "/* c */ #include <hip/hip_runtime.h>\n",
-                     id="comment-before-directive"),
-        pytest.param("int x; /* a\n b */ #include <cuda_runtime.h>\n", "int x; /* a\n b */ #include <cuda_runtime.h>\n",
-                     id="hash-after-code-is-not-a-directive"),
+        pytest.param(
+            "/* c */ #include <cuda_runtime.h>\n",
+            "/* c */ #include <hip/hip_runtime.h>\n",
+            id="comment-before-directive",
+        ),
+        pytest.param(
+            "int x; /* a\n b */ #include <cuda_runtime.h>\n",
+            "int x; /* a\n b */ #include <cuda_runtime.h>\n",
+            id="hash-after-code-is-not-a-directive",
+        ),
         pytest.param("%:include <cuda_runtime.h>\n", "%:include <hip/hip_runtime.h>\n", id="digraph"),
     ],
 )
@@ -295,16 +336,22 @@ def test_cufft_callbacks_are_experimental() -> None:
     assert {d.code for d in result.diagnostics} == {"HC005"}
     table, settings = _table("6.3", "chevron")
     experimental = Settings(settings.rocm, experimental=True)
-    translated = translate_source(SourceFile.from_bytes("t.cpp", src.encode()), load_ruleset().table(experimental),
-                                  experimental)
+    translated = translate_source(
+        SourceFile.from_bytes("t.cpp", src.encode()), load_ruleset().table(experimental), experimental
+    )
     assert translated.output == b"hipfftXtSetCallback(plan, (void**)&cb, HIPFFT_CB_LD_REAL, nullptr);"
 
 
 def test_cudnn_convolution_in_a_declaration_declares_once() -> None:
-    src = ("void f() {\n  cudnnStatus_t s = cudnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, n, &b, yD, y);\n"
-           "  use(s);\n}\n")
+    src = (
+        "void f() {\n  cudnnStatus_t s = cudnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, n, &b, yD, y);\n"
+        "  use(s);\n}\n"
+    )
     out, _ = translate(src)
     assert out.count("miopenStatus_t s =") == 1
     assert "miopenStatus_t s = miopenFindConvolutionForwardAlgorithm(h, xD, x, wD, w, cD, yD, y, 1," in out
-    assert "if (s == miopenStatusSuccess) s = miopenConvolutionForward(h, &a, xD, x, wD, w, cD, foundPerf_2_21.fwd_algo" in out
+    assert (
+        "if (s == miopenStatusSuccess) s = miopenConvolutionForward(h, &a, xD, x, wD, w, cD, foundPerf_2_21.fwd_algo"
+        in out
+    )
     assert out.endswith("  use(s);\n}\n")

@@ -7,19 +7,25 @@ import re
 import shutil
 import subprocess
 import time
-from typing import Mapping, NamedTuple, Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from hipconv.errors import ToolNotFound
 
-INSTALL_HINT = ("install HIP: on Debian/Ubuntu `apt-get install hipcc libamdhip64-dev`, otherwise ROCm "
-                "(https://rocm.docs.amd.com); or point --hipcc or $ROCM_PATH at an installed one")
+INSTALL_HINT = (
+    "install HIP: on Debian/Ubuntu `apt-get install hipcc libamdhip64-dev`, otherwise ROCm "
+    "(https://rocm.docs.amd.com); or point --hipcc or $ROCM_PATH at an installed one"
+)
 
 
 def find_hipcc(explicit: str | None, environ: Mapping[str, str]) -> str:
     """--hipcc PATH, else hipcc on PATH, else $ROCM_PATH/bin/hipcc (ROCM_PATH defaults to /opt/rocm)."""
     if explicit:
-        found = shutil.which(explicit) if os.sep not in explicit else (
-            explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None)
+        found = (
+            shutil.which(explicit)
+            if os.sep not in explicit
+            else (explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None)
+        )
         if found is None:
             raise ToolNotFound(f"--hipcc {explicit}: no such executable", hint=INSTALL_HINT)
         return found
@@ -50,14 +56,19 @@ class ClangDiagnostic(NamedTuple):
         return f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
 
 
-_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): "
-                         r"(?P<severity>fatal error|error|warning|note): (?P<message>.*)$", re.M)
+_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^\s:][^:\n]*):(?P<line>\d+):(?P<col>\d+): "
+    r"(?P<severity>fatal error|error|warning|note): (?P<message>.*)$",
+    re.M,
+)
 
 
 def parse_diagnostics(output: str) -> tuple[ClangDiagnostic, ...]:
     """clang's `file:line:col: severity: message` lines (source excerpts and carets are skipped)."""
-    return tuple(ClangDiagnostic(m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"].rstrip())
-                 for m in _DIAGNOSTIC.finditer(output))
+    return tuple(
+        ClangDiagnostic(m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"].rstrip())
+        for m in _DIAGNOSTIC.finditer(output)
+    )
 
 
 class Compiled(NamedTuple):
@@ -69,8 +80,9 @@ class Compiled(NamedTuple):
 def run_hipcc(command: Sequence[str], env: Mapping[str, str], *, cwd: str, timeout: float = 1800) -> Compiled:
     started = time.monotonic()
     try:
-        done = subprocess.run(list(command), env=dict(env), cwd=cwd, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=timeout)
+        done = subprocess.run(
+            list(command), env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout
+        )
     except subprocess.TimeoutExpired as exc:
         text = (exc.output or b"").decode("utf-8", "replace")
         return Compiled(-1, text + f"\nhipconv: hipcc timed out after {timeout:.0f} s\n", time.monotonic() - started)

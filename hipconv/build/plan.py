@@ -12,14 +12,15 @@ import json
 import os
 import re
 import shlex
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
-from hipconv.errors import ConfigError
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
+from hipconv.errors import ConfigError
 from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
 
 TU_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
@@ -74,12 +75,21 @@ def _command(hipcc: str, flags: Sequence[str], file: str, output: str | None, ar
     return tuple(words + (["-fsyntax-only", file] if output is None else ["-c", file, "-o", output]))
 
 
-def plan_tree(files: Iterable[str], out_root: Path, hipcc: str, archs: Sequence[str], *, build_dir: Path,
-              check_only: bool, extra: Sequence[str] = ()) -> list[Unit]:
+def plan_tree(
+    files: Iterable[str],
+    out_root: Path,
+    hipcc: str,
+    archs: Sequence[str],
+    *,
+    build_dir: Path,
+    check_only: bool,
+    extra: Sequence[str] = (),
+) -> list[Unit]:
     """One unit per translation unit among `files` (paths relative to out_root); includes: every header directory."""
     rels = sorted(files)
-    header_dirs = sorted({str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES}
-                         | {str(out_root)})
+    header_dirs = sorted(
+        {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
+    )
     flags = [f"-I{d}" for d in header_dirs] + list(extra)
     units = []
     for rel in rels:
@@ -131,9 +141,17 @@ def load_compile_commands(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def plan_compile_commands(entries: Sequence[Mapping[str, Any]], src_root: Path, out_root: Path, hipcc: str,
-                          archs: Sequence[str], *, build_dir: Path, check_only: bool,
-                          extra: Sequence[str] = ()) -> tuple[list[Unit], list[str]]:
+def plan_compile_commands(
+    entries: Sequence[Mapping[str, Any]],
+    src_root: Path,
+    out_root: Path,
+    hipcc: str,
+    archs: Sequence[str],
+    *,
+    build_dir: Path,
+    check_only: bool,
+    extra: Sequence[str] = (),
+) -> tuple[list[Unit], list[str]]:
     """Units from the CUDA build's compilation database; also the entries skipped, and why."""
     units: list[Unit] = []
     skipped: list[str] = []
@@ -154,8 +172,10 @@ def plan_compile_commands(entries: Sequence[Mapping[str, Any]], src_root: Path, 
             mapped = map_flags(args, archs)
             flags, notes = [w for w in mapped.words if w not in mapped.sources], mapped.notes
         else:  # a host compiler's flags: clang understands them
-            flags, notes = [w for w in args if w != str(entry["file"]) and os.path.normpath(
-                os.path.join(directory, w)) != source], ()
+            flags, notes = (
+                [w for w in args if w != str(entry["file"]) and os.path.normpath(os.path.join(directory, w)) != source],
+                (),
+            )
         flags = _remap_paths(flags, directory, src_root, out_root) + list(extra)
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
@@ -181,8 +201,15 @@ def _drop_output(args: Sequence[str]) -> list[str]:
 
 def compile_commands(units: Sequence[Unit]) -> list[dict[str, Any]]:
     """A compilation database of the HIP tree (for clangd and clang-tidy)."""
-    return [{"directory": u.directory, "file": u.file, "arguments": list(u.command),
-             **({"output": u.output} if u.output else {})} for u in units]
+    return [
+        {
+            "directory": u.directory,
+            "file": u.file,
+            "arguments": list(u.command),
+            **({"output": u.output} if u.output else {}),
+        }
+        for u in units
+    ]
 
 
 # ---------------------------------------------------------------- compiling
@@ -206,9 +233,11 @@ def compile_units(units: Sequence[Unit], env: Mapping[str, str], *, jobs: int) -
 
 # ---------------------------------------------------------------- grouping failures
 
-_UNDECLARED = re.compile(r"use of undeclared identifier '([\w:]+)'|unknown type name '([\w:]+)'|"
-                         r"no template named '([\w:]+)'|no member named '(\w+)' in namespace|"
-                         r"use of undeclared '([\w:]+)'")
+_UNDECLARED = re.compile(
+    r"use of undeclared identifier '([\w:]+)'|unknown type name '([\w:]+)'|"
+    r"no template named '([\w:]+)'|no member named '(\w+)' in namespace|"
+    r"use of undeclared '([\w:]+)'"
+)
 _MISSING_HEADER = re.compile(r"'([^']+)' file not found")
 
 
@@ -232,12 +261,15 @@ def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
             if rule.status in (RuleStatus.UNSUPPORTED, RuleStatus.REMOVED):
                 return f"{what} with no HIP equivalent: unported"
             since = rule.rocm.since
-            return f"{what}: {rule.hip} exists{f' since ROCm {since}' if since else ''} but was not applied " \
-                   "for the targeted release: unported"
+            return (
+                f"{what}: {rule.hip} exists{f' since ROCm {since}' if since else ''} but was not applied "
+                "for the targeted release: unported"
+            )
     origins = sorted({rule.cuda for rule in rules if rule.hip == name})
     if origins:
-        return f"translated from {' / '.join(origins)}; the HIP this hipcc uses does not declare it " \
-               "(check --rocm-version)"
+        return (
+            f"translated from {' / '.join(origins)}; the HIP this hipcc uses does not declare it (check --rocm-version)"
+        )
     library = ruleset.cuda_api.get(name)
     if library:
         return f"CUDA {library} API with no hipconv rule: unported"

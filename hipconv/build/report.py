@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -36,11 +37,16 @@ def print_groups(console: Console, groups: Sequence[Group], *, shown: int = 5) -
     for group in groups:
         first = group.first
         where = f"{first.file}:{first.line}:{first.col}" if first.line else first.file
-        console.print(f"error[HC410]: {cause_line(group)}", style="bold red", markup=False, highlight=False,
-                      soft_wrap=True)
+        console.print(
+            f"error[HC410]: {cause_line(group)}", style="bold red", markup=False, highlight=False, soft_wrap=True
+        )
         more = f", and {len(group.units) - shown} more" if len(group.units) > shown else ""
-        console.print(f"  first at {where}; TUs: {', '.join(group.units[:shown])}{more}", markup=False,
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"  first at {where}; TUs: {', '.join(group.units[:shown])}{more}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def flag_notes(units: Sequence[Unit]) -> list[tuple[FlagNote, int]]:
@@ -55,31 +61,59 @@ def flag_notes(units: Sequence[Unit]) -> list[tuple[FlagNote, int]]:
 def print_flag_notes(console: Console, units: Sequence[Unit]) -> None:
     severity = {"HC402": "warning", "HC401": "warning"}
     for note, n in flag_notes(units):
-        console.print(f"{severity.get(note.code, 'note')}[{note.code}]: {note.message} ({n} TU{'s' if n != 1 else ''})",
-                      markup=False, highlight=False, soft_wrap=True)
+        console.print(
+            f"{severity.get(note.code, 'note')}[{note.code}]: {note.message} ({n} TU{'s' if n != 1 else ''})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
-def json_report(results: Sequence[UnitResult], groups: Sequence[Group], *, hipcc: str, archs: Sequence[str],
-                check_only: bool, seconds: float, skipped: Sequence[str]) -> dict[str, Any]:
+def json_report(
+    results: Sequence[UnitResult],
+    groups: Sequence[Group],
+    *,
+    hipcc: str,
+    archs: Sequence[str],
+    check_only: bool,
+    seconds: float,
+    skipped: Sequence[str],
+) -> dict[str, Any]:
     ordered = sorted(results, key=lambda r: r.unit.source)
     return {
         "hipconv": __version__,
         "hipcc": hipcc,
         "offload_arch": list(archs),
         "check_only": check_only,
-        "summary": {"units": len(results), "compiled": sum(r.ok for r in results),
-                    "failed": sum(not r.ok for r in results), "seconds": round(seconds, 3)},
-        "causes": [{"kind": g.cause.kind, "name": g.cause.name, "origin": g.cause.origin, "units": list(g.units),
-                    "first": g.first._asdict(), "message": cause_line(g)} for g in groups],
+        "summary": {
+            "units": len(results),
+            "compiled": sum(r.ok for r in results),
+            "failed": sum(not r.ok for r in results),
+            "seconds": round(seconds, 3),
+        },
+        "causes": [
+            {
+                "kind": g.cause.kind,
+                "name": g.cause.name,
+                "origin": g.cause.origin,
+                "units": list(g.units),
+                "first": g.first._asdict(),
+                "message": cause_line(g),
+            }
+            for g in groups
+        ],
         "skipped": list(skipped),
-        "units": [{
-            "file": r.unit.source,
-            "command": list(r.unit.command),
-            "directory": r.unit.directory,
-            "output": r.unit.output,
-            "status": "compiled" if r.ok else "failed",
-            "seconds": round(r.seconds, 3),
-            "flags": [note._asdict() for note in r.unit.notes],
-            "diagnostics": [d._asdict() for d in r.diagnostics],
-        } for r in ordered],
+        "units": [
+            {
+                "file": r.unit.source,
+                "command": list(r.unit.command),
+                "directory": r.unit.directory,
+                "output": r.unit.output,
+                "status": "compiled" if r.ok else "failed",
+                "seconds": round(r.seconds, 3),
+                "flags": [note._asdict() for note in r.unit.notes],
+                "diagnostics": [d._asdict() for d in r.diagnostics],
+            }
+            for r in ordered
+        ],
     }

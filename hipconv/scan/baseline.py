@@ -26,11 +26,23 @@ def _key(finding: Finding) -> Key:
 
 
 def baseline_json(scans: Iterable[FileScan]) -> str:
-    entries = [{"code": f.diagnostic.code, "path": f.diagnostic.path, "fingerprint": f.fingerprint,
-                "line": f.diagnostic.line, "message": f.diagnostic.message}  # line and message: for readers only
-               for scan in scans for f in scan.findings]
-    return json.dumps({"hipconv_baseline": FORMAT_VERSION, "written_by": f"hipconv {__version__}",
-                       "findings": entries}, indent=2) + "\n"
+    entries = [
+        {
+            "code": f.diagnostic.code,
+            "path": f.diagnostic.path,
+            "fingerprint": f.fingerprint,
+            "line": f.diagnostic.line,
+            "message": f.diagnostic.message,
+        }  # line and message: for readers only
+        for scan in scans
+        for f in scan.findings
+    ]
+    return (
+        json.dumps(
+            {"hipconv_baseline": FORMAT_VERSION, "written_by": f"hipconv {__version__}", "findings": entries}, indent=2
+        )
+        + "\n"
+    )
 
 
 def load_baseline(path: Path) -> collections.Counter[Key]:
@@ -38,12 +50,17 @@ def load_baseline(path: Path) -> collections.Counter[Key]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"cannot read baseline {path}: {exc.strerror or exc}",
-                          hint="create it with `hipconv scan --write-baseline FILE PATHS`") from None
+        raise ConfigError(
+            f"cannot read baseline {path}: {exc.strerror or exc}",
+            hint="create it with `hipconv scan --write-baseline FILE PATHS`",
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ConfigError(f"baseline {path} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("hipconv_baseline") != FORMAT_VERSION or not isinstance(
-            data.get("findings"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("hipconv_baseline") != FORMAT_VERSION
+        or not isinstance(data.get("findings"), list)
+    ):
         raise ConfigError(f"{path} is not a hipconv baseline (format {FORMAT_VERSION})")
     keys: collections.Counter[Key] = collections.Counter()
     for n, entry in enumerate(data["findings"]):

@@ -56,8 +56,9 @@ def print_text(console: Console, report: ScanReport) -> None:
         for finding in scan.findings:
             console.print(diagnostic_line(finding.diagnostic, styled=not plain), soft_wrap=True, highlight=False)
             if finding.hint:
-                console.print(Text(f"    hint: {finding.hint}", style="" if plain else "dim"), soft_wrap=True,
-                              highlight=False)
+                console.print(
+                    Text(f"    hint: {finding.hint}", style="" if plain else "dim"), soft_wrap=True, highlight=False
+                )
         if scan.failure:
             console.print(f"{scan.path}: error: {scan.failure}", soft_wrap=True, highlight=False, markup=False)
             if scan.trace:
@@ -70,10 +71,19 @@ def print_text(console: Console, report: ScanReport) -> None:
 
 def summary_line(report: ScanReport) -> str:
     count = sum(1 for _ in report.findings())
-    extra = [f"{n} {what}" for n, what in ((report.suppressed, "suppressed"), (report.baselined, "in the baseline"),
-                                           (len(report.failures), "files not scanned")) if n]
-    return (f"hipconv scan: {len(report.scans)} file{'s' if len(report.scans) != 1 else ''}, "
-            f"{count} finding{'s' if count != 1 else ''}" + (f" ({', '.join(extra)})" if extra else ""))
+    extra = [
+        f"{n} {what}"
+        for n, what in (
+            (report.suppressed, "suppressed"),
+            (report.baselined, "in the baseline"),
+            (len(report.failures), "files not scanned"),
+        )
+        if n
+    ]
+    return (
+        f"hipconv scan: {len(report.scans)} file{'s' if len(report.scans) != 1 else ''}, "
+        f"{count} finding{'s' if count != 1 else ''}" + (f" ({', '.join(extra)})" if extra else "")
+    )
 
 
 def summary_table(report: ScanReport) -> Table:
@@ -90,17 +100,25 @@ def summary_table(report: ScanReport) -> Table:
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
-    return {"path": finding.diagnostic.path, **finding.diagnostic.to_json(), "hint": finding.hint,
-            "fingerprint": finding.fingerprint}
+    return {
+        "path": finding.diagnostic.path,
+        **finding.diagnostic.to_json(),
+        "hint": finding.hint,
+        "fingerprint": finding.fingerprint,
+    }
 
 
 def render_json(report: ScanReport) -> str:
     data = {
         "hipconv": __version__,
         "settings": {"rocm_version": str(report.settings.rocm), "kernel_launch": report.settings.kernel_launch},
-        "summary": {"files": len(report.scans), "findings": sum(1 for _ in report.findings()),
-                    "suppressed": report.suppressed, "baselined": report.baselined,
-                    "by_severity": dict(collections.Counter(f.severity.value for f in report.findings()))},
+        "summary": {
+            "files": len(report.scans),
+            "findings": sum(1 for _ in report.findings()),
+            "suppressed": report.suppressed,
+            "baselined": report.baselined,
+            "by_severity": dict(collections.Counter(f.severity.value for f in report.findings())),
+        },
         "findings": [finding_json(f) for f in report.findings()],
         "failures": [{"path": s.path, "reason": s.failure} for s in report.failures],
     }
@@ -109,8 +127,13 @@ def render_json(report: ScanReport) -> str:
 
 def findings_from_json(data: dict[str, Any]) -> list[Finding]:
     """The findings of a `--format json` report, as the values it was written from."""
-    return [Finding(Diagnostic(f["path"], f["line"], f["col"], f["code"], f["message"], f["rule"], f["symbol"]),
-                    f["fingerprint"]) for f in data["findings"]]
+    return [
+        Finding(
+            Diagnostic(f["path"], f["line"], f["col"], f["code"], f["message"], f["rule"], f["symbol"]),
+            f["fingerprint"],
+        )
+        for f in data["findings"]
+    ]
 
 
 # ---------------------------------------------------------------- SARIF 2.1.0
@@ -118,33 +141,47 @@ def findings_from_json(data: dict[str, Any]) -> list[Finding]:
 
 def render_sarif(report: ScanReport) -> str:
     codes = list(CODES)
-    rules = [{
-        "id": c.code,
-        "name": c.code,
-        "shortDescription": {"text": c.title},
-        "fullDescription": {"text": c.title + (f". {c.hint}" if c.hint else "")},
-        "help": {"text": c.hint or c.title},
-        "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]},
-    } for c in CODES.values()]
+    rules = [
+        {
+            "id": c.code,
+            "name": c.code,
+            "shortDescription": {"text": c.title},
+            "fullDescription": {"text": c.title + (f". {c.hint}" if c.hint else "")},
+            "help": {"text": c.hint or c.title},
+            "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]},
+        }
+        for c in CODES.values()
+    ]
     results = []
     for finding in report.findings():
         d = finding.diagnostic
         message = d.message + (f" (hint: {finding.hint})" if finding.hint else "")
-        results.append({
-            "ruleId": d.code,
-            "ruleIndex": codes.index(d.code),
-            "level": _SARIF_LEVEL[d.severity],
-            "message": {"text": message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": _artifact(d.path),
-                "region": {"startLine": d.line, "startColumn": d.col},
-            }}],
-            "partialFingerprints": {"hipconvLineContent/v1": finding.fingerprint},
-            **({"properties": {"hipconvRule": d.rule_id}} if d.rule_id else {}),
-        })
-    notifications = [{"level": "error", "message": {"text": f"{s.path}: {s.failure}"},
-                      "locations": [{"physicalLocation": {"artifactLocation": _artifact(s.path)}}]}
-                     for s in report.failures]
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": codes.index(d.code),
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": _artifact(d.path),
+                            "region": {"startLine": d.line, "startColumn": d.col},
+                        }
+                    }
+                ],
+                "partialFingerprints": {"hipconvLineContent/v1": finding.fingerprint},
+                **({"properties": {"hipconvRule": d.rule_id}} if d.rule_id else {}),
+            }
+        )
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": f"{s.path}: {s.failure}"},
+            "locations": [{"physicalLocation": {"artifactLocation": _artifact(s.path)}}],
+        }
+        for s in report.failures
+    ]
     run = {
         "tool": {"driver": {"name": "hipconv", "version": __version__, "rules": rules}},
         "invocations": [{"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}],
@@ -186,4 +223,3 @@ def render(report: ScanReport, fmt: str) -> str:
     """JSON, SARIF or GitHub text (the text format prints through rich instead)."""
     renderers = {"json": render_json, "sarif": render_sarif, "github": render_github}
     return renderers[fmt](report)
-

@@ -59,8 +59,9 @@ def fingerprint(line: bytes) -> str:
     return hashlib.sha256(b" ".join(line.split())).hexdigest()[:16]
 
 
-def scan_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
-              disabled: frozenset[str] = frozenset()) -> list[FileScan]:
+def scan_jobs(
+    jobs: Sequence[Job], table: LookupTable, settings: Settings, *, disabled: frozenset[str] = frozenset()
+) -> list[FileScan]:
     """Scan files in batches (each batch lexed with one libclang call per stage)."""
     out: list[FileScan] = []
     for batch in batches(jobs):
@@ -71,16 +72,16 @@ def scan_jobs(jobs: Sequence[Job], table: LookupTable, settings: Settings, *,
     return out
 
 
-def scan_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *,
-                 disabled: frozenset[str] = frozenset()) -> list[FileScan]:
+def scan_sources(
+    sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *, disabled: frozenset[str] = frozenset()
+) -> list[FileScan]:
     """Scan decoded sources: the translator's diagnostics plus every enabled check. Pure: no I/O.
 
     Each file's words are computed once and the files are lexed once, for the translator and
     the checks together."""
     checks = [c for c in CHECKS if c.code not in disabled]
     words = [file_words(source.body) for source in sources]
-    for_checks = [n for n, w in enumerate(words)
-                  if any(not w.isdisjoint(c.words) for c in checks) or b"hipconv" in w]
+    for_checks = [n for n, w in enumerate(words) if any(not w.isdisjoint(c.words) for c in checks) or b"hipconv" in w]
     for_translation = [n for n, source in enumerate(sources) if needs_translation(source, words[n], table, settings)]
     tokens = lex_sources(sources, sorted(set(for_checks) | set(for_translation)))
     translated = translate_sources(sources, table, settings, words=words, lexed=tokens)
@@ -97,8 +98,15 @@ def scan_sources(sources: Sequence[SourceFile], table: LookupTable, settings: Se
     return scans
 
 
-def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, words: frozenset[bytes],
-               settings: Settings, checks: Sequence[Check], disabled: frozenset[str]) -> FileScan:
+def _scan_file(
+    source: SourceFile,
+    result: FileResult,
+    tokens: Tokens | None,
+    words: frozenset[bytes],
+    settings: Settings,
+    checks: Sequence[Check],
+    disabled: frozenset[str],
+) -> FileScan:
     found = [d for d in result.diagnostics if d.code not in disabled]
     if tokens is not None:
         view = FileView(tokens, settings)
@@ -115,8 +123,10 @@ def _scan_file(source: SourceFile, result: FileResult, tokens: Tokens | None, wo
     kept.sort(key=lambda d: (d.line, d.col, d.code))
     lines = source.body.split(b"\n")
     path = normalise(source.path)
-    findings = tuple(Finding(Diagnostic(path, d.line, d.col, d.code, d.message, d.rule_id, d.symbol),
-                             fingerprint(lines[d.line - 1])) for d in kept)
+    findings = tuple(
+        Finding(Diagnostic(path, d.line, d.col, d.code, d.message, d.rule_id, d.symbol), fingerprint(lines[d.line - 1]))
+        for d in kept
+    )
     return FileScan(path, findings, suppressed=len(found) - len(kept))
 
 

@@ -12,10 +12,24 @@ from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import int_literal, is_punct, matching_close, matching_open, prev_code
 
 SYNC_VOTES = ("__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync")
-SHUFFLES = ("__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync",
-             "__shfl_xor_sync")
-REDUCES = ("__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync",
-            "__reduce_xor_sync")
+SHUFFLES = (
+    "__shfl",
+    "__shfl_up",
+    "__shfl_down",
+    "__shfl_xor",
+    "__shfl_sync",
+    "__shfl_up_sync",
+    "__shfl_down_sync",
+    "__shfl_xor_sync",
+)
+REDUCES = (
+    "__reduce_add_sync",
+    "__reduce_min_sync",
+    "__reduce_max_sync",
+    "__reduce_and_sync",
+    "__reduce_or_sync",
+    "__reduce_xor_sync",
+)
 SYNC_INTRINSICS = frozenset(SYNC_VOTES + REDUCES + ("__syncwarp",) + tuple(s for s in SHUFFLES if s.endswith("_sync")))
 WARP_INTRINSICS = SYNC_INTRINSICS | frozenset(SHUFFLES) | {"__ballot", "__any", "__all", "__activemask", "__lane_id"}
 
@@ -123,8 +137,12 @@ class FileView:
         j = i
         while True:
             k = prev_code(self.tokens, j)
-            if k < 0 or self.is_punct(k, ";", "{", "}") or self.text(k) in ("define",) and self.is_punct(
-                    prev_code(self.tokens, k), "#"):
+            if (
+                k < 0
+                or self.is_punct(k, ";", "{", "}")
+                or self.text(k) in ("define",)
+                and self.is_punct(prev_code(self.tokens, k), "#")
+            ):
                 return j
             if self.is_punct(k, ")", "]"):
                 opener = matching_open(self.tokens, k)

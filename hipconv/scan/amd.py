@@ -1,0 +1,162 @@
+"""Other AMD incompatibilities (HC311-HC316): inline PTX, __CUDA_ARCH__, texture references,
+device properties, launch bounds, ignored cache configuration."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hipconv.scan.device_props import DEVICE_PROP_SINCE
+from hipconv.scan.registry import Finding, check
+from hipconv.scan.view import FileView
+from hipconv.settings import Version
+from hipconv.translate.lexer import TokenKind
+from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
+
+_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
+_PTX = re.compile(
+    r"%(?:laneid|warpid|nwarpid|smid|nsmid|tid|ntid|ctaid|nctaid|clock|clock64|globaltimer|lanemask_[a-z]+)\b"
+    r"|\.reg\b|\b(?:mov|ld|st|add|sub|mul|mad|fma|div|shfl|vote|bar|membar|atom|red|cvt|setp?|selp|prmt|bfe|bfi|brev"
+    r"|popc|clz|cp|mma|wmma|ldmatrix|stmatrix|activemask|redux|elect|fence|tex|suld|sust|lop3|shf|dp4a)\.[a-z0-9_.]+"
+)
+_MAX_BLOCK = 1024
+_MAX_LDS = 64 * 1024
+_IGNORED_CONFIG_CALLS = frozenset(
+    {
+        "cudaFuncSetCacheConfig",
+        "cudaDeviceSetCacheConfig",
+        "cudaFuncSetSharedMemConfig",
+        "cudaDeviceSetSharedMemConfig",
+        "hipFuncSetCacheConfig",
+        "hipDeviceSetCacheConfig",
+        "hipFuncSetSharedMemConfig",
+        "hipDeviceSetSharedMemConfig",
+    }
+)
+_SET_ATTRIBUTE_CALLS = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute"})
+
+
+@check("HC311", "amd.inline-ptx", words=("asm", "__asm__", "__asm"))
+def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    tokens = view.tokens
+    for i in view.occurrences(words):
+        j = next_code(tokens, i)
+        while view.text(j) in ("volatile", "__volatile__", "goto", "inline"):
+            j = next_code(tokens, j)
+        close = matching_close(tokens, j) if view.is_punct(j, "(") else None
+        if close is None:
+            continue
+        template = "".join(
+            view.text(k)
+            for k in range(j + 1, close)
+            if tokens.kinds[k] == TokenKind.LITERAL and not any(view.is_punct(m, ":") for m in range(j + 1, k))
+        )
+        if _PTX.search(template):
+            yield tokens.starts[i], "inline PTX assembly: hipcc for AMD GPUs cannot assemble it"
+
+
+@check("HC312", "amd.cuda-arch-compare", words=("__CUDA_ARCH__",))
+def cuda_arch_compare(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    tokens = view.tokens
+    for i in view.occurrences(words):
+        if view.is_punct(next_code(tokens, i), *_COMPARISONS) or view.is_punct(prev_code(tokens, i), *_COMPARISONS):
+            yield (
+                tokens.starts[i],
+                (
+                    "__CUDA_ARCH__ compared with a compute capability: HIP does not define it for "
+                    "AMD, so this branch is never taken there"
+                ),
+            )
+
+
+@check("HC313", "amd.texture-reference", words=("texture", "surface"))
+def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    tokens = view.tokens
+    for i in view.occurrences(words):
+        before = prev_code(tokens, i)
+        qualified = view.is_punct(before, "::") and view.text(prev_code(tokens, before)) not in ("", ",", "(")
+        if view.is_punct(next_code(tokens, i), "<") and not qualified:
+            yield (
+                tokens.starts[i],
+                (
+                    f"legacy {view.text(i)} reference: removed in CUDA 12 and deprecated in HIP; "
+                    f"{view.text(i)} objects port"
+                ),
+            )
+
+
+@check("HC314", "amd.device-prop-field", words=("cudaDeviceProp", "hipDeviceProp_t"))
+def device_prop_field(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    """`prop.luid` where prop is declared as a cudaDeviceProp (value, pointer or reference)."""
+    tokens = view.tokens
+    target = view.settings.rocm
+    props = _declared_names(view, words)
+    for i in range(len(tokens)):
+        if tokens.kinds[i] != TokenKind.IDENTIFIER or view.text(i) not in DEVICE_PROP_SINCE:
+            continue
+        dot = prev_code(tokens, i)
+        if not view.is_punct(dot, ".", "->") or view.text(prev_code(tokens, dot)) not in props:
+            continue
+        since = DEVICE_PROP_SINCE[view.text(i)]
+        if since is not None and Version.parse(since) <= target:
+            continue
+        when = f"it appears in ROCm {since}" if since else "no ROCm release has it"
+        yield (
+            tokens.starts[i],
+            (f"cudaDeviceProp::{view.text(i)} has no hipDeviceProp_t counterpart in ROCm {target} ({when})"),
+        )
+
+
+def _declared_names(view: FileView, types: frozenset[str]) -> set[str]:
+    """Names declared with one of types: `T x`, `T* x`, `const T& x`."""
+    tokens = view.tokens
+    names: set[str] = set()
+    for i in view.occurrences(types):
+        j = next_code(tokens, i)
+        while view.is_punct(j, "*", "&") or view.text(j) == "const":
+            j = next_code(tokens, j)
+        if tokens.kinds[j] == TokenKind.IDENTIFIER:
+            names.add(view.text(j))
+    return names
+
+
+@check("HC315", "amd.launch-bounds-1024", words=("__launch_bounds__",))
+def launch_bounds(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    tokens = view.tokens
+    for i in view.occurrences(words):
+        call = parse_call(tokens, i)
+        if call is None or not call.args:
+            continue
+        threads = view.constant(*view.span_tokens(call.args[0]))
+        if threads is not None and threads > _MAX_BLOCK:
+            yield call.args[0][0], f"__launch_bounds__ asks for {threads} threads per block; AMD allows {_MAX_BLOCK}"
+
+
+@check("HC316", "amd.ignored-func-config", words=_IGNORED_CONFIG_CALLS | _SET_ATTRIBUTE_CALLS)
+def ignored_func_config(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    for i in view.occurrences(words):
+        if view.text(i) in _SET_ATTRIBUTE_CALLS:
+            yield from _ignored_func_attribute(view, i)
+        else:
+            yield view.tokens.starts[i], f"{view.text(i)} is accepted and ignored by HIP on AMD GPUs"
+
+
+def _ignored_func_attribute(view: FileView, i: int) -> Iterator[Finding]:
+    """`cudaFuncSetAttribute(k, attr, value)` at i with an attribute AMD ignores or a value it cannot honour."""
+    tokens = view.tokens
+    call = parse_call(tokens, i)
+    if call is None or len(call.args) != 3:
+        return
+    attr = tokens.body[call.args[1][0] : call.args[1][1]].decode()
+    if attr.endswith("FuncAttributePreferredSharedMemoryCarveout"):
+        yield call.args[1][0], f"{attr} is ignored by HIP on AMD GPUs (the L1/LDS split is fixed)"
+    elif attr.endswith("FuncAttributeMaxDynamicSharedMemorySize"):
+        size = view.constant(*view.span_tokens(call.args[2]))
+        if size is not None and size > _MAX_LDS:
+            yield (
+                call.args[2][0],
+                (
+                    f"{size} bytes of dynamic shared memory: an AMD block gets at most "
+                    f"{_MAX_LDS} bytes of LDS, so the launch will fail"
+                ),
+            )

@@ -1,0 +1,48 @@
+"""The check registry: `@check(code, id, words=...)` registers a function with its trigger words.
+
+CHECKS are ordered by code, which decides the finding kept when two checks fire at one position.
+Severity, title and hint live with the code in diagnostics.CODES.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from hipconv.scan.view import FileView
+
+Finding = tuple[int, str]  # (byte offset into the body, message)
+FindFunction = Callable[[FileView, frozenset[str]], Iterator[Finding]]  # (view, the check's words) -> findings
+
+
+@dataclass(frozen=True)
+class Check:
+    code: str  # its severity, title and hint: diagnostics.CODES[code]
+    id: str
+    names: frozenset[str]  # the file must contain one of these words for the check to run
+    find: FindFunction
+    words: frozenset[bytes] = field(init=False, repr=False)  # names, encoded: what the scanner's prefilter compares
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "words", frozenset(name.encode() for name in self.names))
+
+    def run(self, view: FileView) -> Iterator[Finding]:
+        return self.find(view, self.names)
+
+
+_REGISTERED: list[Check] = []
+
+
+def check(code: str, check_id: str, *, words: Iterable[str]) -> Callable[[FindFunction], FindFunction]:
+    """Register the decorated function as check `code`, run on files that contain one of `words`."""
+
+    def register(find: FindFunction) -> FindFunction:
+        _REGISTERED.append(Check(code, check_id, frozenset(words), find))
+        return find
+
+    return register
+
+
+def registered() -> tuple[Check, ...]:
+    """Every registered check, by code (not by import order)."""
+    return tuple(sorted(_REGISTERED, key=lambda c: c.code))

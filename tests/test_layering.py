@@ -1,0 +1,274 @@
+"""The package's layering, read from the source with ast (nothing is imported):
+
+- the translator (hipconv/translate/) and the rules (hipconv/rules/) never import the layers built on
+  them (hipconv.scan, hipconv.build, hipconv.commands, hipconv.cli), not even lazily inside a function;
+- no import cycle among hipconv's modules (imports run at import time: module level, class bodies,
+  if/try blocks; not function bodies, not `if TYPE_CHECKING:` blocks);
+- no module over MAX_MODULE_LINES lines and no function over MAX_FUNCTION_LINES lines, except those in
+  LONG_FUNCTIONS (qualified name -> why it stays long).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hipconv"
+EXCLUDED = (PACKAGE / "data",)
+LOWER_LAYERS = ("hipconv.translate", "hipconv.rules")
+UPPER_LAYERS = ("hipconv.scan", "hipconv.build", "hipconv.commands", "hipconv.cli")
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 60
+LONG_FUNCTIONS: dict[str, str] = {}  # "hipconv.module.Class.function": "why it is allowed to be long"
+
+
+@dataclass(frozen=True)
+class Import:
+    target: str  # the hipconv module imported (a submodule when `from package import submodule`)
+    line: int
+    at_import_time: bool  # False inside a function body or an `if TYPE_CHECKING:` block
+
+
+def module_files() -> dict[str, Path]:
+    """Dotted module name -> file, for every module under hipconv/ (packages by their __init__.py)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if any(path.is_relative_to(excluded) for excluded in EXCLUDED):
+            continue
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+@cache
+def modules() -> dict[str, Path]:
+    return module_files()
+
+
+@cache
+def tree_of(name: str) -> ast.Module:
+    return ast.parse(modules()[name].read_text(encoding="utf-8"), filename=str(modules()[name]))
+
+
+def is_package(name: str) -> bool:
+    return modules()[name].name == "__init__.py"
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    """The absolute module name `from <node.module>` refers to, resolving relative imports from `module`."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package(module) else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def _exists(name: str) -> bool:
+    """A hipconv module, or a package without __init__.py (a namespace package such as hipconv.scan)."""
+    return name in modules() or (name.startswith("hipconv") and (PACKAGE.parent / name.replace(".", "/")).is_dir())
+
+
+def _targets(module: str, node: ast.Import | ast.ImportFrom) -> Iterator[str]:
+    """The hipconv modules an import statement loads (`from pkg import sub` loads pkg.sub when it is a module)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = _absolute(module, node)
+        names = [f"{base}.{alias.name}" if _exists(f"{base}.{alias.name}") else base for alias in node.names]
+    for name in names:
+        while name and not _exists(name):  # `import hipconv.x.y` of a name that is not a module: its package
+            name = name.rpartition(".")[0]
+        if name and name.split(".")[0] == "hipconv":
+            yield name
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _walk(module: str, body: list[ast.stmt], at_import_time: bool) -> Iterator[Import]:
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield from (Import(t, node.lineno, at_import_time) for t in _targets(module, node))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield from _walk(module, node.body, False)
+        elif isinstance(node, ast.If) and _is_type_checking(node):
+            yield from _walk(module, node.body, False)
+            yield from _walk(module, node.orelse, at_import_time)
+        else:  # class bodies, if/try/with/for blocks, match cases...: look inside each block
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for child in getattr(node, field, []) or []:
+                    inner = [child] if isinstance(child, ast.stmt) else child.body  # except handlers, match cases
+                    yield from _walk(module, inner, at_import_time)
+
+
+@cache
+def imports(module: str) -> tuple[Import, ...]:
+    return tuple(dict.fromkeys(_walk(module, tree_of(module).body, True)))
+
+
+def in_layer(module: str, layers: tuple[str, ...]) -> bool:
+    return any(module == layer or module.startswith(layer + ".") for layer in layers)
+
+
+def test_the_walk_sees_every_kind_of_import() -> None:
+    assert {"hipconv", "hipconv.translate.lexer", "hipconv.rules.load"} <= set(modules())
+    assert any(i.target == "hipconv.translate.lexer" for i in imports("hipconv.translate.syntax"))
+    source = (
+        "import os\nfrom hipconv.scan import checks\nfrom hipconv import build\n"
+        "def f():\n    from ..commands import translate\n"
+        "if TYPE_CHECKING:\n    import hipconv.cli\n"
+        "class C:\n    try:\n        from . import syntax\n"
+        "    except ImportError:\n        from .edits import Edit\n"
+    )
+    found = {(i.target, i.at_import_time) for i in _walk("hipconv.translate.lexer", ast.parse(source).body, True)}
+    assert found == {
+        ("hipconv.scan.checks", True),
+        ("hipconv.build", True),
+        ("hipconv.commands.translate", False),
+        ("hipconv.cli", False),
+        ("hipconv.translate.syntax", True),
+        ("hipconv.translate.edits", True),
+    }
+
+
+def test_translate_and_rules_do_not_import_upper_layers() -> None:
+    offenders = [
+        f"{modules()[m].relative_to(PACKAGE.parent)}:{i.line}: {m} imports {i.target}"
+        + ("" if i.at_import_time else " (inside a function)")
+        for m in sorted(modules())
+        if in_layer(m, LOWER_LAYERS)
+        for i in imports(m)
+        if in_layer(i.target, UPPER_LAYERS)
+    ]
+    assert not offenders, "lower layers import upper layers:\n" + "\n".join(offenders)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the modules it loads at import time. Importing a.b.c also runs a/__init__.py and
+    a/b/__init__.py, except the packages the importer is itself inside (those are already loading)."""
+    graph: dict[str, set[str]] = {m: set() for m in modules()}
+    for module in modules():
+        own = {module.rsplit(".", n)[0] for n in range(module.count(".") + 1)}
+        for i in imports(module):
+            if not i.at_import_time:
+                continue
+            parts = i.target.split(".")
+            for n in range(1, len(parts) + 1):
+                loaded = ".".join(parts[:n])
+                if loaded in modules() and loaded not in own:
+                    graph[module].add(loaded)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle per strongly connected component with more than one module (Tarjan), as a path."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                components.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return [_path_through(graph, component) for component in components]
+
+
+def _path_through(graph: dict[str, set[str]], component: list[str]) -> list[str]:
+    """A shortest cycle inside the component, from its first module back to it (breadth-first)."""
+    start, members = component[0], set(component)
+    parent: dict[str, str | None] = {start: None}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node] & members):
+                if nxt == start:
+                    path = [node]
+                    while (up := parent[path[-1]]) is not None:
+                        path.append(up)
+                    return [*reversed(path), start]
+                if nxt not in parent:
+                    parent[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    return component
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
+    assert sorted(cycles(graph)) == [["a", "b", "c", "a"], ["e", "e"]]
+
+
+def test_no_import_cycles() -> None:
+    found = cycles(import_graph())
+    assert not found, "import cycles (module-level imports):\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_no_long_modules() -> None:
+    sizes = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in modules().items()}
+    long = [
+        f"{modules()[m].relative_to(PACKAGE.parent)}: {n} lines"
+        for m, n in sorted(sizes.items())
+        if n > MAX_MODULE_LINES
+    ]
+    assert not long, f"modules over {MAX_MODULE_LINES} lines:\n" + "\n".join(long)
+
+
+def functions(module: str) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(qualified name, node) of every function and method of the module, nested ones included."""
+
+    def walk(node: ast.AST, prefix: str) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield f"{prefix}.{child.name}", child
+                yield from walk(child, f"{prefix}.{child.name}")
+            elif isinstance(child, ast.ClassDef):
+                yield from walk(child, f"{prefix}.{child.name}")
+            else:
+                yield from walk(child, prefix)
+
+    return walk(tree_of(module), module)
+
+
+def test_no_long_functions() -> None:
+    long = {}
+    for module in sorted(modules()):
+        for name, node in functions(module):
+            lines = node.end_lineno - node.lineno + 1
+            if lines > MAX_FUNCTION_LINES and name not in LONG_FUNCTIONS:
+                long[name] = f"{modules()[module].relative_to(PACKAGE.parent)}:{node.lineno}: {name}: {lines} lines"
+    assert not long, (
+        f"functions over {MAX_FUNCTION_LINES} lines (shorten them, or add to LONG_FUNCTIONS with why):\n"
+        + "\n".join(long.values())
+    )
+    stale = sorted(set(LONG_FUNCTIONS) - {name for m in modules() for name, _ in functions(m)})
+    assert not stale, f"LONG_FUNCTIONS names functions that do not exist: {stale}"
