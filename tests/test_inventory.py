@@ -17,20 +17,15 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_INVENTORY
 
+from helpers import hip_headers, hip_names, ruleset
 from hipconv.resources import data_file, hip_releases
-from hipconv.rules import load_ruleset
 from hipconv.settings import Version
 from hipconv.translate.launches import HIP_KERNEL_NAME, HIP_LAUNCH
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def names(release: str) -> set[str]:
-    return set(data_file(f"hip-{release}.names").read_text().split())
-
-
-def headers(release: str) -> set[str]:
-    return set(data_file(f"hip-{release}.headers").read_text().split())
+names, headers = hip_names, hip_headers  # loaded once per session
 
 
 def releases_in_range(rule) -> list[str]:
@@ -48,7 +43,7 @@ def test_bundled_releases() -> None:
 
 def test_every_emitted_hip_name_exists_in_its_releases() -> None:
     missing = []
-    for rule in load_ruleset().rules:
+    for rule in ruleset().rules:
         if rule.hip is None:
             continue
         for release in releases_in_range(rule):
@@ -77,7 +72,7 @@ def _mechanical_twins(cuda: str) -> list[str]:
 
 def test_runtime_and_driver_symbols_with_a_hip_twin_have_rules() -> None:
     """Lists the CUDA runtime/driver symbols whose HIP counterpart exists but that no rule covers."""
-    ruled = {r.cuda for r in load_ruleset().rules}
+    ruled = {r.cuda for r in ruleset().rules}
     hip = names("6.3")
     without_rule = []
     for line in data_file("cuda-13.names").read_text().splitlines():
@@ -93,7 +88,7 @@ def test_runtime_and_driver_symbols_with_a_hip_twin_have_rules() -> None:
 
 def test_runtime_and_driver_coverage_is_complete() -> None:
     """Every runtime/driver name of the CUDA inventory has a rule (mapped, or marked unsupported)."""
-    ruled = {r.cuda for r in load_ruleset().rules}
+    ruled = {r.cuda for r in ruleset().rules}
     lines = data_file("cuda-13.names").read_text().splitlines()
     api = [n for lib, _, n in (line.partition("\t") for line in lines) if lib in ("cuda_runtime", "cuda_driver")]
     uncovered = sorted(n for n in api if n not in ruled and not n.startswith(("PFN_", "__", "_")))
