@@ -103,7 +103,7 @@ def print_result(console: Console, result: FileResult) -> None:
     for line in lines:
         console.print(line, soft_wrap=True, highlight=False)
     if result.trace:
-        console.print(result.trace, soft_wrap=True, highlight=False, markup=False)
+        print_line(console, result.trace)
 
 
 def stats_table(summary: Summary) -> Table:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from hipconv.settings import Version
+
 _PACKAGE = Path(__file__).resolve().parent
 
 
@@ -42,4 +44,4 @@ def cache_dir() -> Path:
 def hip_releases() -> list[str]:
     """The ROCm releases whose HIP inventory is bundled (hip-X.Y.names), oldest first."""
     found = [p.name[len("hip-") : -len(".names")] for p in (_PACKAGE / "data").glob("hip-*.names")]
-    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+    return sorted(found, key=Version.parse)

@@ -11,6 +11,7 @@ from rich.table import Table
 from hipconv import __version__
 from hipconv.build.plan import Group, Unit, UnitResult
 from hipconv.buildfiles.nvcc_flags import FlagNote
+from hipconv.report import print_line
 
 
 def summary_table(results: Sequence[UnitResult], seconds: float, *, check_only: bool) -> Table:
@@ -37,16 +38,9 @@ def print_groups(console: Console, groups: Sequence[Group], *, shown: int = 5) -
     for group in groups:
         first = group.first
         where = f"{first.file}:{first.line}:{first.col}" if first.line else first.file
-        console.print(
-            f"error[HC410]: {cause_line(group)}", style="bold red", markup=False, highlight=False, soft_wrap=True
-        )
+        print_line(console, f"error[HC410]: {cause_line(group)}", style="bold red")
         more = f", and {len(group.units) - shown} more" if len(group.units) > shown else ""
-        console.print(
-            f"  first at {where}; TUs: {', '.join(group.units[:shown])}{more}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+        print_line(console, f"  first at {where}; TUs: {', '.join(group.units[:shown])}{more}")
 
 
 def flag_notes(units: Sequence[Unit]) -> list[tuple[FlagNote, int]]:
@@ -61,11 +55,8 @@ def flag_notes(units: Sequence[Unit]) -> list[tuple[FlagNote, int]]:
 def print_flag_notes(console: Console, units: Sequence[Unit]) -> None:
     severity = {"HC402": "warning", "HC401": "warning"}
     for note, n in flag_notes(units):
-        console.print(
-            f"{severity.get(note.code, 'note')}[{note.code}]: {note.message} ({n} TU{'s' if n != 1 else ''})",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+        print_line(
+            console, f"{severity.get(note.code, 'note')}[{note.code}]: {note.message} ({n} TU{'s' if n != 1 else ''})"
         )
 
 

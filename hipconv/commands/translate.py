@@ -10,6 +10,7 @@ from typing import BinaryIO
 from rich.console import Console
 
 from hipconv import __version__
+from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.output import OutputMode, Writer, write_atomic
 from hipconv.pipeline import run
@@ -29,7 +30,7 @@ class TranslateRequest:
     backup_suffix: str = ".orig"
     excludes: tuple[str, ...] = ()
     rules_dirs: tuple[Path, ...] = ()
-    offload_archs: tuple[str, ...] = ("gfx90a",)
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     report_path: Path | None = None
     stats: bool = False
     force: bool = False

@@ -31,6 +31,7 @@ class Field:
     choices: tuple[str, ...] = ()  # for STRING: the closed set of values
     keys: tuple[str, ...] = ()  # for VERSIONS: the version keys allowed
     choices_hint: str = ""  # how the message names the choices when there are too many to list
+    nullable: bool = False  # `key: null` is allowed (it means "none")
 
 
 ROCM_VERSION_KEYS = ("since", "until", "deprecated", "removed")
@@ -68,7 +69,7 @@ def check_fields(fields: Mapping[str, Any], spec: Mapping[str, Field], label: st
     with their line)."""
     for key, value in fields.items():
         field = spec.get(key)
-        if field is None or value is None and key == "hip":
+        if field is None or (value is None and field.nullable):
             continue
         problem = _check_value(key, value, field)
         if problem:

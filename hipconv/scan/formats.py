@@ -17,7 +17,7 @@ from rich.text import Text
 
 from hipconv import __version__
 from hipconv.diagnostics import CODES, Diagnostic, Severity
-from hipconv.report import diagnostic_line
+from hipconv.report import diagnostic_line, print_line
 from hipconv.scan.scanner import FileScan, Finding
 from hipconv.settings import Settings
 
@@ -60,10 +60,10 @@ def print_text(console: Console, report: ScanReport) -> None:
                     Text(f"    hint: {finding.hint}", style="" if plain else "dim"), soft_wrap=True, highlight=False
                 )
         if scan.failure:
-            console.print(f"{scan.path}: error: {scan.failure}", soft_wrap=True, highlight=False, markup=False)
+            print_line(console, f"{scan.path}: error: {scan.failure}")
             if scan.trace:
-                console.print(scan.trace, soft_wrap=True, highlight=False, markup=False)
-    console.print(summary_line(report), soft_wrap=True, highlight=False, markup=False)
+                print_line(console, scan.trace)
+    print_line(console, summary_line(report))
     table = summary_table(report)
     if table.row_count:
         console.print(table)

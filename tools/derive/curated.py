@@ -19,6 +19,7 @@ from hipconv.rules.load import display_path, keyed_nodes, known_fields, plain, r
 from hipconv.rules.schema import RULE_FIELDS, VERSION_PATTERN, Field, FieldType, check_fields
 
 _STRING = Field(FieldType.STRING)
+_HIP = Field(FieldType.STRING, nullable=True)  # `hip: null`: no HIP counterpart
 _BOOL = Field(FieldType.BOOL)
 _NAMES = Field(FieldType.NAMES)
 _MAPPING = Field(FieldType.MAPPING)
@@ -50,7 +51,7 @@ class Section:
 # mappings: a CUDA name -> its HIP name (null: none), when the mechanical spellings miss it
 MAPPING = Entry(
     {
-        "hip": _STRING,
+        "hip": _HIP,
         "note": _STRING,
         "status": _STATUS,
         "signature_differs": _BOOL,
@@ -64,7 +65,7 @@ WARP_SYNC = Entry(
     required=("since",),
 )
 INCLUDE = Entry(
-    {"hip": _STRING, "library": _STRING, "note": _STRING, "status": _STATUS, "not_in_inventory": _BOOL},
+    {"hip": _HIP, "library": _STRING, "note": _STRING, "status": _STATUS, "not_in_inventory": _BOOL},
     or_names=("hip",),
 )
 NOTES = Section(patterns=True)  # regular expression -> note (first match wins)

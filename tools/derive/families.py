@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hipconv.settings import Version
 from tools.derive.core import Deriver, Family
 from tools.derive.cudnn import cudnn_family
 from tools.derive.curated import Curated
 from tools.derive.cxx import CxxLibrary
 from tools.derive.device import DeviceFamilies
 from tools.derive.includes import Includes
-from tools.derive.inventory import RELEASES, Inventory, vkey
+from tools.derive.inventory import RELEASES, Inventory
 from tools.derive.libraries import CLibraries
 from tools.derive.libspec import LIBRARIES, LibSpec
 from tools.derive.runtime import HostFamilies
@@ -109,9 +110,9 @@ def check_rules(families: list[Family], inv: Inventory) -> list[str]:
             if "hip" not in r:
                 continue
             rocm = r.get("rocm", {})
-            lo, hi = vkey(rocm.get("since", "0.0")), vkey(rocm.get("until", "999.0"))
+            lo, hi = Version.parse(rocm.get("since", "0.0")), Version.parse(rocm.get("until", "999.0"))
             for rel in RELEASES:
-                if lo <= vkey(rel) < hi:
+                if lo <= Version.parse(rel) < hi:
                     ok = r["hip"] in inv.public_headers(rel) if r["kind"] == "include" else inv.hip[rel].has(r["hip"])
                     if not ok:
                         problems.append(f"{r['cuda']} -> {r['hip']}: missing in ROCm {rel}")

@@ -21,10 +21,6 @@ CUDA_DIR = "cuda"
 CUDA_VERSION = "13.0"
 
 
-def vkey(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("."))
-
-
 class Snapshot:
     """All records of one side (cuda, or one HIP release), indexed by name."""
 
