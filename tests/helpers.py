@@ -20,8 +20,10 @@ from hipconv.resources import data_file
 from hipconv.rules import load_ruleset
 from hipconv.rules.model import RuleSet
 from hipconv.scan.checks import CHECKS
+from hipconv.translate.lane_masks import mask_rule_id
 from hipconv.translate.launches import LAUNCH_RULE_ID
 from hipconv.translate.lexer import TokenKind, lex
+from hipconv.translate.match import INSERT_RULE_ID
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hipconv"
 
@@ -110,10 +112,9 @@ def known_rule_ids() -> frozenset[str]:
     (a widened lane mask `<rule>.mask`, the launch rewrite, the implicit include, build-file rewrites: an
     HC009 names the id of the edit it dropped) and the scan checks' ids."""
     rule_ids = {rule.id for rule in ruleset().rules}
-    synthetic = {LAUNCH_RULE_ID, "insert.top"}  # insert.top: translate/match.py's _insert_at_top
-    return frozenset(
-        rule_ids | {f"{i}.mask" for i in rule_ids} | synthetic | build_file_rule_ids() | {check.id for check in CHECKS}
-    )
+    synthetic = {LAUNCH_RULE_ID, INSERT_RULE_ID}
+    masks = {mask_rule_id(i) for i in rule_ids}
+    return frozenset(rule_ids | masks | synthetic | build_file_rule_ids() | {check.id for check in CHECKS})
 
 
 # ---------------------------------------------------------------- annotations in fixture sources

@@ -14,6 +14,11 @@ FULL_MASK_32 = 0xFFFFFFFF
 FULL_MASK_64 = "0xffffffffffffffffull"
 
 
+def mask_rule_id(rule_id: str) -> str:
+    """The id of the edit that widens a rule's lane mask (an HC009 names it when it is not applied)."""
+    return rule_id + ".mask"
+
+
 def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool) -> None:
     """The mask argument at span: HC101 for a 32-bit literal (widened when kept), HC102 when dropped,
     HC103 when its value cannot be seen."""
@@ -56,7 +61,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
             rule,
             about_api=False,
         )
-        c.edits.append(Edit.replace(span[0], span[1], widened, rule.id + ".mask"))
+        c.edits.append(Edit.replace(span[0], span[1], widened, mask_rule_id(rule.id)))
     elif literal is None:
         c.diag(
             span[0],

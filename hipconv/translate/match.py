@@ -36,6 +36,7 @@ CUDA_CONSTRUCTS = frozenset(
     }
 )
 CUDA_CONSTRUCT_WORDS = frozenset(w.encode() for w in CUDA_CONSTRUCTS)
+INSERT_RULE_ID = "insert.top"  # the id of the lines inserted at the top (defines, the runtime include)
 
 
 def match_file(
@@ -78,7 +79,7 @@ def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
     )
 
 
-def _insert_at_top(c: MatchCollector, text: str, rule_id: str = "insert.top") -> None:
+def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) -> None:
     """Insert a line after the leading comment block (before the first code or directive)."""
     tokens, body = c.tokens, c.tokens.body
     nl = c.source.newline.decode()
