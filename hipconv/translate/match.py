@@ -94,7 +94,12 @@ def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) 
     pos = tokens.starts[first]
     line_start = body.rfind(b"\n", 0, pos) + 1
     comment_end = tokens.ends[first - 1] if first else 0
-    if line_start >= comment_end and not body[line_start:pos].strip():
+    if line_start >= comment_end and not body[line_start:pos].strip() and not _after_splice(body, line_start):
         c.edits.append(Edit.replace(line_start, line_start, text + nl, rule_id))
-    else:  # code right after a comment on the same line: a directive must start a line of its own
+    else:  # code after a comment or a line splice on the same line: a directive must start a line of its own
         c.edits.append(Edit.replace(pos, pos, nl + text + nl, rule_id))
+
+
+def _after_splice(body: bytes, line_start: int) -> bool:
+    """True when the line before `line_start` ends with a backslash: the two are one logical line."""
+    return body[:line_start].endswith((b"\\\n", b"\\\r\n"))
