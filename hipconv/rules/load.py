@@ -198,10 +198,10 @@ def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems:
 def _check_call_shape(fields: Mapping[str, Any], label: str, problems: list[str]) -> None:
     """params / args / drops / lane_mask: every parameter is kept or dropped explicitly."""
     params, args, drops = fields.get("params"), fields.get("args"), fields.get("drops", [])
-    lane = fields.get("lane_mask")
+    lane, optional = fields.get("lane_mask"), fields.get("optional", [])
     if params is None or not isinstance(params, list):
-        if args is not None or drops:
-            problems.append(f"{label}: 'args' and 'drops' need 'params'")
+        if args is not None or drops or optional:
+            problems.append(f"{label}: 'args', 'drops' and 'optional' need 'params'")
         if lane is not None:
             problems.append(f"{label}: 'lane_mask' needs 'params' (the names of the call's arguments)")
         return
@@ -214,6 +214,8 @@ def _check_call_shape(fields: Mapping[str, Any], label: str, problems: list[str]
         problems.append(f"{label}: {', '.join(silent)} neither in args nor in drops (dropping must be explicit)")
     if lane is not None and lane not in params:
         problems.append(f"{label}: lane_mask {lane!r} is not among params")
+    if isinstance(optional, list) and optional and list(optional) != params[len(params) - len(optional) :]:
+        problems.append(f"{label}: optional {', '.join(map(str, optional))} must be the last of params")
 
 
 def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, problems: list[str]) -> Path | None:
@@ -251,6 +253,7 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         params=tuple(params) if params is not None else None,
         args=tuple(args) if args is not None else None,
         drops=tuple(fields.get("drops", ())),
+        optional=tuple(fields.get("optional", ())),
         lane_mask=fields.get("lane_mask"),
         requires_define=fields.get("requires_define"),
         template=template,

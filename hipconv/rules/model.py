@@ -98,6 +98,7 @@ class Rule:
     params: tuple[str, ...] | None
     args: tuple[str, ...] | None
     drops: tuple[str, ...]
+    optional: tuple[str, ...]  # trailing params with a default in CUDA's prototype, which a call may omit
     lane_mask: str | None
     requires_define: str | None
     template: Path | None  # a jinja2 template that renders the HIP code for the call (or statement)

@@ -58,6 +58,7 @@ RULE_FIELDS: Mapping[str, Field] = {
     "params": _NAMES,
     "args": _NAMES,
     "drops": _NAMES,
+    "optional": _NAMES,
     "rocm": Field(FieldType.VERSIONS, keys=ROCM_VERSION_KEYS),
     "nvidia": Field(FieldType.VERSIONS, keys=NVIDIA_VERSION_KEYS),
 }

@@ -10,6 +10,7 @@ from hipconv.diagnostics import CODES
 from hipconv.errors import RuleSchemaError
 from hipconv.rules.model import Resolution, Rule, Scope
 from hipconv.translate.collector import MatchCollector, apply_resolution
+from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lane_masks import check_lane_mask
 from hipconv.translate.lexer import TokenKind, Tokens
@@ -28,15 +29,19 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
     if call is None:
         c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
         return
-    bound = _bind(c, rule, cuda, call)
-    if bound is None:
+    region = (start, tokens.ends[call.close])
+    reshapes = rule.template is not None or list(rule.args) != list(rule.params)
+    problem = _unfit(c, rule, cuda, call, reshapes)
+    if problem:
+        _leave(c, region, "HC007", f"{problem}; left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
         return
+    bound = dict(zip(rule.params, call.args))
     if rule.template is not None:
         _render_template(c, rule, call, bound, cuda)
         return
     if rule.lane_mask and rule.lane_mask in bound:
         check_lane_mask(c, rule, bound[rule.lane_mask], dropped=rule.lane_mask not in rule.args)
-    if list(rule.args) == list(rule.params):
+    if not reshapes:
         apply_resolution(c, start, end, cuda, resolution, rename=True)
         return
     apply_resolution(c, start, end, cuda, resolution, rename=False)
@@ -47,37 +52,35 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
             parts.append(", ")
         parts.append(bound[name])
     parts.append(")")
-    c.edits.append(Edit(start, tokens.ends[call.close], tuple(parts), rule.id))
+    c.edits.append(Edit(*region, keep_comments(tokens, region, parts, c.source.newline_at(start)), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
 
-def _bind(c: MatchCollector, rule: Rule, cuda: str, call: Call) -> dict[str, Span] | None:
-    """The call's arguments by the rule's parameter names; None (with HC007) when they do not fit."""
+def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, reshapes: bool) -> str:
+    """Why the call's arguments do not fit the rule's rewrite ("" when they do)."""
     assert rule.params is not None and rule.args is not None
-    start = c.tokens.starts[call.callee]
-    count = 0 if call.args == ((call.args[0][0],) * 2,) else len(call.args)
-    if count > len(rule.params):
-        c.diag(
-            start,
-            "HC007",
-            f"{cuda} is called with {count} arguments; the HIP rewrite knows the form "
-            f"({', '.join(rule.params)}); left unchanged{f' ({rule.note})' if rule.note else ''}",
-            rule,
-            cuda,
+    count, most = len(call.args), len(rule.params)
+    least = most - len(rule.optional)
+    form = f"({', '.join(rule.params)})"
+    if count > most:
+        return f"{cuda} is called with {count} arguments; the HIP rewrite knows the form {form}"
+    if not reshapes:
+        return ""  # a rename keeps the arguments as they are, however many a macro stands for
+    if count < least:
+        return (
+            f"{cuda} is called with {count} argument{'s' * (count != 1)} (a macro standing for several?); "
+            f"its HIP rewrite moves or drops arguments and needs at least {least} of {form}"
         )
-        return None
-    bound = dict(zip(rule.params, call.args))
-    kept = [name for name in rule.args if name in bound]
-    if kept != list(rule.args[: len(kept)]):
-        c.diag(
-            start,
-            "HC007",
-            f"{cuda} is called without {', '.join(n for n in rule.args if n not in bound)}; left unchanged",
-            rule,
-            cuda,
-        )
-        return None
-    return bound
+    if c.crosses_directive(c.tokens.starts[call.callee], c.tokens.ends[call.close]):
+        return f"{cuda}'s arguments hold a preprocessor line, which its HIP rewrite would move or drop"
+    return ""
+
+
+def _leave(c: MatchCollector, region: Span, code: str, message: str, rule: Rule, cuda: str) -> None:
+    """Report the call and keep it whole: no rename inside it applies (a half-translated call builds
+    against neither API)."""
+    c.diag(region[0], code, message, rule, cuda)
+    c.keep_whole(*region)
 
 
 class _Leave(Exception):
@@ -126,7 +129,7 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
     """Render the rule's template for this call; argument texts travel as spans, so the
     translations inside them (enumerators, nested calls) survive whatever the template does."""
     assert rule.template is not None
-    tokens, body = c.tokens, c.tokens.body
+    tokens = c.tokens
     start = tokens.starts[call.callee]
     ctx = _TemplateContext(rule)
     context: dict[str, object] = {
@@ -134,35 +137,32 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
         "cuda": cuda,
         "leave": ctx.leave,
         "note": ctx.note,
-        "nl": c.source.newline.decode(),
+        "nl": c.source.newline_at(start),
         "args": {name: ctx.mark(span) for name, span in bound.items()},
-        "src": {name: body[a:b].decode() for name, (a, b) in bound.items()},
+        "src": {name: code_text(tokens, span) for name, span in bound.items()},
     }
-    region = (start, tokens.ends[call.close])
+    call_region = region = (start, tokens.ends[call.close])
     if rule.scope is Scope.STATEMENT:
         statement = _statement_context(c, call, ctx, context)
-        if statement is None:
-            c.diag(
-                start,
-                "HC007",
-                f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control "
-                "statement's head, a return or a macro definition); left unchanged",
-                rule,
-                cuda,
+        if statement is None or c.crosses_directive(*statement, inside_ok=False):
+            message = (
+                f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control statement's "
+                "head, a return or a macro definition, nor across a preprocessor line); left unchanged"
             )
+            _leave(c, call_region, "HC007", message, rule, cuda)
             return
         region = statement
     try:
         text = render_file(rule.template, **context)
     except _Leave as exc:
-        c.diag(start, exc.code, f"{cuda}: {exc}; left unchanged", rule, cuda)
+        _leave(c, call_region, exc.code, f"{cuda}: {exc}; left unchanged", rule, cuda)
         return
     for code, message in ctx.notes:
         c.diag(start, code, message, rule, cuda)
     parts = ctx.parts(text)
     used = {part for part in parts if not isinstance(part, str)}
     c.dropped.extend(span for span in bound.values() if span not in used)
-    c.edits.append(Edit(region[0], region[1], tuple(parts), rule.id))
+    c.edits.append(Edit(*region, keep_comments(tokens, region, parts, c.source.newline_at(start)), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
 

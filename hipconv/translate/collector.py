@@ -3,6 +3,7 @@ into an edit and/or a diagnostic (decided here, in one place)."""
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from hipconv.diagnostics import Diagnostic
@@ -35,6 +36,8 @@ class MatchCollector:
     replacements: list[Replacement] = field(default_factory=list)
     defines_needed: set[str] = field(default_factory=set)
     dropped: list[Span] = field(default_factory=list)  # arguments a rewrite left out of its output
+    kept: list[Span] = field(default_factory=list)  # calls a rewrite left as they are, arguments included
+    directive_spans: list[Span] = field(default_factory=list)  # the preprocessor lines, in order
     # where each diagnostic points, and whether it is about the API there (forgotten when that API is dropped)
     _anchors: list[tuple[int, bool]] = field(default_factory=list)
     _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements
@@ -60,18 +63,42 @@ class MatchCollector:
         self.replacements.append(Replacement(line, col, cuda, hip, rule_id, library))
         self._replacement_offsets.append(offset)
 
+    def crosses_directive(self, start: int, end: int, *, inside_ok: bool = True) -> bool:
+        """True when [start, end) holds part of a preprocessor line: rewriting it would move or drop the
+        directive. With inside_ok, a range wholly inside one (a call in a macro body) does not count."""
+        k = bisect.bisect_left(self.directive_spans, (end,))
+        for a, b in reversed(self.directive_spans[:k]):
+            if b <= start:
+                return False
+            if not (inside_ok and a <= start and end <= b):
+                return True
+        return False
+
+    def keep_whole(self, start: int, end: int) -> None:
+        """A call left as it is stays as it is: no rename inside it applies, nor counts."""
+        self.kept.append((start, end))
+
     def forget_dropped(self) -> None:
         """What was found inside an argument the rewrite dropped is not in the output: neither an
-        API to report nor a replacement to count."""
-        if not self.dropped:
+        API to report nor a replacement to count. Inside a call kept whole, the names stay and are
+        reported, but nothing is replaced."""
+        if not self.dropped and not self.kept:
             return
 
         def gone(offset: int) -> bool:
             return any(a <= offset < b for a, b in self.dropped)
 
+        def untouched(edit: Edit) -> bool:
+            return not any(a <= edit.start and edit.end <= b and (a, b) != edit[:2] for a, b in self.kept)
+
         keep = [not (about_api and gone(offset)) for offset, about_api in self._anchors]
         self.diagnostics = [d for d, k in zip(self.diagnostics, keep) if k]
-        self.replacements = [r for r, o in zip(self.replacements, self._replacement_offsets) if not gone(o)]
+        self.replacements = [
+            r
+            for r, o in zip(self.replacements, self._replacement_offsets)
+            if not gone(o) and not any(a < o < b for a, b in self.kept)
+        ]
+        self.edits = [e for e in self.edits if untouched(e)]
 
     def result(self) -> FileMatches:
         self.forget_dropped()

@@ -17,6 +17,7 @@ class Directives(NamedTuple):
     lines: list[tuple[int, int, str]]  # (`#` token index, name token index, directive name)
     message_spans: list[Span]  # the text of #error / #warning lines, which is prose
     defined: set[str]  # macro names the file #defines
+    spans: list[Span]  # every preprocessor line, from its `#` to its end (splices and comments followed)
 
 
 def directive_lines(tokens: Tokens) -> Directives:
@@ -24,9 +25,11 @@ def directive_lines(tokens: Tokens) -> Directives:
     found = []
     message_spans: list[Span] = []
     defined: set[str] = set()
+    spans: list[Span] = []
     for i in token_occurrences(tokens, (b"#", b"%:"), (TokenKind.PUNCTUATION,)):
         if not starts_line(tokens, i):
             continue
+        spans.append((tokens.starts[i], _directive_end(tokens, i)))
         j = next_code(tokens, i)
         if j >= len(tokens) or tokens.kinds[j] not in WORDY_KINDS:
             continue
@@ -38,7 +41,21 @@ def directive_lines(tokens: Tokens) -> Directives:
             k = next_code(tokens, j)
             if k < len(tokens):
                 defined.add(tokens.text(k))
-    return Directives(found, message_spans, defined)
+    return Directives(found, message_spans, defined, spans)
+
+
+def _directive_end(tokens: Tokens, hash_i: int) -> int:
+    """Where the preprocessor line starting at token hash_i ends: the first line break outside its
+    tokens (a comment may hold line breaks) and not spliced."""
+    body, starts, ends = tokens.body, tokens.starts, tokens.ends
+    j = hash_i
+    while j + 1 < len(tokens) and not _breaks_line(body[ends[j] : starts[j + 1]]):
+        j += 1
+    return logical_line_end(body, ends[j])
+
+
+def _breaks_line(gap: bytes) -> bool:
+    return b"\n" in gap.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
 
 
 def logical_line_end(body: bytes, pos: int) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hipconv.translate.collector import MatchCollector
+from hipconv.translate.comments import keep_comments
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import Span, parse_launch
@@ -24,6 +25,11 @@ def match_launches(c: MatchCollector) -> None:
         if launch is None:
             c.diag(tokens.starts[i], "HC008", "cannot read this kernel launch; left as a <<<...>>> launch")
             continue
+        region = (tokens.starts[launch.start], tokens.ends[launch.close])
+        if c.crosses_directive(*region):
+            message = "this kernel launch crosses a preprocessor line; left as a <<<...>>> launch"
+            c.diag(tokens.starts[i], "HC008", message)
+            continue
         name: list[Part] = [HIP_KERNEL_NAME + "(", launch.name, ")"] if launch.templated else [launch.name]
         parts: list[Part] = [HIP_LAUNCH + "(", *name]
         for n, span in enumerate(launch.config):
@@ -34,9 +40,9 @@ def match_launches(c: MatchCollector) -> None:
             inside = launch.inside_parens
             parts.extend(["," if body[inside[0] : inside[0] + 1].isspace() else ", ", inside])
         parts.append(")")
-        start = tokens.starts[launch.start]
-        c.edits.append(Edit(start, tokens.ends[launch.close], tuple(parts), LAUNCH_RULE_ID))
-        c.replaced(start, "<<<...>>>", HIP_LAUNCH, LAUNCH_RULE_ID, "launch")
+        parts = list(keep_comments(tokens, region, parts, c.source.newline_at(region[0])))
+        c.edits.append(Edit(*region, tuple(parts), LAUNCH_RULE_ID))
+        c.replaced(region[0], "<<<...>>>", HIP_LAUNCH, LAUNCH_RULE_ID, "launch")
 
 
 def _as_dim3(body: bytes, span: Span) -> list[Part]:

@@ -51,14 +51,14 @@ def match_file(
     """`words`: the file's identifier-like words, when the caller has already scanned for them."""
     c = MatchCollector(source, tokens, table, settings)
     directives = directive_lines(tokens)
+    c.directive_spans = directives.spans
     include_spans, has_runtime = match_includes(c, directives)  # includes the (HIP or CUDA) runtime header
     skip = sorted(include_spans + directives.message_spans)
     words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
-    nl = source.newline.decode()
-    lines = [f"#ifndef {d}{nl}#define {d}{nl}#endif" for d in sorted(c.defines_needed - directives.defined)]
+    lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]
     if (
         is_cu
         and not has_runtime
@@ -67,7 +67,7 @@ def match_file(
     ):
         lines.append(f"#include <{table.runtime_header}>")
     if lines:
-        _insert_at_top(c, nl.join(lines))
+        _insert_at_top(c, "\n".join(lines))
     return c.result()
 
 
@@ -80,12 +80,14 @@ def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
 
 
 def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) -> None:
-    """Insert a line after the leading comment block (before the first code or directive)."""
+    """Insert lines after the leading comment block (before the first code or directive), with the
+    line ending of the line they go into."""
     tokens, body = c.tokens, c.tokens.body
-    nl = c.source.newline.decode()
     first = 0
     while first < len(tokens) and tokens.kinds[first] == TokenKind.COMMENT:
         first += 1
+    nl = c.source.newline_at(tokens.starts[first] if first < len(tokens) else len(body))
+    text = text.replace("\n", nl)
     if first == len(tokens):
         pos = len(body)
         prefix = nl if body and not body.endswith(b"\n") else ""

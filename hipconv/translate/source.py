@@ -42,9 +42,14 @@ class SourceFile:
     def data(self) -> bytes:
         return self.bom + self.body
 
-    @property
-    def newline(self) -> bytes:
-        return b"\r\n" if b"\r\n" in self.body[:65536] else b"\n"
+    def newline_at(self, offset: int) -> str:
+        """The line ending of the line holding offset (of the line before, on a last line without one),
+        for text inserted there: a file may mix line endings."""
+        body = self.body
+        end = body.find(b"\n", offset)
+        if end == -1:
+            end = body.rfind(b"\n", 0, offset)
+        return "\r\n" if end > 0 and body[end - 1 : end] == b"\r" else "\n"
 
     def line_col(self, offset: int) -> tuple[int, int]:
         starts = self._line_starts

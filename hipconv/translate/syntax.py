@@ -115,8 +115,8 @@ def _top_level(tokens: Tokens, first: int, last: int) -> Generator[tuple[int, st
     while j < last:
         if tokens.kinds[j] == TokenKind.PUNCTUATION:
             t = tokens.raw(j).decode()
-            if t in _OPEN:
-                close = matching_close(tokens, j)
+            if t in _OPEN or t == "<<<":  # a launch's configuration is bracketed too: k<<<g, b>>>(x)
+                close = matching_close(tokens, j) if t != "<<<" else _chevrons_close(tokens, j, last)
                 if close is None or close >= last:
                     raise _Unbalanced
                 j = close
@@ -128,6 +128,25 @@ def _top_level(tokens: Tokens, first: int, last: int) -> Generator[tuple[int, st
                     j = resume
                     yield j, t  # the value of send(); the consumer's loop continues after it
         j += 1
+
+
+def _chevrons_close(tokens: Tokens, i: int, limit: int) -> int | None:
+    """The `>>>` closing the launch configuration opened by the `<<<` at i."""
+    j = i + 1
+    while j < limit:
+        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+            t = tokens.raw(j)
+            if t == b">>>":
+                return j
+            if t.decode() in _OPEN:
+                close = matching_close(tokens, j)
+                if close is None:
+                    return None
+                j = close
+            elif t.decode() in _CLOSE or t in (b";", b"<<<"):
+                return None
+        j += 1
+    return None
 
 
 def template_close(tokens: Tokens, i: int, limit: int) -> int | None:
@@ -142,7 +161,7 @@ def template_close(tokens: Tokens, i: int, limit: int) -> int | None:
                 return None
             if t == "<":
                 depth += 1
-            elif t in (">", ">>"):
+            elif t in (">", ">>", ">>>"):  # CUDA mode lexes `>>>` as one token, also where it closes templates
                 depth -= len(t)
                 if depth <= 0:
                     return j if depth == 0 else None
@@ -167,12 +186,16 @@ def split_top_level(tokens: Tokens, first: int, last: int) -> tuple[Span, ...] |
                 start_tok = j + 1
     except _Unbalanced:
         return None
-    if start_tok < last or spans:
-        spans.append(_span(tokens, start_tok, last))
-    return tuple(spans)
+    spans.append(_span(tokens, start_tok, last))
+    return () if len(spans) == 1 and spans[0][0] == spans[0][1] else tuple(spans)  # f() and f(/* none */)
 
 
 def _span(tokens: Tokens, first: int, end: int) -> Span:
+    """The code of tokens[first:end]: comments at either edge belong to the gaps, not to the argument."""
+    while first < end and tokens.kinds[first] == TokenKind.COMMENT:
+        first += 1
+    while end > first and tokens.kinds[end - 1] == TokenKind.COMMENT:
+        end -= 1
     if first >= end:  # an empty argument, as in f(a, , b)
         pos = tokens.ends[first - 1] if first > 0 else 0
         return (pos, pos)
@@ -300,19 +323,12 @@ _STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"do", b"else", b"switch"
 
 def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] | None:
     """(first token, closing `;`) of the statement around tokens[first..last], or None when it is not a
-    plain statement: a control statement's head, a return, or a span crossing a preprocessor line."""
+    plain statement: a control statement's head or a return."""
     begin = _statement_begin(tokens, first)
     if begin >= len(tokens) or tokens.raw(begin) in _STATEMENT_HEADS:
         return None
     end = _statement_end(tokens, last)
-    if end is None:
-        return None
-    crossed = any(
-        tokens.raw(h) in (b"#", b"%:") and starts_line(tokens, h)
-        for h in range(begin, end)
-        if tokens.kinds[h] == TokenKind.PUNCTUATION
-    )
-    return None if crossed else (begin, end)
+    return None if end is None else (begin, end)
 
 
 def _statement_begin(tokens: Tokens, first: int) -> int:

@@ -16,6 +16,7 @@ from hipconv.translate.syntax import Span
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 SPLICED_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n")  # a line splice right after a name may cut it
+_SPLICE = re.compile(rb"\\\r?\n")
 
 
 def file_words(body: bytes) -> frozenset[bytes]:
@@ -26,28 +27,23 @@ def file_words(body: bytes) -> frozenset[bytes]:
 
 
 def identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
-    """Indices of the identifier tokens spelled as one of `present`, in order.
-
-    Searches the text for the few names the file mentions instead of walking every
-    token, plus the rare identifiers that a line splice cuts in two.
-    """
-    starts, ends, kinds = tokens.starts, tokens.ends, tokens.kinds
-    found = set(token_occurrences(tokens, present, WORDY_KINDS))
-    for m in SPLICED_WORD.finditer(tokens.body):
-        i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and ends[i] > m.end() and kinds[i] in WORDY_KINDS and tokens.text(i).encode() in present:
-            found.add(i)
-    return sorted(found)
+    """Indices of the identifier tokens spelled as one of `present`, in order."""
+    return token_occurrences(tokens, present, WORDY_KINDS)
 
 
 def token_occurrences(
     tokens: Tokens, spellings: Iterable[bytes], kinds: tuple[int, ...], *, first_only: bool = False
 ) -> list[int]:
-    """Indices of the tokens of one of `kinds` spelled exactly as one of `spellings`, in order."""
+    """Indices of the tokens of one of `kinds` spelled as one of `spellings`, in order.
+
+    Searches the text for the few spellings wanted instead of walking every token, plus the rare
+    tokens that hold a line splice (`cuda\\<newline>Malloc`, or a splice before the first character).
+    """
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     found = []
     count = len(starts)
-    for needle in spellings:
+    wanted = spellings if isinstance(spellings, (set, frozenset)) else frozenset(spellings)
+    for needle in wanted:
         size = len(needle)
         pos = body.find(needle)
         while pos != -1:  # bytes.find is C-fast; the token check rejects hits inside longer names
@@ -57,8 +53,13 @@ def token_occurrences(
                 if first_only:
                     return found
             pos = body.find(needle, pos + size)
+    if b"\\" in body:
+        for m in _SPLICE.finditer(body):
+            i = bisect.bisect_right(starts, m.start()) - 1
+            if i >= 0 and ends[i] > m.start() and tokens.kinds[i] in kinds and tokens.text(i).encode() in wanted:
+                found.append(i)
     found.sort()
-    return found
+    return found[:1] if first_only else found
 
 
 def inside(spans: list[Span], span_starts: list[int], pos: int) -> bool:

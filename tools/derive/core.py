@@ -33,6 +33,7 @@ KEY_ORDER = (
     "params",
     "args",
     "drops",
+    "optional",
     "template",
     "scope",
     "lane_mask",

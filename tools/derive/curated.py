@@ -60,7 +60,14 @@ MAPPING = Entry(
     }
 )
 WARP_SYNC = Entry(
-    {"since": _STRING, "maskless": _STRING, "maskless_note": _STRING, "note": _STRING, "status": _STATUS},
+    {
+        "since": _STRING,
+        "maskless": _STRING,
+        "maskless_note": _STRING,
+        "note": _STRING,
+        "status": _STATUS,
+        "optional": RULE_FIELDS["optional"],
+    },
     versions=("since",),
     required=("since",),
 )
