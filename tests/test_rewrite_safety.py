@@ -149,3 +149,62 @@ def test_inserted_lines_take_the_line_ending_of_the_line_they_join(first: str, r
     inserted = out[: out.index("__global__")]
     assert inserted.count("\n") == inserted.count(first) and inserted.endswith(first)
     assert out.endswith(src)
+
+
+# Found by tests/test_fuzz.py: each is the smallest input of its class.
+@pytest.mark.parametrize(
+    ("src", "rocm", "launch", "expected"),
+    [
+        pytest.param(
+            "cub::/* c */DeviceReduce::Sum(a, b, c, d, n);",
+            "6.3",
+            "chevron",
+            "/* c */ hipcub::DeviceReduce::Sum(a, b, c, d, n);",
+            id="comment-inside-a-qualified-name",
+        ),
+        pytest.param(
+            "k<<<g, b\\\n, 0, s>>>(x);",
+            "6.3",
+            "hip",
+            "hipLaunchKernelGGL(k, dim3(g), dim3(b), 0, s, x);",
+            id="splice-before-a-comma",
+        ),
+        pytest.param(
+            "v = __shfl_xor_sync(0xffffffff\\\n, v, 16);",
+            "5.2",
+            "chevron",
+            "v = __shfl_xor(v, 16);",
+            id="splice-in-call",
+        ),
+        pytest.param(
+            "k<<<dim3/* c */(8, 8), b>>>(x);",
+            "6.3",
+            "hip",
+            "hipLaunchKernelGGL(k, dim3/* c */(8, 8), dim3(b), 0, 0, x);",
+            id="dim3-with-a-comment",
+        ),
+        pytest.param(
+            "#\\\ninclude <cuda_runtime.h>\n",
+            "6.3",
+            "chevron",
+            "#\\\ninclude <hip/hip_runtime.h>\n",
+            id="spliced-include",
+        ),
+        pytest.param(
+            "#\ninclude <cuda_runtime.h>\n", "6.3", "chevron", "#\ninclude <cuda_runtime.h>\n", id="null-directive"
+        ),
+        pytest.param(
+            '#include "cuda_fp16.h"x\n', "6.3", "chevron", '#include "hip/hip_fp16.h"x\n', id="include-path-with-suffix"
+        ),
+    ],
+)
+def test_fuzzed_classes(src: str, rocm: str, launch: str, expected: str) -> None:
+    out, result = translate(src, rocm=rocm, launch=launch)
+    assert result.status is not FileStatus.FAILED, result.reason
+    assert out == expected
+
+
+def test_the_runtime_include_comes_before_a_call_left_unchanged() -> None:
+    out, result = translate("__ballot_sync(m);\n", rocm="5.2", path="t.cu")
+    assert out == "#include <hip/hip_runtime.h>\n__ballot_sync(m);\n"
+    assert [d.code for d in result.diagnostics] == ["HC007"]

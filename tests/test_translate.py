@@ -360,17 +360,18 @@ def test_cudnn_convolution_in_a_declaration_declares_once() -> None:
 @pytest.mark.parametrize(
     ("src", "expected"),
     [
-        pytest.param("\\\n cuCtxCreate", "\\\n \n#include <hip/hip_runtime.h>\ncuCtxCreate", id="splice-before-code"),
+        pytest.param("\\\n cuCtxCreate", "#include <hip/hip_runtime.h>\n\\\n cuCtxCreate", id="splice-before-code"),
         pytest.param(
             "\\\r\n __global__ void k();\r\n",
-            "\\\r\n \r\n#include <hip/hip_runtime.h>\r\n__global__ void k();\r\n",
+            "#include <hip/hip_runtime.h>\r\n\\\r\n __global__ void k();\r\n",
             id="crlf-splice-before-a-kernel",
         ),
     ],
 )
 def test_cu_insertion_after_a_line_splice_starts_a_line_of_its_own(src: str, expected: str) -> None:
-    """A line splice joins the next line to its own: the directive must not land on that next line
-    (found by the idempotence property test: the include was added again on every run)."""
+    """A line splice joins the next line to its own: the directive goes before the blank lines that
+    splices join to the code, never onto a continued line (found by the idempotence property test: the
+    include was added again on every run)."""
     text, _ = translate(src, rocm="5.2", path="k.cu")
     assert text == expected
     assert translate(text, rocm="5.2", path="k.cu")[0] == text

@@ -10,7 +10,8 @@ from hipconv.diagnostics import Diagnostic
 from hipconv.results import Replacement
 from hipconv.rules.model import Action, LookupTable, Resolution, Rule
 from hipconv.settings import Settings
-from hipconv.translate.edits import Edit
+from hipconv.translate.comments import keep_comments
+from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lexer import Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
@@ -88,8 +89,10 @@ class MatchCollector:
         def gone(offset: int) -> bool:
             return any(a <= offset < b for a, b in self.dropped)
 
+        kept = [Edit(a, b, ()) for a, b in self.kept]
+
         def untouched(edit: Edit) -> bool:
-            return not any(a <= edit.start and edit.end <= b and (a, b) != edit[:2] for a, b in self.kept)
+            return not any(call.contains(edit) for call in kept)
 
         keep = [not (about_api and gone(offset)) for offset, about_api in self._anchors]
         self.diagnostics = [d for d, k in zip(self.diagnostics, keep) if k]
@@ -138,7 +141,10 @@ def _rename(c: MatchCollector, start: int, end: int, cuda: str, rule: Rule) -> N
     if rule.requires_define:
         c.defines_needed.add(rule.requires_define)
     if rule.hip and rule.hip != cuda:
-        c.edits.append(Edit.replace(start, end, rule.hip, rule.id))
+        parts: tuple[Part, ...] = (rule.hip,)
+        if end - start > len(cuda):  # `cub:: /* why */ DeviceReduce`: a name with blanks or comments inside
+            parts = keep_comments(c.tokens, (start, end), parts, c.source.newline_at(start))
+        c.edits.append(Edit(start, end, parts, rule.id))
         c.replaced(start, cuda, rule.hip, rule.id, rule.library)
 
 

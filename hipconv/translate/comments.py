@@ -7,7 +7,7 @@ import bisect
 from collections.abc import Sequence
 
 from hipconv.translate.edits import Part
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens
 from hipconv.translate.syntax import Span, next_code
 
 
@@ -43,7 +43,7 @@ def keep_comments(tokens: Tokens, region: Span, parts: Sequence[Part], newline: 
     body = tokens.body
     out: list[Part] = []
     for comment in trailing.get(-1, []):
-        out += [comment, _gap(tokens, comment, comment[1], newline)]
+        out += [comment, _gap(tokens, comment, comment[1], newline) or " "]
     for n, part in enumerate(parts):
         for comment in leading.get(n, []):
             assert not isinstance(part, str)
@@ -74,11 +74,12 @@ def _is_line_comment(tokens: Tokens, comment: Span) -> bool:
 
 
 def code_text(tokens: Tokens, span: Span) -> str:
-    """The text of span with each comment turned into a space: the code a template compares."""
+    """The text of span with each comment turned into a space and line splices removed: the code a
+    template (or a check) compares."""
     body, pos = tokens.body, span[0]
     pieces = []
     for start, end in comments_in(tokens, span):
         pieces += [body[pos:start], b" "]
         pos = end
     pieces.append(body[pos : span[1]])
-    return b"".join(pieces).decode()
+    return LINE_SPLICE.sub(b"", b"".join(pieces)).decode()

@@ -29,9 +29,10 @@ def directive_lines(tokens: Tokens) -> Directives:
     for i in token_occurrences(tokens, (b"#", b"%:"), (TokenKind.PUNCTUATION,)):
         if not starts_line(tokens, i):
             continue
-        spans.append((tokens.starts[i], _directive_end(tokens, i)))
+        last = _directive_last_token(tokens, i)
+        spans.append((tokens.starts[i], logical_line_end(body, tokens.ends[last])))
         j = next_code(tokens, i)
-        if j >= len(tokens) or tokens.kinds[j] not in WORDY_KINDS:
+        if j > last or tokens.kinds[j] not in WORDY_KINDS:  # `#` alone on its line: a null directive
             continue
         name = tokens.raw(j)
         found.append((i, j, name.decode()))
@@ -44,14 +45,14 @@ def directive_lines(tokens: Tokens) -> Directives:
     return Directives(found, message_spans, defined, spans)
 
 
-def _directive_end(tokens: Tokens, hash_i: int) -> int:
-    """Where the preprocessor line starting at token hash_i ends: the first line break outside its
-    tokens (a comment may hold line breaks) and not spliced."""
+def _directive_last_token(tokens: Tokens, hash_i: int) -> int:
+    """The last token of the preprocessor line starting at token hash_i: the line ends at the first line
+    break outside its tokens (a comment may hold line breaks) and not spliced."""
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     j = hash_i
     while j + 1 < len(tokens) and not _breaks_line(body[ends[j] : starts[j + 1]]):
         j += 1
-    return logical_line_end(body, ends[j])
+    return j
 
 
 def _breaks_line(gap: bytes) -> bool:
@@ -78,7 +79,8 @@ def _include_path(tokens: Tokens, name_i: int) -> Span | None:
         return None
     first = tokens.raw(j)
     if tokens.kinds[j] == TokenKind.LITERAL and first.startswith(b'"'):
-        return (tokens.starts[j] + 1, tokens.ends[j] - 1)
+        close = first.rfind(b'"')  # not the token's end: `"path"x` carries a suffix
+        return (tokens.starts[j] + 1, tokens.starts[j] + close) if close > 0 else None
     if first == b"<":
         close = body.find(b">", tokens.ends[j], logical_line_end(body, tokens.ends[j]))
         return None if close == -1 else (tokens.ends[j], close)

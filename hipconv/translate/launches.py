@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from hipconv.translate.collector import MatchCollector
-from hipconv.translate.comments import keep_comments
+from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
-from hipconv.translate.lexer import TokenKind
+from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, parse_launch
 
 # HIP spellings used by launch rewrites (checked against the HIP inventory in the tests).
@@ -34,7 +34,7 @@ def match_launches(c: MatchCollector) -> None:
         parts: list[Part] = [HIP_LAUNCH + "(", *name]
         for n, span in enumerate(launch.config):
             parts.append(", ")
-            parts.extend(_as_dim3(body, span) if n < 2 else [span])
+            parts.extend(_as_dim3(tokens, span) if n < 2 else [span])
         parts.extend(", 0" for _ in range(4 - len(launch.config)))
         if any(a != b for a, b in launch.args):  # keep the argument list as written (line breaks in macros)
             inside = launch.inside_parens
@@ -45,8 +45,7 @@ def match_launches(c: MatchCollector) -> None:
         c.replaced(region[0], "<<<...>>>", HIP_LAUNCH, LAUNCH_RULE_ID, "launch")
 
 
-def _as_dim3(body: bytes, span: Span) -> list[Part]:
-    text = body[span[0] : span[1]]
-    if re.fullmatch(rb"dim3\s*[({].*[)}]", text, re.S):
+def _as_dim3(tokens: Tokens, span: Span) -> list[Part]:
+    if re.fullmatch(r"dim3\s*[({].*[)}]", code_text(tokens, span), re.S):
         return [span]
     return ["dim3(", span, ")"]

@@ -20,6 +20,7 @@ import enum
 import functools
 import itertools
 import operator
+import re
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -135,6 +136,8 @@ class _Raw:
             if ends[i] <= len(body):
                 break
             ends[i] = len(body)
+        if b"\\" in body:
+            _skip_leading_splices(body, starts, ends)
         return Tokens(body, array("B", self.kinds[first:last]), starts, ends)
 
     def crosses_start(self, offset: int) -> bool:
@@ -147,6 +150,18 @@ class _Raw:
         first = bisect.bisect_left(self.locations, self.base + offset)
         last = bisect.bisect_left(self.locations, self.base + offset + size, lo=first)
         return self.end(last - 1) if last > first else offset
+
+
+LINE_SPLICE = re.compile(rb"\\\r?\n")
+
+
+def _skip_leading_splices(body: bytes, starts: array[int], ends: array[int]) -> None:
+    """libclang starts a token at a line splice right before it (`\\<newline>,`); the splice belongs to
+    the gap, so that a token's bytes are its spelling wherever it is only cut in the middle."""
+    for m in LINE_SPLICE.finditer(body):
+        i = bisect.bisect_left(starts, m.start())
+        if i < len(starts) and starts[i] == m.start() and m.end() < ends[i]:
+            starts[i] = m.end()
 
 
 def lex_many(bodies: list[bytes]) -> list[Tokens]:

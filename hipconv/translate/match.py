@@ -14,7 +14,7 @@ from hipconv.translate.edits import Edit
 from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import directive_lines, match_includes
 from hipconv.translate.launches import match_launches
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
@@ -95,8 +95,14 @@ def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) 
         return
     pos = tokens.starts[first]
     line_start = body.rfind(b"\n", 0, pos) + 1
+    while _after_splice(body, line_start):  # blank lines that splices join to the code: go before them
+        before = body.rfind(b"\n", 0, line_start - 1) + 1
+        if LINE_SPLICE.sub(b"", body[before:line_start]).strip():
+            break
+        line_start = before
     comment_end = tokens.ends[first - 1] if first else 0
-    if line_start >= comment_end and not body[line_start:pos].strip() and not _after_splice(body, line_start):
+    blank = not LINE_SPLICE.sub(b"", body[line_start:pos]).strip()
+    if line_start >= comment_end and blank and not _after_splice(body, line_start):
         c.edits.append(Edit.replace(line_start, line_start, text + nl, rule_id))
     else:  # code after a comment or a line splice on the same line: a directive must start a line of its own
         c.edits.append(Edit.replace(pos, pos, nl + text + nl, rule_id))

@@ -10,13 +10,12 @@ import bisect
 import re
 from collections.abc import Iterable
 
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens
 from hipconv.translate.syntax import Span
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 SPLICED_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n")  # a line splice right after a name may cut it
-_SPLICE = re.compile(rb"\\\r?\n")
 
 
 def file_words(body: bytes) -> frozenset[bytes]:
@@ -54,7 +53,7 @@ def token_occurrences(
                     return found
             pos = body.find(needle, pos + size)
     if b"\\" in body:
-        for m in _SPLICE.finditer(body):
+        for m in LINE_SPLICE.finditer(body):
             i = bisect.bisect_right(starts, m.start()) - 1
             if i >= 0 and ends[i] > m.start() and tokens.kinds[i] in kinds and tokens.text(i).encode() in wanted:
                 found.append(i)

@@ -1,0 +1,848 @@
+"""Fuzzing the translator with CUDA-like files (issue #14).
+
+Files are built from small hand-written CUDA fragments (kernels, launches, runtime, cuBLAS and cuDNN
+calls, warp builtins, includes, macros) and random tokens, then roughened: comments between any two
+tokens, preprocessor lines between tokens, line splices between and inside tokens, random bytes (some
+not UTF-8), a BOM, and LF, CRLF or mixed line endings. Each file is translated for one target
+(`--rocm-version` 5.2 or 6.3, `--kernel-launch` chevron or hip, a .cu, .cpp or .cuh name), and:
+
+  1. no crash: translation never raises and never reports an internal error; a file that is not
+     UTF-8 is refused with DecodeFailure, and through the CLI the exit code is 0, 1 or 2 with no
+     traceback (2 exactly for the undecodable files);
+  2. idempotence: translating the output again changes nothing;
+  3. the output lexes to the same comments and preprocessor directives, in the same order;
+  4. every byte outside the edits (located from FileResult.replacements) is unchanged;
+  5. comments are invisible: a file with comments inserted between its tokens gets the same
+     diagnostics, and the same output tokens, as the file without them. (Not one of the four the issue
+     names, but none of them sees a comment that changes what a rule decides, such as a false HC202.)
+
+`check()` and `comments_are_invisible()` return a list of problems (empty when every property holds),
+so the same checks serve the tests and an ad-hoc bucketing of failures.
+
+The normal lane is derandomized (same examples on every run); the `slow` lane draws fresh ones.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import dataclasses
+import functools
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+from helpers import ruleset, run_cli
+from hipconv.results import FileResult, FileStatus
+from hipconv.rules.model import LookupTable, Rule, Scope
+from hipconv.settings import Settings, Version
+from hipconv.translate.launches import LAUNCH_RULE_ID
+from hipconv.translate.lexer import TokenKind, Tokens, lex
+from hipconv.translate.source import UTF8_BOM, DecodeFailure, SourceFile
+from hipconv.translate.translator import translate_sources
+
+# Example counts. The property tests run once per targeted ROCm release (ROCM_RELEASES), so xdist can spread
+# them over the cores. Normal lane: 2 x 700 + 2 x 300 + 20 = 2,020 examples; slow lane: 2 x 10,000 + 2 x 2,500
+# + 100 = 25,100. A CLI example is a tree of up to CLI_TREE_FILES files, translated by one CLI run.
+ROCM_RELEASES = ("5.2", "6.3")
+FAST_PROPERTIES = 700  # properties 1-4 on roughened files, per release
+FAST_INVISIBLE_COMMENTS = 300  # property 5, per release
+FAST_CLI = 20  # property 1 through hipconv.cli.main, in-process (each run loads the rules: ~1 s)
+SLOW_PROPERTIES = 10_000
+SLOW_INVISIBLE_COMMENTS = 2_500
+SLOW_CLI = 100
+CLI_TREE_FILES = 6
+
+# ---------------------------------------------------------------- fragments
+
+FRAGMENTS = [
+    # includes and macros
+    "#include <cuda_runtime.h>",
+    '#include "cuda_fp16.h"',
+    "#include <cublas_v2.h>",
+    "#include <cudnn.h>",
+    "#include <cub/cub.cuh>",
+    "#include <stdio.h>",
+    "#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) abort(); } while (0)",
+    "#define FULL_MASK 0xffffffff",
+    "#define LAUNCH(k, n) k<<<((n) + 255) / 256, 256>>>(n)",
+    "#ifdef __CUDA_ARCH__\n#define ON_DEVICE 1\n#else\n#define ON_DEVICE 0\n#endif",
+    "#if CUDART_VERSION >= 11000\ntypedef cudaStream_t stream_t;\n#endif",
+    "// Copyright the fuzz authors.\n// A header comment block.",
+    "/* kernels for the reduction */",
+    # kernels
+    "__global__ void saxpy(int n, float a, const float* x, float* y) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}",
+    "__global__ void reduce(float* out, const float* in) {\n  float v = in[threadIdx.x];\n"
+    "  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffff, v, o);\n"
+    "  if (threadIdx.x == 0) out[blockIdx.x] = v;\n}",
+    "__device__ float warp_sum(float v) {\n  v += __shfl_xor_sync(0xffffffff, v, 16);\n"
+    "  v += __shfl_xor_sync(FULL_MASK, v, 8, 32);\n  return v;\n}",
+    "unsigned vote = __ballot_sync(__activemask(), x > 0);",
+    "if (__any_sync(0x0000ffff, p)) { __syncthreads(); }",
+    "int lane = __shfl_sync(mask, value, 0);",
+    "__shared__ float tile[32][33];",
+    "template <typename T, int N>\n__global__ void fill(T* p, T v) { p[threadIdx.x] = v; }",
+    "__syncwarp();",
+    # launches
+    "saxpy<<<grid, block>>>(n, 2.0f, d_x, d_y);",
+    "reduce<<<blocks, 256, 0, stream>>>(d_out, d_in);",
+    "fill<float, 4><<<dim3(8, 8), dim3(16, 16), shmem, s>>>(p, 1.0f);",
+    "ops::scale<<<g, b, 0, cudaStreamPerThread>>>(cudaMallocHost, f(a, b));",
+    "k<<<g, b, 0, s>>>(args);",
+    "v = __shfl_xor_sync(0xffffffff, k<<<1, 1>>>(x), 16);",
+    # runtime and driver
+    "cudaMalloc(&d_x, n * sizeof(float));",
+    "cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice);",
+    "cudaMemcpyAsync(h_y, d_y, bytes, cudaMemcpyDeviceToHost, stream);",
+    "cudaStream_t stream;\ncudaStreamCreate(&stream);",
+    'cudaError_t err = cudaGetLastError();\nif (err != cudaSuccess) printf("%s\\n", cudaGetErrorString(err));',
+    "CHECK(cudaDeviceSynchronize());",
+    "cudaFree(d_x);",
+    "cudaEvent_t start;\ncudaEventCreate(&start);\ncudaEventRecord(start, stream);",
+    "CUdeviceptr dp;\ncuMemAlloc(&dp, bytes);",
+    "__half h = __float2half(1.0f);",
+    # C++ libraries
+    "cub::DeviceReduce::Sum(d_temp, temp_bytes, d_in, d_out, n);",
+    "thrust::device_vector<float> v(n);\nthrust::sort(thrust::cuda::par.on(stream), v.begin(), v.end());",
+    # cuBLAS
+    "cublasHandle_t handle;\ncublasCreate(&handle);",
+    "cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, n, k, &alpha, d_A, lda, d_B, ldb, &beta, d_C, ldc);",
+    "cublasSaxpy(handle, n, &alpha, d_x, 1, d_y, 1);",
+    "cublasDestroy(handle);",
+    # cuDNN
+    "cudnnHandle_t h;\ncudnnCreate(&h);",
+    "cudnnTensorDescriptor_t d;\ncudnnCreateTensorDescriptor(&d);",
+    "cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);",
+    "cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w);",
+    "cudnnSetFilter4dDescriptor(f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, r, s);",
+    "cudnnAddTensor(h, &one, biasDesc, bias, &one, yDesc, y);",
+    "cudnnStatus_t st = cudnnConvolutionForward(h, &alpha, xDesc, x, wDesc, w, convDesc, algo, ws, wsSize, "
+    "&beta, yDesc, y);",
+    "checkCUDNN(cudnnConvolutionBackwardData(h, &alpha, wDesc, w, dyDesc, dy, convDesc, algo, ws, wsSize, "
+    "&beta, dxDesc, dx));",
+    # reshaped calls with the wrong number of arguments
+    "__shfl_xor_sync();",
+    "__ballot_sync(m);",
+    "cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW);",
+]
+
+# Random tokens; SAFE_TOKENS cannot open a comment or a literal next to an inserted comment.
+SAFE_TOKENS = [
+    "x",
+    "k",
+    "int",
+    "return",
+    "cudaMalloc",
+    "cudaFree",
+    "cudaStream_t",
+    "__shfl_xor_sync",
+    "__ballot_sync",
+    "cublasSgemm",
+    "cudnnSetTensor4dDescriptor",
+    "CUDNN_TENSOR_NCHW",
+    "__global__",
+    "threadIdx",
+    "dim3",
+    "template",
+    "<<<",
+    ">>>",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ";",
+    "<",
+    ">",
+    "::",
+    ".",
+    "->",
+    "=",
+    "&",
+    "*",
+    "#",
+    "0",
+    "16",
+    "0xffffffff",
+    "1.0f",
+]
+ROUGH_TOKENS = SAFE_TOKENS + ["/", "\\", "//", "/*", "*/", '"', "'", '"cudaFree"', "'c'", "#include", "cuda_runtime.h"]
+DIRECTIVE_LINES = ["#if X\n", "#endif\n", "#else\n", "#define M 1\n", "#ifdef __CUDA_ARCH__\n", "#undef M\n"]
+COMMENT_WORDS = ["c", "cudaMalloc", "__shfl_xor_sync(0xffffffff, v, 16)", "k<<<g, b>>>(x)", "#if X", "note"]
+
+_FRAGMENT_TOKEN = re.compile(
+    r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|(?<=include[ ])<[^>\n]*>
+    |<<<|>>>|::|->|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||\+\+|--|\+=|-=|[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*|\S""",
+    re.X | re.S,
+)
+
+
+def split_tokens(text: str) -> tuple[tuple[str, str], ...]:
+    """(whitespace before, token) pairs of a fragment; an include's header name is one token."""
+    out, pos = [], 0
+    for m in _FRAGMENT_TOKEN.finditer(text):
+        out.append((text[pos : m.start()], m.group()))
+        pos = m.end()
+    return tuple(out)
+
+
+FRAGMENT_TOKENS = [split_tokens(f) for f in FRAGMENTS]
+
+
+@dataclass(frozen=True)
+class Setup:
+    rocm: str
+    launch: str
+    path: str
+
+    def cli_args(self) -> list[str]:
+        extra = ["--kernel-launch", self.launch] if self.launch != "chevron" else []
+        return ["--rocm-version", self.rocm, *extra]
+
+
+@dataclass(frozen=True)
+class FuzzFile:
+    data: bytes  # with everything inserted
+    plain: bytes  # the same file with each inserted comment replaced by a blank or a newline
+
+
+def setups(rocm: str | None = None) -> st.SearchStrategy[Setup]:
+    """A target: the given ROCm release (any bundled one when None), a launch style, a file name."""
+    releases = st.just(rocm) if rocm else st.sampled_from(ROCM_RELEASES)
+    return st.builds(Setup, releases, st.sampled_from(["chevron", "hip"]), st.sampled_from(["t.cu", "t.cpp", "t.cuh"]))
+
+
+def _comment(kind: str, n: int, word: str) -> tuple[str, str]:
+    """(inserted text, what stands for it in the plain file). A line splice counts as a comment here: it
+    is as invisible, and inserted between two tokens it never joins them (they are lexed apart without it)."""
+    if kind == "block":
+        return f"/* {word} {n} */", " "
+    if kind == "line":
+        return f"// {word} {n}\n", "\n"
+    if kind == "splice":
+        return "\\\n", ""
+    return " \\\n ", " "
+
+
+comments = st.tuples(
+    st.sampled_from(["block", "block", "line", "splice", "spaced-splice"]), st.sampled_from(COMMENT_WORDS)
+)
+rough_inserts = st.one_of(
+    st.sampled_from(DIRECTIVE_LINES).map(lambda line: "\n" + line),
+    st.sampled_from(ROUGH_TOKENS).map(lambda t: f" {t} "),
+    st.binary(min_size=1, max_size=3),
+    st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=2),
+)
+
+
+@st.composite
+def cuda_files(draw: st.DrawFn, *, rough: bool) -> FuzzFile:
+    vocab = ROUGH_TOKENS if rough else SAFE_TOKENS
+    runs = st.lists(st.sampled_from(vocab), min_size=1, max_size=8).map(lambda ts: tuple((" ", t) for t in ts))
+    items = draw(st.lists(st.one_of(st.sampled_from(FRAGMENT_TOKENS), runs), min_size=1, max_size=5))
+    tokens: list[tuple[str, str]] = []
+    for item in items:
+        ws, tok = item[0]
+        tokens += [("\n" + ws if tokens and "\n" not in ws else ws, tok), *item[1:]]
+    n = len(tokens)
+    inserted: dict[int, list[tuple[str | bytes, str | bytes]]] = collections.defaultdict(list)
+    for k, (gap, (kind, word)) in enumerate(draw(st.lists(st.tuples(st.integers(0, n), comments), max_size=10))):
+        inserted[gap].append(_comment(kind, k, word))
+    if rough:
+        for gap, text in draw(st.lists(st.tuples(st.integers(0, n), rough_inserts), max_size=5)):
+            inserted[gap].append((text, text))
+        for i, at in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(1, 40)), max_size=2)):
+            ws, tok = tokens[i]
+            if len(tok) > 1:
+                cut = at % (len(tok) - 1) + 1
+                tokens[i] = (ws, tok[:cut] + "\\\n" + tok[cut:])
+    endings = draw(st.sampled_from(["lf", "crlf", "mixed"]))
+    crlf = [endings == "crlf"] if endings != "mixed" else draw(st.lists(st.booleans(), min_size=2, max_size=6))
+    bom = draw(st.integers(0, 9)) == 0
+    return FuzzFile(_render(tokens, inserted, 0, crlf, bom), _render(tokens, inserted, 1, crlf, bom))
+
+
+def _render(
+    tokens: Sequence[tuple[str, str]],
+    inserted: dict[int, list[tuple[str | bytes, str | bytes]]],
+    which: int,
+    crlf: Sequence[bool],
+    bom: bool,
+) -> bytes:
+    chunks: list[str | bytes] = []
+    for gap in range(len(tokens) + 1):
+        ws, tok = tokens[gap] if gap < len(tokens) else ("", "")
+        chunks.append(ws)
+        for pair in inserted.get(gap, ()):
+            text = pair[which]
+            before = chunks[-1] if chunks else ""
+            if isinstance(text, str) and text.startswith("/") and before[-1:] in ("/", b"/"):
+                text = " " + text  # `/` + `/* c */` would start a line comment
+            chunks.append(text)
+        chunks.append(tok)
+    ending = _endings(crlf)
+    out = [c if isinstance(c, bytes) else re.sub("\n", lambda _: next(ending), c).encode() for c in chunks]
+    return (UTF8_BOM if bom else b"") + b"".join(out)
+
+
+def _endings(crlf: Sequence[bool]) -> Iterator[str]:
+    while True:
+        for use in crlf:
+            yield "\r\n" if use else "\n"
+
+
+# ---------------------------------------------------------------- translation
+
+
+@functools.cache
+def _table(rocm: str, launch: str) -> tuple[LookupTable, Settings]:
+    s = Settings(Version.parse(rocm), kernel_launch=launch)
+    return ruleset().table(s), s
+
+
+def translate(data: bytes, setup: Setup, tokens: Tokens | None = None) -> FileResult:
+    """The library's translation of one file; `tokens`: its body already lexed (saves a libclang call)."""
+    table, s = _table(setup.rocm, setup.launch)
+    lexed = {0: tokens} if tokens is not None else None
+    return translate_sources([SourceFile.from_bytes(setup.path, data)], table, s, lexed=lexed)[0]
+
+
+def decodable(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return b"\0" not in data
+
+
+@functools.cache
+def _rules() -> dict[str, Rule]:
+    return {rule.id: rule for rule in ruleset().rules}
+
+
+@functools.cache
+def _lane_mask_builtins() -> frozenset[bytes]:
+    return frozenset(rule.cuda.encode() for rule in ruleset().rules if rule.lane_mask)
+
+
+@functools.cache
+def _required_defines() -> tuple[str, ...]:
+    return tuple(sorted({rule.requires_define for rule in ruleset().rules if rule.requires_define}))
+
+
+@functools.cache
+def _template_comment_prefixes() -> tuple[str, ...]:
+    """The comments the cuDNN statement templates write (string literals starting `// ` in templates/)."""
+    root = Path(__file__).resolve().parents[1] / "templates"
+    found = {m.group(1) for f in root.rglob("*.j2") for m in re.finditer(r'"(// [^"]*)"', f.read_text())}
+    return tuple(sorted(found))
+
+
+# ---------------------------------------------------------------- the checks
+
+
+def check(data: bytes, setup: Setup) -> list[str]:
+    """Properties 1-4 for one file: the problems found (empty when all hold)."""
+    bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
+    try:
+        before = lex(data[len(bom) :]) if decodable(data) else None
+        result = translate(data, setup, before)
+    except DecodeFailure as exc:
+        return [] if not decodable(data) else [f"1 no crash: decodable file refused: {exc}"]
+    except Exception as exc:  # property 1: nothing may escape
+        return [f"1 no crash: translate_sources raised {exc!r}"]
+    if before is None:
+        return ["1 no crash: undecodable file was translated"]
+    if result.status is FileStatus.FAILED or "internal error" in result.reason:
+        return [f"1 no crash: {result.status.value}: {result.reason}"]
+    if result.output is None:
+        return []  # unchanged: the other properties hold trivially
+    out = result.output
+    if not out.startswith(bom):
+        return ["4 bytes: the BOM was lost"]
+    after = lex(out[len(bom) :])
+    problems = []
+    try:
+        again = translate(out, setup, after)
+    except Exception as exc:
+        return [f"2 idempotence: second pass raised {exc!r}"]
+    if again.status is FileStatus.FAILED or (again.output is not None and again.output != out):
+        problems.append(f"2 idempotence: second pass gives {again.output!r} ({again.reason})")
+    table, _ = _table(setup.rocm, setup.launch)
+    regions = edit_regions(before, result)
+    problems += bytes_outside_edits(before, after.body, regions, table)
+    problems += same_comments(before, after, regions)
+    problems += same_directives(before, after, regions, table)
+    return problems
+
+
+# A region of the input that an edit rewrote: `alts` are the texts it may have become; None: any text
+# (a reshaped call, a statement template or a launch). `kind` is "rename", "mask", "call", "statement"
+# or "launch".
+@dataclass(frozen=True)
+class Region:
+    start: int
+    end: int
+    alts: tuple[bytes, ...] | None
+    kind: str
+
+
+def edit_regions(tokens: Tokens, result: FileResult) -> list[Region]:
+    """The input regions the translation rewrote, from FileResult.replacements (a Replacement records the
+    line, column, CUDA and HIP spellings and rule of a rename, a reshaped call or a launch), plus the two
+    edits it does not record: a widened 32-bit lane-mask literal and the lines inserted at the top
+    (handled by bytes_outside_edits)."""
+    body = tokens.body
+    starts = _line_starts(body)
+    regions = []
+    for r in result.replacements:
+        offset = starts[r.line - 1] + r.col - 1
+        regions.append(_region(body, tokens, offset, r.cuda, r.hip, r.rule_id))
+    regions += _mask_regions(tokens)
+    return sorted(regions, key=lambda g: (g.start, -g.end))
+
+
+def _line_starts(body: bytes) -> list[int]:
+    return [0] + [m.end() for m in re.finditer(b"\n", body)]
+
+
+def _region(body: bytes, tokens: Tokens, offset: int, cuda: str, hip: str, rule_id: str) -> Region:
+    i = bisect.bisect_left(tokens.starts, offset)
+    if rule_id == LAUNCH_RULE_ID:
+        chevron = next((k for k in range(i, len(tokens)) if tokens.raw(k) == b"<<<"), i)
+        close = _close_paren(tokens, next((k for k in range(chevron, len(tokens)) if tokens.raw(k) == b">>>"), i))
+        return Region(offset, tokens.ends[close], None, "launch")
+    rule = _rules().get(rule_id)
+    if rule is not None and rule.params is not None and (rule.template or rule.args != rule.params):
+        close = _close_paren(tokens, i)
+        if rule.template and rule.scope is Scope.STATEMENT:
+            begin, end = _statement(tokens, i, close)
+            return Region(begin, end, None, "statement")
+        return Region(offset, tokens.ends[close], None, "call")
+    if body[offset : offset + len(cuda)] == cuda.encode():
+        return Region(offset, offset + len(cuda), (hip.encode(),), "rename")
+    # the name is spelled with line splices or comments inside (a::/*c*/b): take tokens until it is complete
+    spelled, k, commented = "", i, False
+    while spelled != cuda and k < len(tokens):
+        commented |= tokens.kinds[k] == TokenKind.COMMENT
+        spelled += tokens.text(k) if tokens.kinds[k] != TokenKind.COMMENT else ""
+        k += 1
+    # the comments inside it are kept around the HIP name: properties 3 and 5 check them and the code
+    return Region(offset, tokens.ends[k - 1], None if commented else (hip.encode(),), "rename")
+
+
+def _close_paren(tokens: Tokens, i: int) -> int:
+    """The `)` closing the first `(` after token i."""
+    depth = 0
+    for k in range(i + 1, len(tokens)):
+        t = tokens.raw(k) if tokens.kinds[k] == TokenKind.PUNCTUATION else b""
+        depth += (t == b"(") - (t == b")")
+        if t == b")" and depth == 0:
+            return k
+    return len(tokens) - 1
+
+
+def _statement(tokens: Tokens, callee: int, close: int) -> tuple[int, int]:
+    """A span that holds the statement around a call: from the end of the `;`, `{` or `}` before it to
+    the `;` after it (never narrower than what the translator's statement templates replace)."""
+    depth, k = 0, callee - 1
+    while k >= 0:
+        t = tokens.raw(k) if tokens.kinds[k] == TokenKind.PUNCTUATION else b""
+        depth += (t in (b")", b"]")) - (t in (b"(", b"["))
+        if t in (b";", b"{", b"}") and depth <= 0:
+            break
+        k -= 1
+    begin = tokens.ends[k] if k >= 0 else 0
+    depth = 0
+    for k in range(close + 1, len(tokens)):
+        t = tokens.raw(k) if tokens.kinds[k] == TokenKind.PUNCTUATION else b""
+        depth += (t in (b"(", b"[")) - (t in (b")", b"]"))
+        if t == b";" and depth <= 0:
+            return begin, tokens.ends[k]
+    return begin, len(tokens.body)
+
+
+_INT = re.compile(rb"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)")
+
+
+def _mask_regions(tokens: Tokens) -> list[Region]:
+    """The first argument of a lane-mask builtin when it is one 32-bit integer literal: kept, or widened
+    to 64 bits (0xffffffff -> 0xffffffffffffffffull, other literals get `ull`). Not recorded as a
+    replacement, so it is located here."""
+    found = []
+    for k in range(len(tokens)):
+        if tokens.kinds[k] != TokenKind.LITERAL:
+            continue
+        m = _INT.fullmatch(tokens.raw(k))
+        paren = _prev_code(tokens, k)
+        callee = _prev_code(tokens, paren)
+        if (
+            m is None
+            or callee < 0
+            or tokens.raw(paren) != b"("
+            or tokens.text(callee).encode() not in _lane_mask_builtins()
+        ):
+            continue
+        digits, suffix = m.groups()
+        value = int(digits, 16 if digits[:2].lower() == b"0x" else 8 if len(digits) > 1 else 10)
+        if value <= 0xFFFFFFFF and b"ll" not in suffix.lower():
+            wide = b"0xffffffffffffffffull" if value == 0xFFFFFFFF else digits + b"ull"
+            found.append(Region(tokens.starts[k], tokens.ends[k], (tokens.raw(k), wide), "mask"))
+    return found
+
+
+def _prev_code(tokens: Tokens, i: int) -> int:
+    i -= 1
+    while i >= 0 and tokens.kinds[i] == TokenKind.COMMENT:
+        i -= 1
+    return i
+
+
+def _top_level(regions: Sequence[Region]) -> list[Region]:
+    """The regions not inside another (what is inside a rewritten call is that call's business)."""
+    top: list[Region] = []
+    for g in regions:
+        if top and g.start < top[-1].end:
+            continue
+        top.append(g)
+    return top
+
+
+def _insert_patterns(table: LookupTable) -> list[re.Pattern[bytes]]:
+    """What the translator may insert at the top: guarded #defines the rules require, then the runtime
+    include; one pattern per shape, so that each possible length is tried."""
+    names = b"|".join(re.escape(d.encode()) for d in _required_defines())
+    guard = rb"#ifndef (?:%s)\r?\n#define (?:%s)\r?\n#endif\r?\n" % (names, names)
+    header = rb"#include <%s>\r?\n" % re.escape((table.runtime_header or "").encode())
+    return [
+        re.compile(rb"(?:\r?\n)?" + guard * n + header * h)
+        for n in range(len(_required_defines()) + 1)
+        for h in (0, 1)
+        if n or h
+    ]
+
+
+def _insert_points(tokens: Tokens) -> set[int]:
+    """Where the top insertion may go: before the first code token, at the start of its line, or before
+    the blank lines that line splices join to that line."""
+    first = 0
+    while first < len(tokens) and tokens.kinds[first] == TokenKind.COMMENT:
+        first += 1
+    if first == len(tokens):
+        return {len(tokens.body)}
+    pos = tokens.starts[first]
+    line = tokens.body.rfind(b"\n", 0, pos) + 1
+    run = re.search(rb"(?:^|\n)((?:[ \t]*\\\r?\n)+)$", tokens.body[:line])  # blank lines spliced onto it
+    return {pos, line} | ({run.start(1)} if run else set())
+
+
+def bytes_outside_edits(tokens: Tokens, after: bytes, regions: Sequence[Region], table: LookupTable) -> list[str]:
+    """Property 4: `after` is `before` with each top-level region replaced (by one of its texts, or by
+    anything for a reshaped call or launch) and at most the top insertion added; nothing else differs."""
+    pieces: list[tuple[int, object]] = []  # (input offset, piece): bytes, alternatives, None (any) or patterns
+    before = tokens.body
+    insert, points = _insert_patterns(table), sorted(_insert_points(tokens))
+    pos = 0
+    for g in [*_top_level(regions), Region(len(before), len(before), (b"",), "end")]:
+        while points and pos <= points[0] <= g.start:
+            p = points.pop(0)
+            pieces += [(pos, before[pos:p]), (p, insert)]
+            pos = p
+        pieces += [(pos, before[pos : g.start]), (g.start, g.alts)]
+        pos = g.end
+    states = {0}
+    for offset, piece in pieces:
+        states = _advance(after, states, piece)
+        if not states:
+            return [f"4 bytes: output does not keep the input around offset {offset}: expected {piece!r} at "
+                    f"input {before[max(0, offset - 30) : offset + 30]!r}"]  # fmt: skip
+    return [] if len(after) in states else ["4 bytes: output has extra bytes at its end"]
+
+
+def _advance(out: bytes, states: set[int], piece: object) -> set[int]:
+    if piece is None:  # any text: every position from the earliest
+        return set(range(min(states), len(out) + 1))
+    if isinstance(piece, bytes):
+        return {s + len(piece) for s in states if out.startswith(piece, s)}
+    if isinstance(piece, tuple):
+        return {s + len(alt) for s in states for alt in piece if out.startswith(alt, s)}
+    assert isinstance(piece, list)  # the top insertion: absent, or one of these shapes
+    return states | {m.end() for s in states for p in piece if (m := p.match(out, s)) is not None}
+
+
+@dataclass(frozen=True)
+class Directive:
+    start: int
+    end: int
+    name: str  # the directive's name (`include`, `if`, ...): the first token after the `#`
+    name_at: int  # where the name starts
+    text: str
+
+
+def directives(tokens: Tokens) -> list[Directive]:
+    """Preprocessor lines: a `#` preceded on its line by comments at most, to the end of its logical line."""
+    found = []
+    for i in range(len(tokens)):
+        if (
+            tokens.kinds[i] != TokenKind.PUNCTUATION
+            or tokens.raw(i) not in (b"#", b"%:")
+            or not _starts_line(tokens, i)
+        ):
+            continue
+        last = i
+        while last + 1 < len(tokens) and not _has_newline(tokens.body[tokens.ends[last] : tokens.starts[last + 1]]):
+            last += 1
+        name = next((k for k in range(i + 1, last + 1) if tokens.kinds[k] != TokenKind.COMMENT), None)
+        text = tokens.body[tokens.starts[i] : tokens.ends[last]].decode()
+        if name is None:
+            found.append(Directive(tokens.starts[i], tokens.ends[last], "", tokens.ends[i], text))
+        else:
+            found.append(Directive(tokens.starts[i], tokens.ends[last], tokens.text(name), tokens.starts[name], text))
+    return found
+
+
+def _has_newline(gap: bytes) -> bool:
+    """A newline that ends a line (not one continued by a line splice)."""
+    return bool(re.search(rb"(?<!\\)(?<!\\\r)\n", gap))
+
+
+def _starts_line(tokens: Tokens, i: int) -> bool:
+    k = i - 1
+    while k >= 0:
+        if _has_newline(tokens.body[tokens.ends[k] : tokens.starts[k + 1]]):
+            return True
+        if tokens.kinds[k] != TokenKind.COMMENT:
+            return False
+        k -= 1
+    return True
+
+
+def same_comments(before: Tokens, after: Tokens, regions: Sequence[Region]) -> list[str]:
+    """Property 3, comments: the output lexes to the input's comments in the input's order. Allowed, and
+    nothing more: the comments a cuDNN statement template writes (`// hipconv: ...`), and, inside a call
+    whose arguments a rule reorders or repeats (a reshape or template), its comments in any order, each at
+    least once (a template may write an argument twice). A comment in a dropped argument is lost: a problem."""
+    calls = _top_level([g for g in regions if g.kind in ("call", "statement")])
+    groups: list[frozenset[str]] = []
+    last_call = None
+    for k in range(len(before)):
+        if before.kinds[k] != TokenKind.COMMENT:
+            continue
+        text, start = before.raw(k).decode(), before.starts[k]
+        call = next((g for g in calls if g.start <= start < g.end), None)
+        if call is not None and call == last_call:
+            groups[-1] |= {text}
+        else:
+            groups.append(frozenset({text}))
+        last_call = call
+    prefixes = _template_comment_prefixes()
+    got = [after.raw(k).decode() for k in range(len(after)) if after.kinds[k] == TokenKind.COMMENT]
+    got = [c for c in got if not c.startswith(prefixes)]
+    if _groups_match(tuple(groups), tuple(got)):
+        return []
+    want = [sorted(g) if len(g) > 1 else next(iter(g)) for g in groups]
+    return [f"3 comments: input has {want}, output has {got}"]
+
+
+def _groups_match(groups: tuple[frozenset[str], ...], got: tuple[str, ...]) -> bool:
+    @functools.cache
+    def match(i: int, j: int) -> bool:
+        if i == len(groups):
+            return j == len(got)
+        seen: set[str] = set()
+        for k in range(j, len(got)):
+            if got[k] not in groups[i]:
+                return False
+            seen.add(got[k])
+            if seen == groups[i] and match(i + 1, k + 1):
+                return True
+        return False
+
+    return match(0, 0)
+
+
+def same_directives(before: Tokens, after: Tokens, regions: Sequence[Region], table: LookupTable) -> list[str]:
+    """Property 3, directives: the output's directive lines are the input's, in order, with the same names
+    (unless the name itself is an API name an edit rewrote: `#cudaFree` is no directive); a directive no
+    edit touched is unchanged. Allowed, and nothing more: rewrites inside a directive line
+    (an include path, a name in a #define body or #if condition; checked byte for byte by property 4), and
+    the lines inserted at the top (guarded #defines and the runtime include), which must end like the
+    file's lines (see _newline_ok)."""
+    want, got = directives(before), directives(after)
+    extra = len(got) - len(want)
+    inserted, rest = got[: max(extra, 0)], got[max(extra, 0) :]
+    problems = []
+    if extra < 0 or not _inserted_block([d.text for d in inserted], table):
+        return [f"3 directives: input has {[d.text for d in want]}, output has {[d.text for d in got]}"]
+    for w, g in zip(want, rest):
+        touched = any(r.start < w.end and w.start < r.end for r in regions)
+        renamed = any(r.start <= w.name_at < r.end for r in regions)  # `#cudaFoo`: not a directive name
+        if (w.name != g.name and not renamed) or (not touched and w.text != g.text):
+            problems.append(f"3 directives: {w.text!r} became {g.text!r}")
+    for d in inserted:
+        ending = after.body[d.end : d.end + 2]
+        if not _newline_ok(before.body, ending[:1] == b"\r", inserted[0].start):
+            problems.append(f"3 directives: inserted line {d.text!r} ends with {ending!r}")
+    return problems[:1]
+
+
+def _inserted_block(lines: Sequence[str], table: LookupTable) -> bool:
+    """Guards `#ifndef D / #define D / #endif` for distinct required defines D, then the runtime include."""
+    lines = list(lines)
+    if lines and lines[-1] == f"#include <{table.runtime_header}>":
+        lines.pop()
+    triples = [lines[n : n + 3] for n in range(0, len(lines), 3)]
+    names = [t[0].removeprefix("#ifndef ") for t in triples]
+    return len(set(names)) == len(names) and all(
+        d in _required_defines() and t == [f"#ifndef {d}", f"#define {d}", "#endif"] for d, t in zip(names, triples)
+    )
+
+
+def _newline_ok(body: bytes, crlf: bool, at: int) -> bool:
+    """The newline of an inserted line: the file's when all its lines end alike (LF when it has none); in a
+    mixed file, that of most lines or of a line next to the insertion."""
+    n_crlf = body.count(b"\r\n")
+    n_lf = body.count(b"\n") - n_crlf
+    if not n_crlf or not n_lf:
+        return crlf == bool(n_crlf)
+    nearby = set()
+    for nl in (body.rfind(b"\n", 0, at), body.find(b"\n", at)):
+        if nl != -1:
+            nearby.add(body[nl - 1 : nl] == b"\r")
+    return crlf in nearby or (crlf if n_crlf > n_lf else not crlf) or n_crlf == n_lf
+
+
+# ---------------------------------------------------------------- property 5
+
+_UID = re.compile(r"^(\w+?)_\d+_\d+$")  # names a statement template makes unique by line and column
+
+
+def comments_are_invisible(f: FuzzFile, setup: Setup) -> list[str]:
+    """Property 5: `f.data` (comments inserted) and `f.plain` get the same diagnostics (code and rule) and
+    the same output tokens once comments are left out."""
+    with_comments, without = translate(f.data, setup), translate(f.plain, setup)
+    if FileStatus.FAILED in (with_comments.status, without.status):
+        return []  # property 1's business
+    problems = []
+    diags = [collections.Counter((d.code, d.rule_id) for d in r.diagnostics) for r in (with_comments, without)]
+    if diags[0] != diags[1]:
+        problems.append(f"5 comments: diagnostics {sorted(diags[0].elements())} != {sorted(diags[1].elements())}")
+    words = [_code_tokens(r, data) for r, data in ((with_comments, f.data), (without, f.plain))]
+    if words[0] != words[1]:
+        n = next((k for k, (a, b) in enumerate(zip(*words)) if a != b), min(map(len, words)))
+        problems.append(f"5 comments: output tokens differ at {words[0][n : n + 8]} vs {words[1][n : n + 8]}")
+    return problems
+
+
+def _code_tokens(result: FileResult, data: bytes) -> list[str]:
+    """The output's tokens but comments, spelled without line splices (a token's extent may start with one)."""
+    out = result.output if result.output is not None else data
+    tokens = lex(out.removeprefix(UTF8_BOM))
+    return [
+        _UID.sub(r"\1_L_C", re.sub(r"\\\r?\n", "", tokens.raw(k).decode()))
+        for k in range(len(tokens))
+        if tokens.kinds[k] != TokenKind.COMMENT
+    ]
+
+
+# ---------------------------------------------------------------- property 1 through the CLI
+
+
+def cli_problems(files: Sequence[bytes], setup: Setup) -> list[str]:
+    """`hipconv translate SRC -o OUT` in-process on a tree of the files (one CLI run loads the rules, which
+    dominates its time): exit 0, or 2 when a file is not UTF-8; no traceback and no internal error on
+    stderr; each output the library's translation (an undecodable file copied unchanged)."""
+    suffix = Path(setup.path).suffix
+    names = [f"f{n}{suffix}" for n in range(len(files))]
+    with tempfile.TemporaryDirectory() as tmp:
+        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        src.mkdir()
+        for name, data in zip(names, files):
+            (src / name).write_bytes(data)
+        run = run_cli("translate", src, "-o", out, *setup.cli_args())
+        written = {name: (out / name).read_bytes() if (out / name).is_file() else None for name in names}
+    if "Traceback" in run.stderr or "internal error" in run.stderr:
+        return [f"1 cli: exit {run.code}, stderr {run.stderr[:3000]}"]
+    expected_code = 0 if all(map(decodable, files)) else 2
+    problems = [] if run.code == expected_code else [f"1 cli: exit {run.code}, stderr {run.stderr[:3000]}"]
+    for name, data in zip(names, files):
+        result = translate(data, dataclasses.replace(setup, path=name)) if decodable(data) else None
+        expected = data if result is None or result.output is None else result.output
+        if written[name] != expected:
+            problems.append(f"1 cli: {name} written as {written[name]!r}, the library gives {expected!r}")
+    return problems
+
+
+# ---------------------------------------------------------------- the tests
+
+_FAST = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+_SLOW = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _assert_none(problems: list[str], data: object, setup: Setup) -> None:
+    note(f"input {data!r}\nsettings {setup}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("rocm", ROCM_RELEASES)
+@settings(_FAST, max_examples=FAST_PROPERTIES)
+@given(data=st.data())
+def test_fuzz_properties(rocm: str, data: st.DataObject) -> None:
+    f, setup = data.draw(cuda_files(rough=True)), data.draw(setups(rocm))
+    _assert_none(check(f.data, setup), f.data, setup)
+
+
+@pytest.mark.parametrize("rocm", ROCM_RELEASES)
+@settings(_FAST, max_examples=FAST_INVISIBLE_COMMENTS)
+@given(data=st.data())
+def test_fuzz_comments_are_invisible(rocm: str, data: st.DataObject) -> None:
+    f, setup = data.draw(cuda_files(rough=False)), data.draw(setups(rocm))
+    _assert_none(comments_are_invisible(f, setup), f.data, setup)
+
+
+trees = st.lists(cuda_files(rough=True).map(lambda f: f.data), min_size=1, max_size=CLI_TREE_FILES)
+
+
+@settings(_FAST, max_examples=FAST_CLI)
+@given(trees, setups())
+def test_fuzz_cli(files: list[bytes], setup: Setup) -> None:
+    _assert_none(cli_problems(files, setup), files, setup)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rocm", ROCM_RELEASES)
+@settings(_SLOW, max_examples=SLOW_PROPERTIES)
+@given(data=st.data())
+def test_fuzz_properties_slow(rocm: str, data: st.DataObject) -> None:
+    f, setup = data.draw(cuda_files(rough=True)), data.draw(setups(rocm))
+    _assert_none(check(f.data, setup), f.data, setup)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rocm", ROCM_RELEASES)
+@settings(_SLOW, max_examples=SLOW_INVISIBLE_COMMENTS)
+@given(data=st.data())
+def test_fuzz_comments_are_invisible_slow(rocm: str, data: st.DataObject) -> None:
+    f, setup = data.draw(cuda_files(rough=False)), data.draw(setups(rocm))
+    _assert_none(comments_are_invisible(f, setup), f.data, setup)
+
+
+@pytest.mark.slow
+@settings(_SLOW, max_examples=SLOW_CLI)
+@given(trees, setups())
+def test_fuzz_cli_slow(files: list[bytes], setup: Setup) -> None:
+    _assert_none(cli_problems(files, setup), files, setup)
