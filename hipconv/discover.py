@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import functools
 import os
@@ -9,6 +10,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from hipconv.errors import ConfigError
 from hipconv.results import FileResult, FileStatus, Job
@@ -45,7 +47,7 @@ _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 class Plan:
     jobs: tuple[Job, ...]
     destinations: dict[str, Path | None]  # display path -> output file; None: standard output
-    problems: tuple[FileResult, ...]  # entries that cannot be translated at all (loops, broken links)
+    problems: tuple[FileResult, ...]  # entries not translated: failures (loops, broken links) and notes (skips)
     output_root: Path | None  # the output directory of a tree translation
     tree: bool  # True when the inputs are translated as a tree
 
@@ -57,9 +59,48 @@ class Plan:
         return {job.display: job for job in self.jobs}
 
 
+class Found(NamedTuple):
+    """One entry met while walking: a regular file to read, a problem to report, or an in-tree link."""
+
+    path: str
+    stat: os.stat_result | None = None
+    problem: FileResult | None = None
+    link: str | None = None  # a symbolic link into the named trees: its target's place, relative to the base
+
+
+@dataclass(frozen=True)
+class Trees:
+    """The trees (and files) the user named, by real path, each with its place relative to the base."""
+
+    roots: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, inputs: list[Path], base: Path) -> Trees:
+        return cls(
+            tuple((os.path.realpath(p), os.path.relpath(os.path.abspath(p), os.path.abspath(base))) for p in inputs)
+        )
+
+    def place(self, real: str) -> str | None:
+        """Where a real path lies relative to the base, or None when it is outside every named tree."""
+        for root, at in self.roots:
+            if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+                return os.path.normpath(os.path.join(at, os.path.relpath(real, root)))
+        return None
+
+
 def plan(
-    inputs: list[Path], output: Path | None, *, in_place: bool, excludes: tuple[str, ...], writes: bool, force: bool
+    inputs: list[Path],
+    output: Path | None,
+    *,
+    in_place: bool,
+    excludes: tuple[str, ...],
+    writes: bool,
+    force: bool,
+    follow_symlinks: bool = False,
 ) -> Plan:
+    """The jobs for the inputs. In a tree, a symbolic link into the named trees is kept as a link (recreated
+    in -o output, left alone in place); one that leads out of them is skipped with a note unless
+    `follow_symlinks`. A named path is always followed."""
     for path in inputs:
         if not os.path.lexists(path):
             raise ConfigError(f"{path}: no such file or directory")
@@ -70,34 +111,51 @@ def plan(
         return _plan_file(inputs[0], output, in_place=in_place, writes=writes, force=force)
     if output is None and not in_place:
         raise ConfigError("translating a directory or several files needs -o/--output DIR (or --in-place)")
-    base = inputs[0] if len(inputs) == 1 else Path(os.path.commonpath([os.path.abspath(p) for p in inputs]))
     if output is not None:
         _check_output_dir(inputs, output, writes=writes, force=force)
+    base = inputs[0] if len(inputs) == 1 else Path(os.path.commonpath([os.path.abspath(p) for p in inputs]))
+    trees = Trees.of(inputs, base)
     jobs: list[Job] = []
     destinations: dict[str, Path | None] = {}
     problems: list[FileResult] = []
     for root in inputs:
-        for display, file, found in _walk(root, excludes, output):
-            if isinstance(found, FileResult):
-                problems.append(found)
-                continue
-            translate = os.path.splitext(file)[1].lower() in SOURCE_SUFFIXES
-            if in_place:
-                if not translate:
-                    continue
-                destinations[display] = Path(file)
-            else:
-                assert output is not None
-                tree = len(inputs) > 1 or root.is_dir()
-                rel = os.path.relpath(os.path.abspath(file), os.path.abspath(base)) if tree else root.name
-                destinations[display] = output / rel
-            jobs.append(Job(display, file, translate, found.st_size, stat.S_IMODE(found.st_mode)))
+        tree = len(inputs) > 1 or root.is_dir()
+        for found in _walk(root, trees, excludes, output, follow=follow_symlinks):
+            rel = os.path.relpath(os.path.abspath(found.path), os.path.abspath(base)) if tree else root.name
+            entry = _entry(found, rel, output, in_place=in_place)
+            if isinstance(entry, FileResult):
+                problems.append(entry)
+            elif entry is not None:
+                jobs.append(entry[0])
+                destinations[entry[0].display] = entry[1]
     return Plan(tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True)
+
+
+def _entry(found: Found, rel: str, output: Path | None, *, in_place: bool) -> tuple[Job, Path] | FileResult | None:
+    """What becomes of one walked entry: a job and its destination, a problem, or nothing."""
+    if found.problem is not None:
+        return found.problem
+    if found.link is not None:
+        if in_place:
+            return None  # its target is translated under its own name
+        assert output is not None
+        text = os.path.relpath(found.link, os.path.dirname(rel) or os.curdir)
+        return Job(found.path, found.path, False, 0, link=text), output / rel
+    assert found.stat is not None
+    translate = os.path.splitext(found.path)[1].lower() in SOURCE_SUFFIXES
+    job = Job(found.path, found.path, translate, found.stat.st_size, stat.S_IMODE(found.stat.st_mode))
+    if in_place:
+        return (job, Path(found.path)) if translate else None
+    assert output is not None
+    if rel == OUTPUT_MARKER:
+        reason = f"{OUTPUT_MARKER} is the name of hipconv's output marker, which takes its place: not copied"
+        return FileResult(found.path, FileStatus.SKIPPED, reason=reason)
+    return job, output / rel
 
 
 def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool, force: bool) -> Plan:
     display = str(path)
-    found = _special(path, display)
+    found = _special(path, display, named=True)
     if isinstance(found, FileResult):
         return Plan((), {}, (found,), None, tree=False)
     if in_place:
@@ -108,7 +166,7 @@ def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool,
         dest = output / path.name if output.is_dir() else output
         if dest.resolve() == path.resolve():
             raise ConfigError(f"{dest} is the input file; use --in-place to translate it in place")
-        if writes and dest.exists() and not force:
+        if writes and os.path.isfile(dest) and not force:  # a FIFO or a device is written into, not replaced
             raise ConfigError(f"{dest} already exists", hint="pass --force to overwrite it")
     job = Job(display, str(path), True, found.st_size, stat.S_IMODE(found.st_mode))
     return Plan((job,), {display: dest}, (), None, tree=False)
@@ -136,53 +194,109 @@ def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) for pat in excludes)
 
 
-def _special(path: Path, display: str) -> FileResult | os.stat_result:
-    """The file's stat, or the result saying why it cannot be read as a regular file."""
+_SPECIAL_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _special(path: Path, display: str, *, named: bool) -> FileResult | os.stat_result:
+    """The file's stat, or the result saying why it cannot be read as a regular file.
+
+    A special file (FIFO, device, socket) named on the command line is an error; one met in a tree
+    is skipped with a note."""
     try:
         found = os.stat(path)
-    except FileNotFoundError:
-        return FileResult(display, FileStatus.FAILED, reason="broken symbolic link")
     except OSError as exc:
-        if exc.errno == 40:  # ELOOP
-            return FileResult(display, FileStatus.FAILED, reason="symbolic link loop")
-        return FileResult(display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
+        return _unreadable(display, exc)
     if not stat.S_ISREG(found.st_mode):
-        return FileResult(display, FileStatus.SKIPPED, reason="not a regular file")
+        kind = _SPECIAL_KINDS.get(stat.S_IFMT(found.st_mode), "not a regular file")
+        if named:
+            return FileResult(
+                display, FileStatus.FAILED, reason=f"{kind}, not a regular file: hipconv reads regular files only"
+            )
+        return FileResult(display, FileStatus.SKIPPED, reason=f"{kind}, not a regular file: skipped")
     return found
 
 
-def _walk(
-    root: Path, excludes: tuple[str, ...], output: Path | None
-) -> Iterator[tuple[str, str, os.stat_result | FileResult]]:
-    """Yield (display, path, problem) for every file below root, sorted, following symlinks safely."""
+def _unreadable(display: str, exc: OSError) -> FileResult:
+    if isinstance(exc, FileNotFoundError):
+        return FileResult(display, FileStatus.FAILED, reason="broken symbolic link")
+    if exc.errno == errno.ELOOP:
+        return FileResult(display, FileStatus.FAILED, reason="symbolic link loop")
+    return FileResult(display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
+
+
+def _link(path: str, trees: Trees, *, follow: bool) -> Found | None:
+    """A symbolic link met in a tree: kept as a link when it points into the named trees, skipped with a
+    note when it leads out of them (None: follow it, as --follow-symlinks asks)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return Found(path, problem=_unreadable(path, exc))
+    target = os.path.realpath(path)
+    place = trees.place(target)
+    if place is not None:
+        return Found(path, link=place)
+    if follow:
+        return None
+    reason = f"symbolic link to {target}, outside the input tree: not followed (--follow-symlinks follows it)"
+    return Found(path, problem=FileResult(path, FileStatus.SKIPPED, reason=reason))
+
+
+def _unlisted(errors: list[OSError]) -> Iterator[Found]:
+    """The directories os.walk could not list (no permission, a path past PATH_MAX), as failures."""
+    while errors:
+        exc = errors.pop(0)
+        path = os.fsdecode(exc.filename) if exc.filename is not None else "?"
+        reason = f"cannot list directory: {exc.strerror or exc}"
+        yield Found(path, problem=FileResult(path, FileStatus.FAILED, reason=reason))
+
+
+def _walk(root: Path, trees: Trees, excludes: tuple[str, ...], output: Path | None, *, follow: bool) -> Iterator[Found]:
+    """Every entry below root, sorted; symbolic links as `_link` decides, loops and unlistable
+    directories reported."""
     if not root.is_dir():
-        yield str(root), str(root), _special(root, str(root))
+        found = _special(root, str(root), named=True)
+        yield Found(str(root), problem=found) if isinstance(found, FileResult) else Found(str(root), stat=found)
         return
     out_real = os.path.realpath(output) if output is not None else None
     chain: dict[str, str] = {}  # real path of each directory on the current walk -> its display path
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        real = os.path.realpath(dirpath)
+    errors: list[OSError] = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=True):
+        yield from _unlisted(errors)
         rel_dir = os.path.relpath(dirpath, root)
         for key in [k for k, v in chain.items() if not (dirpath + os.sep).startswith(v + os.sep)]:
             del chain[key]
-        chain[real] = dirpath
+        chain[os.path.realpath(dirpath)] = dirpath
         kept = []
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
             rel = os.path.normpath(os.path.join(rel_dir, d)).replace(os.sep, "/")
             if d in _VCS_DIRS or _excluded(rel, excludes):
                 continue
+            link = _link(full, trees, follow=follow) if os.path.islink(full) else None
             target = os.path.realpath(full)
-            if target in chain or target == out_real:
-                if target in chain:
-                    loop = f"symbolic link loop (points back to {chain[target]}); not followed"
-                    yield full, full, FileResult(full, FileStatus.FAILED, reason=loop)
-                continue
-            kept.append(d)
+            if link is not None:
+                yield link
+            elif target in chain:
+                loop = f"symbolic link loop (points back to {chain[target]}); not followed"
+                yield Found(full, problem=FileResult(full, FileStatus.FAILED, reason=loop))
+            elif target != out_real:
+                kept.append(d)
         dirnames[:] = kept
         for f in sorted(filenames):
             full = os.path.join(dirpath, f)
-            rel = os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/")
-            if _excluded(rel, excludes) or (rel_dir == "." and f == OUTPUT_MARKER):
-                continue
-            yield full, full, _special(Path(full), full)
+            if not _excluded(os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/"), excludes):
+                yield _file(full, trees, follow=follow)
+    yield from _unlisted(errors)
+
+
+def _file(path: str, trees: Trees, *, follow: bool) -> Found:
+    link = _link(path, trees, follow=follow) if os.path.islink(path) else None
+    if link is not None:
+        return link
+    found = _special(Path(path), path, named=False)
+    return Found(path, problem=found) if isinstance(found, FileResult) else Found(path, stat=found)

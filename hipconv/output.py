@@ -1,22 +1,34 @@
 """The write stage: the only place (with discover) that touches the file system.
 
-Writes only what changed, atomically (a temporary file in the same directory,
-then os.replace), keeping the source's permission bits.
+Writes only what changed, atomically (a temporary file in the same directory, then os.replace),
+keeping the source's permission bits. A path the user named (-o FILE, --report, an --in-place input)
+is written the way cp and compilers write it: through a symbolic link (the link's target is replaced,
+the link stays). Inside an -o output tree, which mirrors the input tree, a symbolic link is replaced
+instead, and no directory is entered through one. A special file (a FIFO, a device such as
+/dev/null) is written into, never replaced. --in-place backups are created exclusively and never
+overwritten.
 """
 
 from __future__ import annotations
 
 import difflib
 import enum
+import errno
 import functools
 import os
+import re
+import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from hipconv.discover import Plan
-from hipconv.results import FileResult, FileStatus
+from hipconv.errors import ConfigError
+from hipconv.results import FileResult, FileStatus, Job
+
+_CHUNK = 1024 * 1024  # bytes per read when a file is copied or compared as a stream
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
 
 
 class OutputMode(enum.Enum):
@@ -34,6 +46,8 @@ class Writer:
     in_place: bool
     backup_suffix: str
     stdout: BinaryIO
+    notes: list[FileResult] = field(default_factory=list)  # existing backups that were kept, to be shown
+    _checked_dirs: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def emit(self, result: FileResult) -> FileResult:
         """Write one result; a write that fails turns it into a FAILED result saying why."""
@@ -59,17 +73,53 @@ class Writer:
             return
         if self.in_place:
             if result.status is FileStatus.CONVERTED and result.output is not None:
-                backup(Path(job.path), self.backup_suffix)
-                write_atomic(Path(job.path), result.output, mode=job.mode)
+                self._rewrite(Path(job.path), result.output, job.mode)
+            return
+        dest = self.plan.destinations.get(result.path)
+        if dest is not None and self.plan.output_root is not None:
+            self._into_tree(result, job, dest)
             return
         data = content_of(result, job.path)
         if data is None:
             return
-        dest = self.plan.destinations.get(result.path)
         if dest is None:
             self.stdout.write(data)
         else:
             write_atomic(dest, data, mode=job.mode)
+
+    def _rewrite(self, path: Path, data: bytes, mode: int | None) -> None:
+        """--in-place: back the file up (unless a backup exists: it is kept, with a note), then rewrite it."""
+        kept, created = backup(path, self.backup_suffix)
+        if not created:
+            reason = (
+                f"already exists and is kept as it is (a backup is never overwritten, so it still holds "
+                f"{path.name} as it was before an earlier --in-place run); {path.name} rewritten without a new backup"
+            )
+            self.notes.append(FileResult(str(kept), FileStatus.SKIPPED, reason=reason))
+        write_atomic(path, data, mode=mode)
+
+    def _into_tree(self, result: FileResult, job: Job, dest: Path) -> None:
+        """A file of an -o output tree: never written through a link; links inside the tree recreated."""
+        assert self.plan.output_root is not None
+        self._check_no_link_on_the_way(self.plan.output_root, dest.parent)
+        if job.link is not None:
+            make_link(dest, job.link)
+        elif result.status is FileStatus.COPIED and result.output is None:
+            copy_atomic(Path(job.path), dest, mode=job.mode, follow=False)  # too big to read: streamed
+        else:
+            data = content_of(result, job.path)
+            if data is not None:
+                write_atomic(dest, data, mode=job.mode, follow=False)
+
+    def _check_no_link_on_the_way(self, root: Path, directory: Path) -> None:
+        """A directory of the output tree must not be reached through a symbolic link (left by an earlier
+        run or put there by hand): writing through it would land somewhere else."""
+        if str(directory) in self._checked_dirs:
+            return
+        expected = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(directory, root)))
+        if os.path.realpath(directory) != expected:
+            raise OSError(errno.EPERM, f"{directory} leads through a symbolic link inside the output directory")
+        self._checked_dirs.add(str(directory))
 
 
 def content_of(result: FileResult, source_path: str) -> bytes | None:
@@ -82,41 +132,164 @@ def content_of(result: FileResult, source_path: str) -> bytes | None:
     return None
 
 
-def write_atomic(dest: Path, data: bytes, *, mode: int | None = None) -> bool:
+class _Content(Protocol):
+    """What to write: bytes in memory, or a file streamed in chunks."""
+
+    def size(self) -> int: ...
+
+    def equals(self, path: Path) -> bool: ...
+
+    def write(self, fh: BinaryIO) -> None: ...
+
+
+@dataclass(frozen=True)
+class _Bytes:
+    data: bytes
+
+    def size(self) -> int:
+        return len(self.data)
+
+    def equals(self, path: Path) -> bool:
+        return path.read_bytes() == self.data
+
+    def write(self, fh: BinaryIO) -> None:
+        fh.write(self.data)
+
+
+@dataclass(frozen=True)
+class _Stream:
+    path: Path
+
+    def size(self) -> int:
+        return os.stat(self.path).st_size
+
+    def equals(self, path: Path) -> bool:
+        with open(self.path, "rb") as ours, open(path, "rb") as theirs:
+            while True:
+                chunk = ours.read(_CHUNK)
+                if chunk != theirs.read(_CHUNK):
+                    return False
+                if not chunk:
+                    return True
+
+    def write(self, fh: BinaryIO) -> None:
+        with open(self.path, "rb") as source:
+            shutil.copyfileobj(source, fh, _CHUNK)
+
+
+def write_atomic(dest: Path, data: bytes, *, mode: int | None = None, follow: bool = True) -> bool:
     """Write data to dest unless it already holds exactly that. Returns True when written.
 
-    `mode`: permission bits for a new file (else an existing file's, else 0o644 less the umask).
+    `mode`: permission bits for a new file (else an existing file's, else 0o666 less the umask).
+    `follow`: a symbolic link at dest is written through (its target replaced, the link kept; a dangling
+    link is an error, as for cp); without it, the link itself is replaced. A special file (FIFO,
+    device) is written into, never replaced; a directory is an error.
     """
-    try:
-        current = os.stat(dest)
-    except OSError:
-        current = None
-    if current is not None and stat.S_ISREG(current.st_mode) and current.st_size == len(data):
+    return _write(dest, _Bytes(data), mode=mode, follow=follow)
+
+
+def copy_atomic(source: Path, dest: Path, *, mode: int | None = None, follow: bool = True) -> bool:
+    """write_atomic with the content of `source`, streamed (never read into memory as a whole)."""
+    return _write(dest, _Stream(source), mode=mode, follow=follow)
+
+
+def _write(dest: Path, content: _Content, *, mode: int | None, follow: bool) -> bool:
+    dest, current = _landing(dest, follow=follow)
+    if current is not None and stat.S_ISDIR(current.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", str(dest))
+    regular = current is not None and stat.S_ISREG(current.st_mode)
+    if current is not None and not regular and not stat.S_ISLNK(current.st_mode):
+        fd = os.open(dest, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))  # a FIFO or a device: write into it
+        with os.fdopen(fd, "wb") as fh:
+            content.write(fh)
+        return True
+    if current is not None and regular:
         try:
-            if dest.read_bytes() == data:
+            if current.st_size == content.size() and content.equals(dest):
                 return False
         except OSError:
             pass
     if mode is None:
-        mode = stat.S_IMODE(current.st_mode) if current is not None else 0o666 & ~_umask()
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.hipconv.tmp")
+        mode = stat.S_IMODE(current.st_mode) if current is not None and regular else 0o666 & ~_umask()
+    tmp = _filled_temp(dest, content, mode)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except FileNotFoundError:  # a new directory of the output tree
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            os.fchmod(fh.fileno(), mode)
         os.replace(tmp, dest)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _unlink(tmp)
         raise
     return True
+
+
+def _landing(dest: Path, *, follow: bool) -> tuple[Path, os.stat_result | None]:
+    """Where a write to dest lands, and what is there now (None: nothing yet)."""
+    try:
+        current = os.lstat(dest)
+    except FileNotFoundError:
+        return dest, None
+    if not follow or not stat.S_ISLNK(current.st_mode):
+        return dest, current
+    try:
+        through = os.stat(dest)
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, "a dangling symbolic link: not written through", str(dest)) from None
+    if stat.S_ISREG(through.st_mode):
+        return Path(os.path.realpath(dest)), through
+    return dest, through  # a link to a FIFO or a device: opening it follows the link
+
+
+def _filled_temp(dest: Path, content: _Content, mode: int) -> Path:
+    """A temporary file beside dest holding the content, with the given permission bits."""
+    tmp = _temp_path(dest)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(tmp, flags, 0o600)
+    except FileNotFoundError:  # a new directory of the output tree
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            content.write(fh)
+            os.fchmod(fh.fileno(), mode)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return tmp
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+_TEMP_FILE = re.compile(r"\..+\.(\d+)\.hipconv\.tmp")  # .NAME.PID.hipconv.tmp, beside NAME
+
+
+def _temp_path(dest: Path) -> Path:
+    return dest.with_name(f".{dest.name}.{os.getpid()}.hipconv.tmp")
+
+
+def remove_stale_temp_files(root: Path) -> None:
+    """Remove the temporary files under root whose process is gone: a killed run (SIGKILL, a power cut)
+    left them. POSIX only (os.kill probes); a running hipconv's own are kept."""
+    if os.name != "posix":
+        return
+    for folder, _, files in os.walk(root):
+        for name in files:
+            found = _TEMP_FILE.fullmatch(name)
+            if found is not None and _gone(int(found[1])):
+                _unlink(Path(folder, name))
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False
+    return False
 
 
 @functools.lru_cache(maxsize=1)
@@ -126,10 +299,80 @@ def _umask() -> int:
     return mask
 
 
-def backup(path: Path, suffix: str) -> Path:
+def make_link(dest: Path, text: str) -> bool:
+    """Make dest a symbolic link holding `text` (atomically replacing what is there). True when changed."""
+    try:
+        if os.readlink(dest) == text:
+            return False
+    except OSError:
+        pass
+    tmp = _temp_path(dest)
+    _unlink(tmp)
+    try:
+        os.symlink(text, tmp)
+    except FileNotFoundError:  # a new directory of the output tree
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(text, tmp)
+    try:
+        os.replace(tmp, dest)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    return True
+
+
+def backup(path: Path, suffix: str) -> tuple[Path, bool]:
+    """Copy path to path + suffix, created exclusively: an existing backup is never overwritten, so a
+    backup only ever holds the file as it was before the first --in-place run that changed it.
+
+    Returns (the backup, whether this call created it). An existing backup that is not a regular file
+    (a directory, a symbolic link) is an error, and the file is then not rewritten."""
     target = path.with_name(path.name + suffix)
-    write_atomic(target, path.read_bytes(), mode=stat.S_IMODE(os.stat(path).st_mode))
-    return target
+    tmp = _filled_temp(target, _Stream(path), stat.S_IMODE(os.stat(path).st_mode))
+    try:
+        created = _name_exclusively(tmp, target)
+    finally:
+        _unlink(tmp)
+    if not created and not stat.S_ISREG(os.lstat(target).st_mode):
+        message = f"the backup {target.name} exists and is not a regular file; {path.name} left as it is"
+        raise FileExistsError(errno.EEXIST, message, str(target))
+    return target, created
+
+
+def _name_exclusively(tmp: Path, target: Path) -> bool:
+    """Give the complete file tmp the name target too, unless that name exists (False). A hard link does
+    it atomically; where the file system has none, target is created with O_EXCL and filled."""
+    try:
+        os.link(tmp, target)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _Stream(tmp).write(fh)
+            os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(tmp).st_mode))
+    except BaseException:
+        _unlink(target)
+        raise
+    return True
+
+
+def write_named(path: Path, data: bytes, *, option: str) -> None:
+    """Write a file the user named with `option` (--report, --output, ...): a failure is a ConfigError."""
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise ConfigError(
+            f"{option} {path}: cannot write: {exc.strerror or exc}",
+            hint=f"give {option} a file path in a writable directory",
+        ) from None
 
 
 def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:

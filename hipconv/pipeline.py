@@ -1,16 +1,21 @@
 """Running many files: read each job, translate sources and build files, in batches, in a process
 pool (in-process for one job). Yields one FileResult per job, in order; never raises for a
 file's sake (only a missing libclang, a HipconvError, stops a run).
+
+Interruption (see hipconv.interrupts and hipconv.pool): workers ignore SIGINT; the parent stops the
+run, and leaving run()'s generator early kills the workers.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 
+from hipconv import interrupts
 from hipconv.buildfiles import build_file_kind, translate_build_file
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
+from hipconv.pool import ordered_map
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
@@ -23,10 +28,17 @@ BATCH_BYTES = 4 * 1024 * 1024
 
 
 def read_job(job: Job) -> SourceFile | FileResult:
-    """Read one file: its SourceFile, or the result that says why there is none."""
+    """Read one file: its SourceFile, or the result that says why there is none.
+
+    A symbolic link is recreated, and a file to copy that is over MAX_SOURCE_BYTES is streamed, by the
+    write stage: neither is read here (their results carry no output)."""
+    if job.link is not None:
+        return FileResult(job.display, FileStatus.LINKED)
     try:
         with open(job.path, "rb") as fh:
             size = os.fstat(fh.fileno()).st_size
+            if size > MAX_SOURCE_BYTES and not job.translate:
+                return FileResult(job.display, FileStatus.COPIED, size=size)
             if size > MAX_SOURCE_BYTES:
                 return FileResult(
                     job.display,
@@ -99,7 +111,8 @@ class _Worker:
     offload_archs: Sequence[str]
 
     @classmethod
-    def init(cls, table: LookupTable, settings: Settings, offload_archs: Sequence[str]) -> None:
+    def init(cls, table: LookupTable, settings: Settings, offload_archs: Sequence[str], parent: int) -> None:
+        interrupts.in_worker(parent)
         cls.table, cls.settings, cls.offload_archs = table, settings, offload_archs
 
     @classmethod
@@ -109,13 +122,17 @@ class _Worker:
 
 def run(
     jobs: Sequence[Job], table: LookupTable, settings: Settings, *, offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
-) -> Iterator[FileResult]:
-    """Yield one FileResult per job, in job order. In-process for one job or one file."""
+) -> Generator[FileResult, None, None]:
+    """Yield one FileResult per job, in job order. In-process for one job or one file.
+
+    Leaving the generator early (an exception, an interruption, close()) kills the workers at once.
+    """
     if settings.jobs <= 1 or len(jobs) <= 1:
         for batch in batches(jobs):
             yield from translate_jobs(batch, table, settings, offload_archs=offload_archs)
         return
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    with context.Pool(settings.jobs, initializer=_Worker.init, initargs=(table, settings, offload_archs)) as pool:
-        for results in pool.imap(_Worker.run, batches(jobs)):
-            yield from results
+    initargs = (table, settings, offload_archs, os.getpid())
+    work = batches(jobs)
+    for results in ordered_map(context, settings.jobs, _Worker.run, work, init=_Worker.init, initargs=initargs):
+        yield from results

@@ -17,6 +17,7 @@ class FileStatus(enum.Enum):
     CONVERTED = "converted"
     UNCHANGED = "unchanged"
     COPIED = "copied"  # not a source file: copied byte for byte
+    LINKED = "linked"  # a symbolic link pointing inside the input trees: recreated as a link in the output
     SKIPPED = "skipped"
     FAILED = "failed"
 
@@ -61,3 +62,4 @@ class Job:
     translate: bool  # False: copy unchanged
     size: int = -1  # from discovery's stat; -1 when unknown
     mode: int | None = None  # permission bits for the output file
+    link: str | None = None  # a symbolic link inside the input trees: the text of the link to create

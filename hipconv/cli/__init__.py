@@ -2,68 +2,41 @@
 
 The only package that chooses an exit code. Exit codes: 0 done; 1 unported APIs remain and
 --strict was given (scan: findings at --fail-on; build: a TU does not compile); 2 usage,
-configuration or I/O errors (including any file that could not be read or translated).
-One module per command family: translate (and build), scan, rules; options.py holds what they share.
+configuration or I/O errors (including any file that could not be read or translated); 130
+stopped by SIGINT (Ctrl-C), 143 by SIGTERM, after removing temporary files (one line on stderr).
+One module per command family: translate (and build), scan, rules; options.py holds what they share;
+app.py the click group, loaded by main() once SIGINT and SIGTERM are handled (a Ctrl-C during
+start-up, too, prints one line).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-import click
-
-from hipconv import __version__
-from hipconv.cli.options import EXIT_ERROR, EXIT_OK
-from hipconv.cli.rules import rules
-from hipconv.cli.scan import scan
-from hipconv.cli.translate import build, translate
-from hipconv.diagnostics import CODES
+from hipconv import interrupts
 from hipconv.errors import HipconvError
-from hipconv.report import print_line, stderr_console
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hipconv")
-def cli() -> None:
-    """hipconv: translate CUDA sources to HIP."""
-
-
-for command in (translate, build, scan, rules):
-    cli.add_command(command)
-
-
-@cli.group()
-def debug() -> None:
-    """Tools for looking at what hipconv sees."""
-
-
-@debug.command("tokens")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def debug_tokens(file: Path) -> None:
-    """Dump the lossless token stream of FILE (kind, offsets, text)."""
-    from hipconv.translate.lexer import lex
-    from hipconv.translate.source import DecodeFailure, SourceFile
-
-    try:
-        source = SourceFile.from_bytes(str(file), file.read_bytes())
-    except DecodeFailure as exc:
-        raise HipconvError(f"{file}: {exc}") from None
-    for token in lex(source.body).with_gaps():
-        line, col = source.line_col(token.start)
-        click.echo(f"{line}:{col}\t{token.kind.name.lower()}\t{token.text!r}")
-
-
-@cli.command("codes")
-def codes() -> None:
-    """The diagnostic codes and what they mean."""
-    for code in CODES.values():
-        click.echo(f"{code.code}\t{code.severity.value}\t{code.title}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit code (the console script raises SystemExit with it)."""
+    with interrupts.raising():
+        try:
+            return _run(argv)
+        except interrupts.Interrupted as exc:  # while reporting it, further signals are ignored
+            return _interrupted(exc.signum)
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """The command's exit code; hipconv loads here, so that a Ctrl-C while it does is handled too."""
+    with interrupts.deferred():  # an import cut short can fail oddly (C extensions); it is short
+        import click
+
+        from hipconv.cli.app import cli
+        from hipconv.cli.options import EXIT_ERROR, EXIT_OK
+        from hipconv.report import print_line, stderr_console
+
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="hipconv", standalone_mode=False)
     except HipconvError as exc:
@@ -72,7 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.hint:
             print_line(console, f"hint: {exc.hint}")
         return EXIT_ERROR
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:  # click's word for a KeyboardInterrupt (no handler of ours)
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            return _interrupted(signal.SIGINT)
         stderr_console().print("aborted", markup=False)
         return EXIT_ERROR
     except click.ClickException as exc:
@@ -84,6 +59,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _interrupted(signum: int) -> int:
+    from hipconv.cli.options import EXIT_INTERRUPTED, EXIT_TERMINATED
+    from hipconv.report import print_line, stderr_console
+
+    name = "SIGTERM" if signum == signal.SIGTERM else "SIGINT"
+    print_line(stderr_console(), f"interrupted by {name}: every file written so far is complete")
+    return EXIT_TERMINATED if signum == signal.SIGTERM else EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -14,6 +15,7 @@ from hipconv.resources import hip_releases
 from hipconv.settings import KernelLaunch, Settings, Version
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
@@ -46,6 +48,24 @@ def offload_archs(value: str | None) -> tuple[str, ...]:
             f"{', '.join(bad)}: not an AMD GPU target (gfx90a, gfx942, ...)", param_hint="--offload-arch"
         )
     return archs
+
+
+def backup_suffix(_ctx: click.Context, _param: click.Parameter, value: str) -> str:
+    """--backup-suffix (a click callback): a non-empty ending of a file name, without a directory separator."""
+    if not value or "/" in value or (os.altsep is not None and os.altsep in value) or "\0" in value:
+        raise click.BadParameter(
+            f"{value!r}: a backup suffix must be a non-empty file-name ending without '/', e.g. .orig",
+            param_hint="--backup-suffix",
+        )
+    return value
+
+
+def follow_symlinks_option() -> Decorator:
+    return click.option(
+        "--follow-symlinks",
+        is_flag=True,
+        help="Follow symbolic links in a tree that lead out of the named trees [default: skip them with a note].",
+    )
 
 
 def rocm_version_option(help: str = "Targeted ROCm release [default: the newest bundled inventory].") -> Decorator:

@@ -14,6 +14,7 @@ from hipconv.cli.options import (
     config_at,
     config_option,
     exclude_option,
+    follow_symlinks_option,
     rocm_version_option,
     rules_dir_option,
     settings_from,
@@ -60,6 +61,7 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
     type=click.Path(dir_okay=False, path_type=Path),
     help="Record today's findings in FILE and exit 0.",
 )
+@follow_symlinks_option()
 @config_option()
 def scan(
     paths: tuple[Path, ...],
@@ -73,6 +75,7 @@ def scan(
     rules_dir: tuple[Path, ...],
     baseline_path: Path | None,
     write_baseline: Path | None,
+    follow_symlinks: bool,
     config_path: Path | None,
 ) -> None:
     """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
@@ -91,6 +94,7 @@ def scan(
         rules_dirs=config.rules_dirs + rules_dir,
         baseline=baseline_path,
         write_baseline=write_baseline,
+        follow_symlinks=follow_symlinks,
     )
     outcome, stdout = scan_paths(request, stderr_console())
     if stdout:

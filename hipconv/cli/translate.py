@@ -12,9 +12,11 @@ from hipconv.cli.options import (
     EXIT_ERROR,
     EXIT_OK,
     EXIT_UNPORTED,
+    backup_suffix,
     config_at,
     config_option,
     exclude_option,
+    follow_symlinks_option,
     offload_archs,
     rocm_version_option,
     rules_dir_option,
@@ -37,7 +39,13 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), help="Output file (one input) or directory (a tree).")
 @click.option("--in-place", is_flag=True, help="Rewrite the inputs, keeping a backup of each changed file.")
-@click.option("--backup-suffix", default=".orig", show_default=True, help="Suffix of --in-place backups.")
+@click.option(
+    "--backup-suffix",
+    default=".orig",
+    show_default=True,
+    callback=backup_suffix,
+    help="Suffix of --in-place backups (an existing backup is never overwritten).",
+)
 @click.option("--dry-run", is_flag=True, help="Translate and report, write nothing.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print a unified diff on stdout, write nothing.")
 @click.option(
@@ -54,11 +62,12 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
 @click.option(
     "--report",
     "report_path",
-    type=click.Path(path_type=Path),
+    type=click.Path(dir_okay=False, path_type=Path),
     help="Write a report of every file: JSON, or Markdown when FILE ends in .md.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 when unported CUDA APIs remain.")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file or a foreign output directory.")
+@follow_symlinks_option()
 @rules_dir_option("Extra directory of YAML rules.")
 @click.option(
     "--offload-arch",
@@ -83,6 +92,7 @@ def translate(
     report_path: Path | None,
     strict: bool,
     force: bool,
+    follow_symlinks: bool,
     rules_dir: tuple[Path, ...],
     offload_arch: str | None,
     config_path: Path | None,
@@ -106,6 +116,7 @@ def translate(
         report_path=report_path,
         stats=stats,
         force=force,
+        follow_symlinks=follow_symlinks,
     )
     outcome = translate_paths(request, stderr_console(), sys.stdout.buffer)
     raise SystemExit(_translate_exit(outcome, strict=strict))

@@ -27,7 +27,7 @@ from hipconv.build.plan import (
 from hipconv.build.report import json_report, print_flag_notes, print_groups, summary_table
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.discover import plan
-from hipconv.output import write_atomic
+from hipconv.output import write_atomic, write_named
 from hipconv.report import print_line, progress_bar
 from hipconv.rules import load_ruleset
 
@@ -135,4 +135,4 @@ def _write_report(
         seconds=seconds,
         skipped=skipped,
     )
-    write_atomic(request.report_path, (json.dumps(report, indent=2) + "\n").encode())
+    write_named(request.report_path, (json.dumps(report, indent=2) + "\n").encode(), option="--report")

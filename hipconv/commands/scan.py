@@ -11,8 +11,9 @@ from rich.console import Console
 
 from hipconv.config import FailOn
 from hipconv.discover import plan
-from hipconv.output import write_atomic
-from hipconv.report import print_line
+from hipconv.output import write_named
+from hipconv.report import print_line, print_result
+from hipconv.results import FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.scan.baseline import baseline_json, load_baseline, new_findings
 from hipconv.scan.formats import ScanReport, print_text, render
@@ -34,6 +35,7 @@ class ScanRequest:
     rules_dirs: tuple[Path, ...] = ()
     baseline: Path | None = None
     write_baseline: Path | None = None
+    follow_symlinks: bool = False  # follow symbolic links that lead out of the named trees
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,22 @@ class ScanOutcome:
 def scan_paths(request: ScanRequest, console: Console) -> tuple[ScanOutcome, str]:
     """Scan the request's paths; returns the outcome and what goes to stdout."""
     the_plan = plan(
-        list(request.paths), None, in_place=True, excludes=request.excludes, writes=False, force=False
-    )  # read in place
+        list(request.paths),
+        None,
+        in_place=True,  # read in place
+        excludes=request.excludes,
+        writes=False,
+        force=False,
+        follow_symlinks=request.follow_symlinks,
+    )
     jobs = [job for job in the_plan.jobs if not excluded(job.display, request.excludes)]
     table = load_ruleset(request.rules_dirs).table(request.settings)
-    scans = [FileScan(p.path, failure=p.reason) for p in the_plan.problems]
+    for skipped in (p for p in the_plan.problems if p.status is FileStatus.SKIPPED):
+        print_result(console, skipped)  # a note, as translate gives (special files, links out of the tree)
+    scans = [FileScan(p.path, failure=p.reason) for p in the_plan.problems if p.status is not FileStatus.SKIPPED]
     scans += scan_jobs(jobs, table, request.settings, disabled=request.disabled)
     if request.write_baseline is not None:
-        write_atomic(request.write_baseline, baseline_json(scans).encode())
+        write_named(request.write_baseline, baseline_json(scans).encode(), option="--write-baseline")
         print_line(
             console,
             f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in {request.write_baseline}",
@@ -73,7 +83,7 @@ def scan_paths(request: ScanRequest, console: Console) -> tuple[ScanOutcome, str
     else:
         text = render(report, request.fmt) if request.fmt != "text" else _plain_text(report)
         if request.output is not None:
-            write_atomic(request.output, text.encode())
+            write_named(request.output, text.encode(), option="--output")
         else:
             stdout = text
     return ScanOutcome(report, len(at_or_above(report.findings(), request.fail_on))), stdout

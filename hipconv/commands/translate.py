@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -12,7 +13,8 @@ from rich.console import Console
 from hipconv import __version__
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, plan
-from hipconv.output import OutputMode, Writer, write_atomic
+from hipconv.interrupts import Interrupted, deferred
+from hipconv.output import OutputMode, Writer, remove_stale_temp_files, write_atomic, write_named
 from hipconv.pipeline import run
 from hipconv.report import Summary, json_report, print_result, progress_bar, stats_table
 from hipconv.rules import load_ruleset
@@ -34,12 +36,13 @@ class TranslateRequest:
     report_path: Path | None = None
     stats: bool = False
     force: bool = False
+    follow_symlinks: bool = False  # follow symbolic links that lead out of the input trees
 
 
 @dataclass(frozen=True)
 class TranslateOutcome:
     summary: Summary
-    write_errors: int  # outputs that could not be written (the run was interrupted counts as one)
+    write_errors: int  # outputs that could not be written
 
     @property
     def failed(self) -> bool:
@@ -57,28 +60,37 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         excludes=request.excludes,
         writes=writes,
         force=request.force,
+        follow_symlinks=request.follow_symlinks,
     )
     table = load_ruleset(request.rules_dirs).table(request.settings)
+    marked = the_plan.output_root if writes else None  # a tree's output directory, marked as hipconv's
+    if marked is not None:
+        _claim_output(marked, request.settings)
     summary = Summary(keep_files=request.report_path is not None)
     writer = Writer(the_plan, request.mode, request.in_place, request.backup_suffix, stdout)
     write_errors = 0
     for problem in the_plan.problems:
         summary.add(problem)
         print_result(console, problem)
+    results = run(the_plan.jobs, table, request.settings, offload_archs=request.offload_archs)
     try:
         with progress_bar(console, len(the_plan.jobs), "translating", shown=the_plan.tree) as (advance, out):
-            for result in run(the_plan.jobs, table, request.settings, offload_archs=request.offload_archs):
-                written = writer.emit(result)
+            for result in results:
+                with deferred():  # a signal waits until the file is whole
+                    written = writer.emit(result)
                 write_errors += written is not result
                 summary.add(written)
                 print_result(out, written)
                 advance()
-    except KeyboardInterrupt:
-        console.print("interrupted: the report covers the files finished so far", style="bold red")
-        write_errors += 1
-    if the_plan.output_root is not None and writes:
-        marker = {"written_by": f"hipconv {__version__}", "rocm": str(request.settings.rocm)}
-        write_atomic(the_plan.output_root / OUTPUT_MARKER, json.dumps(marker).encode() + b"\n")
+    except (KeyboardInterrupt, Interrupted):  # every output file is whole or absent (write_atomic)
+        results.close()  # stop the workers first
+        if request.report_path is not None:
+            _write_report(request.report_path, summary, request.settings)  # the files finished so far
+        raise  # hipconv.cli says so and exits 130 (SIGTERM: 143)
+    finally:
+        results.close()
+    for note in writer.notes:  # --in-place backups that existed already and were kept
+        print_result(console, note)
     if request.report_path is not None:
         _write_report(request.report_path, summary, request.settings)
     if request.stats:
@@ -86,7 +98,24 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     return TranslateOutcome(summary, write_errors)
 
 
+def _claim_output(root: Path, settings: Settings) -> None:
+    """Mark root as hipconv's before anything is written into it, so that a rerun after a kill may
+    write into it; in a rerun, remove the temporary files a killed run (SIGKILL, a power cut) left."""
+    marker = root / OUTPUT_MARKER
+    rerun = os.path.lexists(marker)
+    content = {"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}
+    with deferred():
+        write_atomic(marker, json.dumps(content).encode() + b"\n")
+    if rerun:
+        remove_stale_temp_files(root)
+
+
 def _write_report(path: Path, summary: Summary, settings: Settings) -> None:
+    """JSON (file names that are not UTF-8 as \\udcXX escapes, which decode back to the names) or
+    Markdown (such bytes shown as \\xXX); a report that cannot be written is a ConfigError."""
     data = json_report(summary, settings)
-    text = render("report/summary.md.j2", report=data) if path.suffix == ".md" else json.dumps(data, indent=2) + "\n"
-    write_atomic(path, text.encode())
+    if path.suffix == ".md":
+        text = render("report/summary.md.j2", report=data).encode("utf-8", "surrogateescape")
+        write_named(path, text.decode("utf-8", "backslashreplace").encode(), option="--report")
+    else:
+        write_named(path, (json.dumps(data, indent=2) + "\n").encode(), option="--report")

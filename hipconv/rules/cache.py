@@ -1,47 +1,110 @@
 """Validated rule sets pickled under the user's cache directory, keyed by the exact bytes of every
-input, so a start-up (a pre-commit hook, a CI step) skips YAML parsing."""
+input, so a start-up (a pre-commit hook, a CI step) skips YAML parsing.
+
+The cache stays small: entries are named rules-<hipconv version>-<key>.pickle; writing one removes
+the entries of other versions (and of the unversioned names used before), all but the
+KEEP_ENTRIES most recently used of this version (a hit refreshes an entry's time), and temporary
+files older than STALE_TMP_SECONDS that a killed run left.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Callable
 
 from hipconv import __version__
 from hipconv.resources import cache_dir, templates_dir
+from hipconv.rules import model as model_module
 from hipconv.rules.model import RuleSet
+
+KEEP_ENTRIES = 4  # rule sets of this version: the bundled one, a few --rules-dir combinations
+STALE_TMP_SECONDS = 600
 
 
 def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callable[[], RuleSet]) -> RuleSet:
     """The rule set built from `inputs` (and the templates under `template_dirs`), from the cache when
     none of their bytes changed."""
     digest = hashlib.sha256(__version__.encode())
+    model = Path(model_module.__file__ or "")
     templates = sorted(
         {t for folder in template_dirs for t in folder.rglob("*.j2")} | set(templates_dir().rglob("*.j2"))
     )
-    for path in [*inputs, *templates]:  # a template that vanished must fail validation
+    # the model's source too: a pickle of an older Rule (a field fewer) must not load into a newer hipconv
+    for path in [model, *inputs, *templates]:  # a template that vanished must fail validation
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
             return build()
-    cache = cache_dir() / f"rules-{digest.hexdigest()[:32]}.pickle"
+    cache = cache_dir() / f"{_prefix()}{digest.hexdigest()[:32]}.pickle"
     try:
         found = pickle.loads(cache.read_bytes())
         if isinstance(found, RuleSet):
+            with contextlib.suppress(OSError):
+                os.utime(cache)  # recently used: kept by evict()
             return found
     except Exception:  # missing, unreadable or from another Python: rebuild it
         pass
     ruleset = build()
+    if _store(cache, ruleset):
+        evict(cache.parent, keep=cache)
+    return ruleset
+
+
+def _prefix() -> str:
+    version = "".join(c if c.isalnum() or c in ".+_" else "_" for c in __version__)
+    return f"rules-{version}-"
+
+
+def _store(cache: Path, ruleset: RuleSet) -> bool:
+    """Write the entry atomically; False when it cannot be (a read-only home: no cache, no error)."""
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache.parent, suffix=".tmp")
+        fd, name = tempfile.mkstemp(dir=cache.parent, prefix=".rules-", suffix=".tmp")
+    except OSError:
+        return False
+    tmp = Path(name)
+    try:
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, cache)
-    except OSError:
-        pass  # a read-only home is fine: no cache
-    return ruleset
+    except OSError:  # a directory in the way, a full disk: the temporary file goes, the run goes on
+        _remove(tmp)
+        return False
+    except BaseException:
+        _remove(tmp)
+        raise
+    return True
+
+
+def evict(folder: Path, *, keep: Path) -> None:
+    """Remove what `folder` holds beyond the bounds above; `keep` (the entry just written) stays."""
+    ours: list[tuple[float, Path]] = []
+    now = time.time()
+    for path in folder.iterdir():
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if path.name.endswith(".tmp"):
+            if now - info.st_mtime > STALE_TMP_SECONDS:
+                _remove(path)
+        elif path.name.startswith("rules-") and path.name.endswith(".pickle") and path != keep:
+            if path.name.startswith(_prefix()):
+                ours.append((info.st_mtime, path))
+            else:
+                _remove(path)  # another version's
+    for _, path in sorted(ours, reverse=True)[KEEP_ENTRIES - 1 :]:
+        _remove(path)
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if not path.is_dir() or path.is_symlink():
+            path.unlink()

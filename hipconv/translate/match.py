@@ -86,12 +86,11 @@ def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) 
     first = 0
     while first < len(tokens) and tokens.kinds[first] == TokenKind.COMMENT:
         first += 1
-    nl = c.source.newline_at(tokens.starts[first] if first < len(tokens) else len(body))
-    text = text.replace("\n", nl)
     if first == len(tokens):
         pos = len(body)
+        nl = c.source.newline_at(pos)
         prefix = nl if body and not body.endswith(b"\n") else ""
-        c.edits.append(Edit.replace(pos, pos, prefix + text + nl, rule_id))
+        c.edits.append(Edit.replace(pos, pos, prefix + text.replace("\n", nl) + nl, rule_id))
         return
     pos = tokens.starts[first]
     line_start = body.rfind(b"\n", 0, pos) + 1
@@ -103,9 +102,11 @@ def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) 
     comment_end = tokens.ends[first - 1] if first else 0
     blank = not LINE_SPLICE.sub(b"", body[line_start:pos]).strip()
     if line_start >= comment_end and blank and not _after_splice(body, line_start):
-        c.edits.append(Edit.replace(line_start, line_start, text + nl, rule_id))
+        nl = c.source.newline_at(line_start)
+        c.edits.append(Edit.replace(line_start, line_start, text.replace("\n", nl) + nl, rule_id))
     else:  # code after a comment or a line splice on the same line: a directive must start a line of its own
-        c.edits.append(Edit.replace(pos, pos, nl + text + nl, rule_id))
+        nl = c.source.newline_at(pos)
+        c.edits.append(Edit.replace(pos, pos, nl + text.replace("\n", nl) + nl, rule_id))
 
 
 def _after_splice(body: bytes, line_start: int) -> bool:

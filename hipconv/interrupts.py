@@ -1,0 +1,113 @@
+"""What SIGINT (Ctrl-C) and SIGTERM do, in one place.
+
+- hipconv.cli runs a command under `raising()`: the first of them raises Interrupted in the main
+  thread, and later ones are ignored so that clean-up finishes; the command line exits 128 + the
+  signal number (130, 143) with one line on stderr.
+- Writes run under `deferred()`: a signal that comes while a file is written is acted on once it is
+  written, so an interruption never lands between creating a temporary file and renaming it.
+- Pool workers (hipconv.pool) run `in_worker()`: they ignore SIGINT (a Ctrl-C reaches the whole
+  process group and the parent stops the run), simply end on SIGTERM, and end when the parent is
+  gone (SIGKILL). They fork under `blocked()`, so none gets a signal before that is set up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from types import FrameType
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM stopped the run (raised once, by `raising()`'s handler).
+
+    Not an Exception, so no `except Exception` swallows it; not a KeyboardInterrupt, which click
+    would turn into an abort.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def raising() -> Iterator[None]:
+    """While inside, the first SIGINT or SIGTERM raises Interrupted and later ones are ignored. A
+    signal ignored when hipconv started (nohup, a background job) stays ignored. Main thread only."""
+    if not _main_thread():
+        yield
+        return
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        for each in STOP_SIGNALS:
+            signal.signal(each, signal.SIG_IGN)
+        raise Interrupted(signum)
+
+    for signum, handler in before.items():
+        if handler is not signal.SIG_IGN:
+            signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """While inside, a SIGINT or SIGTERM with a Python handler is held; it is raised again on leaving."""
+    if not _main_thread():
+        yield
+        return
+    came: list[int] = []
+    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    held = [signum for signum, handler in before.items() if callable(handler)]
+    for signum in held:
+        signal.signal(signum, lambda signum, frame: came.append(signum))
+    try:
+        yield
+    finally:
+        for signum in held:
+            signal.signal(signum, before[signum])
+        if came:
+            signal.raise_signal(came[0])
+
+
+@contextlib.contextmanager
+def blocked() -> Iterator[None]:
+    """SIGINT and SIGTERM held by the calling thread (and by processes and threads it starts) while
+    inside; one that came reaches it on leaving. Where there is no pthread_sigmask, nothing."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def in_worker(parent: int) -> None:
+    """A pool worker's signals: SIGINT ignored, SIGTERM ends it (not the parent's handler), unblocked.
+    And it ends when the `parent` process does (killed with SIGKILL, it can end no one)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    threading.Thread(target=_end_with, args=(parent,), name="hipconv-parent-watch", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)

@@ -1,0 +1,151 @@
+"""Worker processes that a signal cannot wedge: `ordered_map` for pipeline.run.
+
+multiprocessing.Pool and ProcessPoolExecutor share one task pipe and one result pipe among all
+workers, behind locks and helper threads. A worker killed while it holds a lock, or halfway through
+sending a result, leaves Pool.terminate() or the executor's thread waiting forever: a Ctrl-C or a
+SIGTERM sent to the whole process group hung hipconv that way (issue #14). Here each worker has a
+pipe of its own and the parent reads them with multiprocessing.connection.wait: a worker that ends
+is seen (its pipe at end of file, its sentinel ready) and nothing waits on it; stopping early kills
+the workers. No threads.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.context import BaseContext
+from multiprocessing.process import BaseProcess
+from typing import Any, TypeVar
+
+from hipconv import interrupts
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class WorkerEnded(RuntimeError):
+    """A worker process ended while it had work: a crash, or a kill from outside (SIGKILL)."""
+
+
+def _serve(
+    conn: Connection,
+    others: list[Connection],
+    init: Callable[..., None],
+    initargs: tuple[Any, ...],
+    func: Callable[[T], R],
+) -> None:
+    """A worker: init once, then func(item) for each item received, until the parent closes the pipe.
+    `others`: the parent's ends of the pipes (its own one's too), which a forked worker holds copies
+    of: closed, so that the parent's closing its end is this end's end of file."""
+    for other in others:
+        other.close()
+    init(*initargs)
+    try:
+        while True:
+            item = conn.recv()
+            try:
+                reply: tuple[bool, object] = (True, func(item))
+            except Exception as exc:  # the parent raises it (a HipconvError such as a missing libclang)
+                reply = (False, exc)
+            conn.send(reply)
+    except (EOFError, OSError):  # the parent closed the pipe, or is gone
+        return
+
+
+@dataclass
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    pending: int | None = None  # the index of the item it works on
+
+
+def ordered_map(
+    context: BaseContext,
+    count: int,
+    func: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    init: Callable[..., None],
+    initargs: tuple[Any, ...],
+) -> Generator[R, None, None]:
+    """func(item) for each item, computed in `count` worker processes (each runs init(*initargs) first),
+    yielded in the items' order. Leaving early (an exception, closing the generator) kills the workers."""
+    work = enumerate(items)
+    workers: list[_Worker] = []
+    try:
+        with interrupts.blocked():  # no worker gets SIGINT or SIGTERM before init has set them up
+            for _ in range(count):
+                workers.append(_start(context, func, init, initargs, workers))
+        for worker in workers:
+            _feed(worker, work)
+        yield from _results(workers, work)
+    except BaseException:
+        for worker in workers:
+            worker.process.kill()
+        raise
+    finally:
+        for worker in workers:
+            worker.conn.close()  # a worker still waiting for work ends
+        for worker in workers:
+            worker.process.join()
+
+
+def _start(
+    context: BaseContext,
+    func: Callable[[T], R],
+    init: Callable[..., None],
+    initargs: tuple[Any, ...],
+    started: list[_Worker],
+) -> _Worker:
+    mine, theirs = context.Pipe()
+    others = [w.conn for w in started] + [mine] if context.get_start_method() == "fork" else []
+    new_process = context.Process  # type: ignore[attr-defined]  # typeshed: only the concrete contexts have it
+    process = new_process(target=_serve, args=(theirs, others, init, initargs, func), daemon=True)
+    process.start()
+    theirs.close()  # the worker's end is the worker's alone: its death is this end's end of file
+    return _Worker(process, mine)
+
+
+def _feed(worker: _Worker, work: Iterator[tuple[int, T]]) -> None:
+    """Send the next item to an idle worker. One at a time: the parent sending an item ahead while the
+    worker sends a result could fill both directions of the pipe, each side waiting for the other."""
+    for index, item in work:
+        worker.conn.send(item)
+        worker.pending = index
+        return
+
+
+def _results(workers: list[_Worker], work: Iterator[tuple[int, T]]) -> Iterator[R]:
+    done: dict[int, R] = {}
+    following = 0
+    while True:
+        while following in done:
+            yield done.pop(following)
+            following += 1
+        busy = [w for w in workers if w.pending is not None]
+        if not busy:
+            return
+        ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+        for worker in busy:
+            index = worker.pending
+            if index is not None and (worker.conn in ready or worker.process.sentinel in ready):
+                worker.pending = None
+                done[index] = _receive(worker)
+                _feed(worker, work)
+
+
+def _receive(worker: _Worker) -> Any:
+    try:
+        ok, payload = worker.conn.recv()
+    except (EOFError, OSError):
+        worker.process.join()
+        code = worker.process.exitcode or 0
+        if -code in (signal.SIGINT, signal.SIGTERM):  # a signal to the whole group: the run is stopped
+            raise interrupts.Interrupted(-code) from None
+        raise WorkerEnded(f"a worker process ended unexpectedly (exit code {code})") from None
+    if not ok:
+        assert isinstance(payload, BaseException)
+        raise payload
+    return payload
