@@ -7,7 +7,7 @@ import bisect
 from collections.abc import Sequence
 
 from hipconv.translate.edits import Part
-from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span, next_code
 
 
@@ -70,7 +70,7 @@ def _gap(tokens: Tokens, comment: Span, following: int, newline: str) -> str:
 
 def _is_line_comment(tokens: Tokens, comment: Span) -> bool:
     text = tokens.body[comment[0] : comment[1]]
-    return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"").startswith(b"//")
+    return unsplice(text).startswith(b"//")
 
 
 def code_text(tokens: Tokens, span: Span) -> str:
@@ -82,4 +82,4 @@ def code_text(tokens: Tokens, span: Span) -> str:
         pieces += [body[pos:start], b" "]
         pos = end
     pieces.append(body[pos : span[1]])
-    return LINE_SPLICE.sub(b"", b"".join(pieces)).decode()
+    return unsplice(b"".join(pieces)).decode()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from hipconv.translate.collector import MatchCollector, apply_resolution
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span, next_code, starts_line
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
@@ -56,7 +56,7 @@ def _directive_last_token(tokens: Tokens, hash_i: int) -> int:
 
 
 def _breaks_line(gap: bytes) -> bool:
-    return b"\n" in gap.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+    return b"\n" in unsplice(gap)
 
 
 def logical_line_end(body: bytes, pos: int) -> int:

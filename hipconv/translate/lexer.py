@@ -56,13 +56,16 @@ class Token:
 class Tokens:
     """libclang's tokens of one body as parallel arrays (gaps are implicit)."""
 
-    __slots__ = ("body", "kinds", "starts", "ends")
+    __slots__ = ("body", "kinds", "starts", "ends", "spliced")
 
-    def __init__(self, body: bytes, kinds: array[int], starts: array[int], ends: array[int]) -> None:
+    def __init__(
+        self, body: bytes, kinds: array[int], starts: array[int], ends: array[int], spliced: tuple[int, ...] = ()
+    ) -> None:
         self.body = body
         self.kinds = kinds
         self.starts = starts
         self.ends = ends
+        self.spliced = spliced  # the tokens a line splice cuts in two (`cuda\<newline>Malloc`), in order
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -74,7 +77,7 @@ class Tokens:
         """The token's spelling, with line splices removed."""
         raw = self.body[self.starts[i] : self.ends[i]]
         if b"\\" in raw and self.kinds[i] != TokenKind.LITERAL:
-            raw = raw.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+            raw = unsplice(raw)
         return raw.decode()
 
     def token(self, i: int) -> Token:
@@ -136,9 +139,8 @@ class _Raw:
             if ends[i] <= len(body):
                 break
             ends[i] = len(body)
-        if b"\\" in body:
-            _skip_leading_splices(body, starts, ends)
-        return Tokens(body, array("B", self.kinds[first:last]), starts, ends)
+        spliced = _place_splices(body, starts, ends) if b"\\\n" in body or b"\\\r\n" in body else ()
+        return Tokens(body, array("B", self.kinds[first:last]), starts, ends, spliced)
 
     def crosses_start(self, offset: int) -> bool:
         """True when a token that starts before `offset` runs past it."""
@@ -152,16 +154,28 @@ class _Raw:
         return self.end(last - 1) if last > first else offset
 
 
-LINE_SPLICE = re.compile(rb"\\\r?\n")
+_LINE_SPLICE = re.compile(rb"\\\r?\n")
 
 
-def _skip_leading_splices(body: bytes, starts: array[int], ends: array[int]) -> None:
-    """libclang starts a token at a line splice right before it (`\\<newline>,`); the splice belongs to
-    the gap, so that a token's bytes are its spelling wherever it is only cut in the middle."""
-    for m in LINE_SPLICE.finditer(body):
-        i = bisect.bisect_left(starts, m.start())
-        if i < len(starts) and starts[i] == m.start() and m.end() < ends[i]:
+def unsplice(text: bytes) -> bytes:
+    """text without its line splices (backslash-newline), as the compiler reads it."""
+    return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+
+
+def _place_splices(body: bytes, starts: array[int], ends: array[int]) -> tuple[int, ...]:
+    """libclang starts a token at a line splice right before it (`\\<newline>,`): move the start past it,
+    since the splice belongs to the gap. Returns the tokens a splice cuts in two, which are the only
+    ones whose bytes differ from their spelling."""
+    cut: list[int] = []
+    for m in _LINE_SPLICE.finditer(body):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i < 0 or m.start() >= ends[i]:
+            continue  # in a gap
+        if starts[i] == m.start():
             starts[i] = m.end()
+        elif not cut or cut[-1] != i:
+            cut.append(i)
+    return tuple(cut)
 
 
 def lex_many(bodies: list[bytes]) -> list[Tokens]:

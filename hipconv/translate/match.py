@@ -14,7 +14,7 @@ from hipconv.translate.edits import Edit
 from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import directive_lines, match_includes
 from hipconv.translate.launches import match_launches
-from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.source import SourceFile
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
@@ -96,11 +96,11 @@ def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) 
     line_start = body.rfind(b"\n", 0, pos) + 1
     while _after_splice(body, line_start):  # blank lines that splices join to the code: go before them
         before = body.rfind(b"\n", 0, line_start - 1) + 1
-        if LINE_SPLICE.sub(b"", body[before:line_start]).strip():
+        if unsplice(body[before:line_start]).strip():
             break
         line_start = before
     comment_end = tokens.ends[first - 1] if first else 0
-    blank = not LINE_SPLICE.sub(b"", body[line_start:pos]).strip()
+    blank = not unsplice(body[line_start:pos]).strip()
     if line_start >= comment_end and blank and not _after_splice(body, line_start):
         nl = c.source.newline_at(line_start)
         c.edits.append(Edit.replace(line_start, line_start, text.replace("\n", nl) + nl, rule_id))

@@ -10,7 +10,7 @@ import bisect
 import re
 from collections.abc import Iterable
 
-from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
@@ -21,7 +21,7 @@ SPLICED_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n")  # a line splice right after 
 def file_words(body: bytes) -> frozenset[bytes]:
     """Every identifier-like word of a body (comments and strings included), joining line splices."""
     if SPLICED_WORD.search(body):
-        body = body.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+        body = unsplice(body)
     return frozenset(_WORD.findall(body))
 
 
@@ -52,11 +52,7 @@ def token_occurrences(
                 if first_only:
                     return found
             pos = body.find(needle, pos + size)
-    if b"\\" in body:
-        for m in LINE_SPLICE.finditer(body):
-            i = bisect.bisect_right(starts, m.start()) - 1
-            if i >= 0 and ends[i] > m.start() and tokens.kinds[i] in kinds and tokens.text(i).encode() in wanted:
-                found.append(i)
+    found += [i for i in tokens.spliced if tokens.kinds[i] in kinds and tokens.text(i).encode() in wanted]
     found.sort()
     return found[:1] if first_only else found
 
