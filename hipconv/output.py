@@ -21,13 +21,14 @@ import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO, Callable, Protocol, TypeVar
 
 from hipconv.discover import Plan
 from hipconv.errors import ConfigError
 from hipconv.results import FileResult, FileStatus, Job
 
 _CHUNK = 1024 * 1024  # bytes per read when a file is copied or compared as a stream
+T = TypeVar("T")
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
 
 
@@ -211,12 +212,7 @@ def _write(dest: Path, content: _Content, *, mode: int | None, follow: bool) -> 
             pass
     if mode is None:
         mode = stat.S_IMODE(current.st_mode) if current is not None and regular else 0o666 & ~_umask()
-    tmp = _filled_temp(dest, content, mode)
-    try:
-        os.replace(tmp, dest)
-    except BaseException:
-        _unlink(tmp)
-        raise
+    _move_into_place(_filled_temp(dest, content, mode), dest)
     return True
 
 
@@ -241,11 +237,7 @@ def _filled_temp(dest: Path, content: _Content, mode: int) -> Path:
     """A temporary file beside dest holding the content, with the given permission bits."""
     tmp = _temp_path(dest)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(tmp, flags, 0o600)
-    except FileNotFoundError:  # a new directory of the output tree
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, flags, 0o600)
+    fd = _in_new_directories(dest, lambda: os.open(tmp, flags, 0o600))
     try:
         with os.fdopen(fd, "wb") as fh:
             content.write(fh)
@@ -254,6 +246,25 @@ def _filled_temp(dest: Path, content: _Content, mode: int) -> Path:
         _unlink(tmp)
         raise
     return tmp
+
+
+def _in_new_directories(dest: Path, create: Callable[[], T]) -> T:
+    """create(), which makes a file beside dest; when dest's directory does not exist yet (a new
+    directory of the output tree), it is made first."""
+    try:
+        return create()
+    except FileNotFoundError:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        return create()
+
+
+def _move_into_place(tmp: Path, dest: Path) -> None:
+    """Rename the complete temporary file tmp to dest, atomically; tmp never stays behind."""
+    try:
+        os.replace(tmp, dest)
+    except BaseException:
+        _unlink(tmp)
+        raise
 
 
 def _unlink(path: Path) -> None:
@@ -308,16 +319,8 @@ def make_link(dest: Path, text: str) -> bool:
         pass
     tmp = _temp_path(dest)
     _unlink(tmp)
-    try:
-        os.symlink(text, tmp)
-    except FileNotFoundError:  # a new directory of the output tree
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        os.symlink(text, tmp)
-    try:
-        os.replace(tmp, dest)
-    except BaseException:
-        _unlink(tmp)
-        raise
+    _in_new_directories(dest, lambda: os.symlink(text, tmp))
+    _move_into_place(tmp, dest)
     return True
 
 

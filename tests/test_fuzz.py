@@ -45,6 +45,7 @@ from hipconv.settings import Settings, Version
 from hipconv.translate.launches import LAUNCH_RULE_ID
 from hipconv.translate.lexer import TokenKind, Tokens, lex
 from hipconv.translate.source import UTF8_BOM, DecodeFailure, SourceFile
+from hipconv.translate.syntax import prev_code
 from hipconv.translate.translator import translate_sources
 
 # Example counts. The property tests run once per targeted ROCm release (ROCM_RELEASES), so xdist can spread
@@ -483,8 +484,8 @@ def _mask_regions(tokens: Tokens) -> list[Region]:
         if tokens.kinds[k] != TokenKind.LITERAL:
             continue
         m = _INT.fullmatch(tokens.raw(k))
-        paren = _prev_code(tokens, k)
-        callee = _prev_code(tokens, paren)
+        paren = prev_code(tokens, k)
+        callee = prev_code(tokens, paren)
         if (
             m is None
             or callee < 0
@@ -498,13 +499,6 @@ def _mask_regions(tokens: Tokens) -> list[Region]:
             wide = b"0xffffffffffffffffull" if value == 0xFFFFFFFF else digits + b"ull"
             found.append(Region(tokens.starts[k], tokens.ends[k], (tokens.raw(k), wide), "mask"))
     return found
-
-
-def _prev_code(tokens: Tokens, i: int) -> int:
-    i -= 1
-    while i >= 0 and tokens.kinds[i] == TokenKind.COMMENT:
-        i -= 1
-    return i
 
 
 def _top_level(regions: Sequence[Region]) -> list[Region]:
