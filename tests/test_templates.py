@@ -101,6 +101,7 @@ def test_statement_template_learns_the_declared_name(table) -> None:
         pytest.param("if (ok) dnnConvolve(h, x, y, ws, n);", id="control-head"),
         pytest.param("return dnnConvolve(h, x, y, ws, n);", id="return"),
         pytest.param("#define RUN dnnConvolve(h, x, y, ws, n);\n", id="macro-definition"),
+        pytest.param("{ #\ndnnConvolve(h, x, y, ws, n);", id="stray-hash"),
     ],
 )
 def test_statement_template_refuses_what_it_cannot_extend(table, src: str) -> None:

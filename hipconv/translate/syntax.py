@@ -323,12 +323,15 @@ _STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"do", b"else", b"switch"
 
 def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] | None:
     """(first token, closing `;`) of the statement around tokens[first..last], or None when it is not a
-    plain statement: a control statement's head or a return."""
+    plain statement: a control statement's head, a return, or text holding a `#` (only a directive or a
+    macro body has one, and a rewrite that adds lines would put it at the start of one)."""
     begin = _statement_begin(tokens, first)
     if begin >= len(tokens) or tokens.raw(begin) in _STATEMENT_HEADS:
         return None
     end = _statement_end(tokens, last)
-    return None if end is None else (begin, end)
+    if end is None or any(is_punct(tokens, k, "#", "%:") for k in range(begin, end)):
+        return None
+    return (begin, end)
 
 
 def _statement_begin(tokens: Tokens, first: int) -> int:
