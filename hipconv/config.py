@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from hipconv.diagnostics import CODES
+from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
 from hipconv.settings import KERNEL_LAUNCH_STYLES, Version
 
@@ -25,6 +25,17 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 CONFIG_FILE = ".hipconv.toml"
 FailOn = Literal["error", "warning", "never"]
 FAIL_ON: tuple[str, ...] = get_args(FailOn)
+_FAILING: dict[str, frozenset[Severity]] = {
+    "error": frozenset({Severity.ERROR}),
+    "warning": frozenset({Severity.ERROR, Severity.WARNING}),
+    "never": frozenset(),
+}
+
+
+def fails_on(level: str, severity: Severity) -> bool:
+    """True when `--fail-on LEVEL` (scan's and translate's: error | warning | never) fails on a diagnostic of
+    this severity: `error` on errors, `warning` on warnings and errors, `never` on nothing (notes never)."""
+    return severity in _FAILING[level]
 
 
 @dataclass(frozen=True)
@@ -36,6 +47,7 @@ class Config:
     fail_on: FailOn | None = None
     rules_dirs: tuple[Path, ...] = ()  # resolved against the configuration file's folder
     disable: tuple[str, ...] = ()  # diagnostic codes not to report
+    baseline: Path | None = None  # scan's --baseline, resolved against the configuration file's folder
 
 
 _KEYS = {  # TOML key -> Config field
@@ -45,6 +57,7 @@ _KEYS = {  # TOML key -> Config field
     "fail-on": "fail_on",
     "rules-dirs": "rules_dirs",
     "disable": "disable",
+    "baseline": "baseline",
 }
 
 
@@ -83,6 +96,8 @@ def load_config(path: Path | None) -> Config:
         values[_KEYS[key]] = _check(path, key, value)
     if "rules_dirs" in values:
         values["rules_dirs"] = tuple(path.parent / d for d in values["rules_dirs"])
+    if "baseline" in values:
+        values["baseline"] = path.parent / values["baseline"]
     return Config(path, **values)
 
 

@@ -13,12 +13,29 @@ class Severity(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Example:
+    """A short input and a diagnostic hipconv prints for it: `hipconv codes CODE` shows it, and the tests run
+    `hipconv ARGV` on it (in a directory holding only `file`) and check that the line is printed."""
+
+    source: str  # the content of `file`
+    diagnostic: str  # the line hipconv prints for it (among others, maybe)
+    argv: tuple[str, ...] = ()  # the command line after `hipconv` [default: translate FILE]
+    file: str = "example.cu"
+    note: str = ""  # why no bundled rule reproduces it (then the tests cannot run it as it stands)
+
+    @property
+    def command_line(self) -> tuple[str, ...]:
+        return self.argv or ("translate", self.file)
+
+
+@dataclass(frozen=True)
 class Code:
     code: str
     severity: Severity
     title: str
     hint: str = ""  # what to do about it (shown by `hipconv scan`)
     unported: bool = False  # the CUDA API stays untranslated: --strict fails on it, --stats lists it
+    example: Example | None = None  # shown by `hipconv codes CODE`; every code has one
 
 
 def _codes(*codes: Code) -> dict[str, Code]:
@@ -27,40 +44,189 @@ def _codes(*codes: Code) -> dict[str, Code]:
 
 # Stable codes; the README table is generated from this (`hipconv rules docs`).
 CODES = _codes(
-    Code("HC001", Severity.WARNING, "CUDA API with no hipconv rule; left unchanged", unported=True),
-    Code("HC002", Severity.ERROR, "CUDA API with no HIP equivalent (unsupported); left unchanged", unported=True),
+    Code(
+        "HC001",
+        Severity.WARNING,
+        "CUDA API with no hipconv rule; left unchanged",
+        unported=True,
+        example=Example(
+            "int v = CUBLAS_VERSION;",
+            "example.cu:1:9: warning[HC001]: CUBLAS_VERSION (cublas) is CUDA API with no hipconv rule; left unchanged",
+        ),
+    ),
+    Code(
+        "HC002",
+        Severity.ERROR,
+        "CUDA API with no HIP equivalent (unsupported); left unchanged",
+        unported=True,
+        example=Example(
+            "cudaCtxResetPersistingL2Cache();",
+            "example.cu:1:1: error[HC002 cudart.cudaCtxResetPersistingL2Cache]: cudaCtxResetPersistingL2Cache "
+            "has no HIP equivalent; left unchanged",
+        ),
+    ),
     Code(
         "HC003",
         Severity.ERROR,
         "HIP equivalent does not exist in the targeted ROCm release; left unchanged",
         unported=True,
+        example=Example(
+            "cudaDeviceSetLimit(cudaLimitStackSize, 4096);",
+            "example.cu:1:1: error[HC003 cudart.cudaDeviceSetLimit]: hipDeviceSetLimit is not available in "
+            "ROCm 5.2 (it appeared in 6.3); cudaDeviceSetLimit left unchanged",
+            argv=("translate", "--rocm-version", "5.2", "example.cu"),
+        ),
     ),
-    Code("HC004", Severity.WARNING, "deprecated API; translated, but plan to replace it"),
-    Code("HC005", Severity.WARNING, "experimental HIP equivalent; left unchanged unless --experimental", unported=True),
-    Code("HC006", Severity.ERROR, "API removed from HIP; left unchanged", unported=True),
+    Code(
+        "HC004",
+        Severity.WARNING,
+        "deprecated API; translated, but plan to replace it",
+        example=Example(
+            "cudaProfilerStart();",
+            "example.cu:1:1: warning[HC004 cudart.cudaProfilerStart]: cudaProfilerStart is deprecated; "
+            "translated to hipProfilerStart",
+        ),
+    ),
+    Code(
+        "HC005",
+        Severity.WARNING,
+        "experimental HIP equivalent; left unchanged unless --experimental",
+        unported=True,
+        example=Example(
+            "cufftXtCallbackType_t type;",
+            "example.cu:1:1: warning[HC005 cufft.cufftXtCallbackType_t]: hipfftXtCallbackType_t is "
+            "experimental (hipFFT declares load/store callbacks, but what they support depends on the backend "
+            "library and its release; translated only with --experimental: check the callbacks on the target); "
+            "cufftXtCallbackType_t left unchanged (pass --experimental to translate it)",
+        ),
+    ),
+    Code(
+        "HC006",
+        Severity.ERROR,
+        "API removed from HIP; left unchanged",
+        unported=True,
+        example=Example(
+            "cudaOldCall(x);",
+            "example.cu:1:1: error[HC006 mine.cudaOldCall]: cudaOldCall was removed from HIP; left unchanged",
+            argv=("translate", "--rules-dir", "mine", "example.cu"),
+            note="no bundled rule has `status: removed`: a rule of your own does (here mine/old.yaml: library "
+            "mine, kind function, cuda cudaOldCall, hip hipOldCall, status removed)",
+        ),
+    ),
     Code(
         "HC007",
         Severity.WARNING,
         "call arguments could not be read or do not fit the rule; call left unchanged",
         unported=True,
+        example=Example(
+            "v = __shfl_xor_sync(0xffffffff, v, 16;",
+            "example.cu:1:5: warning[HC007 device.shfl-xor-sync-maskless]: cannot read the arguments of "
+            "__shfl_xor_sync; left unchanged",
+            argv=("translate", "--rocm-version", "5.2", "example.cu"),
+        ),
     ),
-    Code("HC008", Severity.WARNING, "kernel launch could not be parsed; left as a <<<...>>> launch"),
-    Code("HC009", Severity.ERROR, "two rewrites overlap; the later one was not applied"),
-    Code("HC101", Severity.WARNING, "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only"),
-    Code("HC102", Severity.WARNING, "lane mask argument dropped: the targeted ROCm has only the mask-less form"),
-    Code("HC103", Severity.NOTE, "lane mask must be a 64-bit integer for ROCm's *_sync warp builtins"),
+    Code(
+        "HC008",
+        Severity.WARNING,
+        "kernel launch could not be parsed; left as a <<<...>>> launch",
+        example=Example(
+            "kernel<<<grid, block>>>;",
+            "example.cu:1:7: warning[HC008]: cannot read this kernel launch; left as a <<<...>>> launch",
+            argv=("translate", "--kernel-launch", "hip", "example.cu"),
+        ),
+    ),
+    Code(
+        "HC009",
+        Severity.ERROR,
+        "two rewrites overlap; the later one was not applied",
+        example=Example(
+            "cudaMyCall(cudaMyArg);",
+            "example.cu:1:12: error[HC009 mine.cudaMyArg]: this rewrite overlaps another one and was not applied",
+            argv=("translate", "--rules-dir", "mine", "example.cu"),
+            note="an internal safeguard that the bundled rules do not trigger (rules of your own that rewrite "
+            "the same tokens could): the line shows its shape",
+        ),
+    ),
+    Code(
+        "HC101",
+        Severity.WARNING,
+        "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
+        example=Example(
+            "v += __shfl_down_sync(0xffffffff, v, 16);",
+            "example.cu:1:23: warning[HC101 device.shfl-down-sync-maskless]: 32-bit lane mask 0xffffffff "
+            "covers lanes 0-31 only of a 64-wide wavefront; ROCm 5.2 has only the mask-less __shfl_down, which "
+            "acts on all active lanes, so the mask was dropped",
+            argv=("translate", "--rocm-version", "5.2", "example.cu"),
+        ),
+    ),
+    Code(
+        "HC102",
+        Severity.WARNING,
+        "lane mask argument dropped: the targeted ROCm has only the mask-less form",
+        example=Example(
+            "v += __shfl_down_sync(mask, v, 16);",
+            "example.cu:1:23: warning[HC102 device.shfl-down-sync-maskless]: lane mask 'mask' dropped: ROCm "
+            "5.2 has only the mask-less __shfl_down, which acts on all active lanes",
+            argv=("translate", "--rocm-version", "5.2", "example.cu"),
+        ),
+    ),
+    Code(
+        "HC103",
+        Severity.NOTE,
+        "lane mask must be a 64-bit integer for ROCm's *_sync warp builtins",
+        example=Example(
+            "v += __shfl_down_sync(mask, v, 16);",
+            "example.cu:1:23: note[HC103 device.shfl-down-sync]: lane mask 'mask' must be a 64-bit integer "
+            "covering the wavefront's 64 lanes for ROCm's __shfl_down_sync",
+        ),
+    ),
+    Code(
+        "HC104",
+        Severity.NOTE,
+        "32-bit full lane mask 0xffffffff widened to the 64-bit full mask (all 64 lanes)",
+        example=Example(
+            "v += __shfl_down_sync(0xffffffff, v, 16);",
+            "example.cu:1:23: note[HC104 device.shfl-down-sync]: 32-bit full lane mask 0xffffffff (all 32 lanes of a "
+            "CUDA warp) written as 0xffffffffffffffffull, all 64 lanes of a wavefront, as ROCm's __shfl_down_sync "
+            "needs",
+        ),
+    ),
     # cuDNN -> MIOpen: rules with a `code` and the templates' leave()/note()
-    Code("HC201", Severity.ERROR, "cuDNN API without a faithful MIOpen rewrite; left unchanged", unported=True),
+    Code(
+        "HC201",
+        Severity.ERROR,
+        "cuDNN API without a faithful MIOpen rewrite; left unchanged",
+        unported=True,
+        example=Example(
+            "cudnnGetCudartVersion();",
+            "example.cu:1:1: error[HC201 cudnn.cudnnGetCudartVersion]: cudnnGetCudartVersion has no HIP "
+            "equivalent; left unchanged (version, property, error-query and logging-callback functions: MIOpen "
+            "reports its version with miopenGetVersion(major, minor, patch); no faithful rewrite)",
+        ),
+    ),
     Code(
         "HC202",
         Severity.ERROR,
         "a cuDNN argument value MIOpen cannot express (e.g. the NHWC layout); call left unchanged",
         unported=True,
+        example=Example(
+            "cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w);",
+            "example.cu:1:1: error[HC202 cudnn.cudnnSetTensor4dDescriptor]: cudnnSetTensor4dDescriptor: format "
+            "CUDNN_TENSOR_NHWC is not CUDNN_TENSOR_NCHW; miopenSet4dTensorDescriptor describes a packed NCHW "
+            "tensor only (an NHWC tensor needs miopenSetNdTensorDescriptorWithLayout and a lengths array); "
+            "left unchanged",
+        ),
     ),
     Code(
         "HC203",
         Severity.WARNING,
         "MIOpen needs a step cuDNN does not (a Find before the first convolution); hipconv wrote it",
+        example=Example(
+            "cudnnConvolutionForward(h, &a, xd, x, wd, w, conv, algo, ws, size, &b, yd, y);",
+            "example.cu:1:1: warning[HC203 cudnn.cudnnConvolutionForward]: MIOpen must run "
+            "miopenFindConvolutionForwardAlgorithm before miopenConvolutionForward; hipconv wrote it and "
+            "passes the algorithm it finds instead of algo",
+        ),
     ),
     # `hipconv scan` checks (hipconv/scan/checks.py): wavefront-size hazards, then other AMD incompatibilities.
     Code(
@@ -68,36 +234,73 @@ CODES = _codes(
         Severity.WARNING,
         "literal warp size 32 (or lane mask 31 / 0x1f): AMD wavefronts have 64 lanes",
         "use warpSize (or a constant derived from it) and warpSize - 1",
+        example=Example(
+            "int lane = threadIdx.x % 32;",
+            "example.cu:1:26: warning[HC301 wavefront.warp-size-literal]: `% 32` uses 32 as the warp size: a "
+            "64-wide wavefront has lanes 0-63",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC302",
         Severity.WARNING,
         "32-bit full lane mask 0xffffffff passed to a *_sync warp intrinsic",
         "use a 64-bit mask (0xffffffffffffffffull, or __activemask()) so lanes 32-63 take part",
+        example=Example(
+            "#define FULL_MASK 0xffffffff\nv += __shfl_xor_sync(FULL_MASK, v, 1);",
+            "example.cu:2:22: warning[HC302 wavefront.full-mask-32]: FULL_MASK (0xffffffff) as the mask of "
+            "__shfl_xor_sync covers lanes 0-31 only of a 64-wide wavefront",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC303",
         Severity.WARNING,
         "shuffle reduction starts at offset 16: assumes 32 lanes",
         "start at warpSize / 2 so a 64-wide wavefront reduces all its lanes",
+        example=Example(
+            "for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(mask, v, o);",
+            "example.cu:1:14: warning[HC303 wavefront.shuffle-offset-16]: shuffle loop starts at offset 16 "
+            "(half of a 32-lane warp); on a 64-wide wavefront lanes 32-63 are never combined",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC304",
         Severity.WARNING,
         "warp vote result stored in, or passed as, a 32-bit integer",
         "keep ballots in a 64-bit type (unsigned long long, uint64_t, auto) and count them with __popcll / __ffsll",
+        example=Example(
+            "unsigned int votes = __ballot_sync(mask, pred);",
+            "example.cu:1:22: warning[HC304 wavefront.ballot-32bit]: __ballot_sync's 64-bit result (one bit "
+            "per lane of a 64-wide wavefront) is stored in the 32-bit votes",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC305",
         Severity.WARNING,
         "__activemask(): 64-bit on AMD, and wavefront lanes are not independently scheduled",
         "store the result in a 64-bit type; do not rely on it to detect diverged lanes",
+        example=Example(
+            "unsigned long long active = __activemask();",
+            "example.cu:1:29: warning[HC305 wavefront.activemask]: __activemask() returns a 64-bit mask on "
+            "AMD, and lanes of a wavefront run in lockstep: code that uses it to find diverged lanes behaves "
+            "differently",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC306",
         Severity.WARNING,
         "shared array sized by 32 per warp beside warp intrinsics",
         "size per-lane arrays by warpSize (64 on AMD) and per-warp arrays by blockDim / warpSize",
+        example=Example(
+            "__shared__ float partial[32];\nv = __shfl_down_sync(mask, v, 1);",
+            "example.cu:1:26: warning[HC306 wavefront.per-warp-array-32]: shared array sized 32, one slot per "
+            "lane of a 32-wide warp; a 64-wide wavefront indexes lanes 0-63",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC311",
@@ -105,6 +308,11 @@ CODES = _codes(
         "inline PTX assembly: AMD GPUs cannot run it",
         "use the CUDA/HIP intrinsic for the instruction, or keep the asm for the NVIDIA build only "
         "(#ifdef __HIP_PLATFORM_NVIDIA__)",
+        example=Example(
+            'asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));',
+            "example.cu:1:1: error[HC311 amd.inline-ptx]: inline PTX assembly: hipcc for AMD GPUs cannot assemble it",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC312",
@@ -112,24 +320,48 @@ CODES = _codes(
         "__CUDA_ARCH__ comparison: compute capabilities do not exist on AMD",
         "HIP never defines __CUDA_ARCH__; test __HIP_DEVICE_COMPILE__ for the device pass, arch macros "
         "(__gfx90a__, __GFX9__) or __has_builtin for features",
+        example=Example(
+            "#if __CUDA_ARCH__ >= 700\n__nanosleep(100);\n#endif",
+            "example.cu:1:5: warning[HC312 amd.cuda-arch-compare]: __CUDA_ARCH__ compared with a compute "
+            "capability: HIP does not define it for AMD, so this branch is never taken there",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC313",
         Severity.WARNING,
         "legacy texture or surface reference (texture<...>): deprecated in HIP, removed in CUDA 12",
         "use texture objects (cudaTextureObject_t with cudaCreateTextureObject / tex1Dfetch<T>)",
+        example=Example(
+            "texture<float, 1, cudaReadModeElementType> tex;",
+            "example.cu:1:1: warning[HC313 amd.texture-reference]: legacy texture reference: removed in CUDA "
+            "12 and deprecated in HIP; texture objects port",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC314",
         Severity.ERROR,
         "cudaDeviceProp field that hipDeviceProp_t of the targeted ROCm does not have",
         "query it with hipDeviceGetAttribute where an attribute exists, or guard the access; see --rocm-version",
+        example=Example(
+            "cudaDeviceProp prop;\nint n = prop.maxBlocksPerMultiProcessor;",
+            "example.cu:2:14: error[HC314 amd.device-prop-field]: cudaDeviceProp::maxBlocksPerMultiProcessor "
+            "has no hipDeviceProp_t counterpart in ROCm 5.2 (it appears in ROCm 6.3)",
+            argv=("scan", "--rocm-version", "5.2", "example.cu"),
+        ),
     ),
     Code(
         "HC315",
         Severity.ERROR,
         "__launch_bounds__ above 1024 threads: AMD's maximum block size is 1024",
         "keep the maximum threads per block at or below 1024",
+        example=Example(
+            "__global__ void __launch_bounds__(2048) k(float* x) {}",
+            "example.cu:1:35: error[HC315 amd.launch-bounds-1024]: __launch_bounds__ asks for 2048 threads per "
+            "block; AMD allows 1024",
+            argv=("scan", "example.cu"),
+        ),
     ),
     Code(
         "HC316",
@@ -137,18 +369,78 @@ CODES = _codes(
         "cache or shared-memory configuration that HIP ignores (or cannot honour) on AMD",
         "AMD GPUs have a fixed L1/LDS split and at most 64 KiB of LDS per block: drop the call or keep it for "
         "NVIDIA only",
+        example=Example(
+            "cudaFuncSetCacheConfig(kernel, cudaFuncCachePreferShared);",
+            "example.cu:1:1: warning[HC316 amd.ignored-func-config]: cudaFuncSetCacheConfig is accepted and "
+            "ignored by HIP on AMD GPUs",
+            argv=("scan", "example.cu"),
+        ),
     ),
     # build files (hipconv/buildfiles/) and `hipconv build`
-    Code("HC401", Severity.WARNING, "build file: CUDA construct with no HIP mapping; left unchanged"),
-    Code("HC402", Severity.WARNING, "unknown nvcc flag: left unchanged in a build file, not passed to hipcc by build"),
-    Code("HC403", Severity.NOTE, "nvcc flag with no hipcc counterpart: dropped"),
-    Code("HC404", Severity.NOTE, "NVIDIA GPU architectures replaced by the --offload-arch targets"),
+    Code(
+        "HC401",
+        Severity.WARNING,
+        "build file: CUDA construct with no HIP mapping; left unchanged",
+        example=Example(
+            "LDFLAGS = -L/usr/local/cuda/lib64 -lcudart",
+            "Makefile:1:11: warning[HC401]: -L/usr/local/cuda/lib64: a CUDA toolkit path; point it at ROCm "
+            "(such as /opt/rocm) by hand",
+            file="Makefile",
+        ),
+    ),
+    Code(
+        "HC402",
+        Severity.WARNING,
+        "unknown nvcc flag: left unchanged in a build file, not passed to hipcc by build",
+        example=Example(
+            "NVCCFLAGS = -O3 --frobnicate",
+            "Makefile:1:13: warning[HC402]: unknown nvcc flag --frobnicate; left unchanged",
+            file="Makefile",
+        ),
+    ),
+    Code(
+        "HC403",
+        Severity.NOTE,
+        "nvcc flag with no hipcc counterpart: dropped",
+        example=Example(
+            "NVCCFLAGS = -O3 -Xptxas -v",
+            "Makefile:1:13: note[HC403]: -Xptxas -v dropped: PTX assembler options have no AMD counterpart",
+            file="Makefile",
+        ),
+    ),
+    Code(
+        "HC404",
+        Severity.NOTE,
+        "NVIDIA GPU architectures replaced by the --offload-arch targets",
+        example=Example(
+            "NVCCFLAGS = -O3 -arch=sm_80",
+            "Makefile:1:13: note[HC404]: -arch=sm_80: NVIDIA architecture replaced by --offload-arch=gfx90a",
+            file="Makefile",
+        ),
+    ),
     Code(
         "HC405",
         Severity.NOTE,
         "build file: commands added (.cu sources marked LANGUAGE HIP, -fgpu-rdc for separable compilation)",
+        example=Example(
+            "add_executable(app main.cu)",
+            "CMakeLists.txt:1:1: note[HC405]: main.cu: marked LANGUAGE HIP (CMake compiles .cu files as CUDA "
+            "otherwise)",
+            file="CMakeLists.txt",
+        ),
     ),
-    Code("HC410", Severity.ERROR, "translation unit does not compile with hipcc"),
+    Code(
+        "HC410",
+        Severity.ERROR,
+        "translation unit does not compile with hipcc",
+        example=Example(
+            "int main() { return cudaCtxResetPersistingL2Cache(); }",
+            "error[HC410]: 1 TU fails because of cudaCtxResetPersistingL2Cache (CUDA cudart API with no HIP "
+            "equivalent: unported)",
+            argv=("build", "src", "-o", "hip", "--check-only"),
+            file="src/example.cu",
+        ),
+    ),
 )
 
 

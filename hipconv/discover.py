@@ -46,7 +46,7 @@ _VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 @dataclass(frozen=True)
 class Plan:
     jobs: tuple[Job, ...]
-    destinations: dict[str, Path | None]  # display path -> output file; None: standard output
+    destinations: dict[str, Path | None]  # display path -> output file; None: stdout, or nowhere (--diff, --dry-run)
     problems: tuple[FileResult, ...]  # entries not translated: failures (loops, broken links) and notes (skips)
     output_root: Path | None  # the output directory of a tree translation
     tree: bool  # True when the inputs are translated as a tree
@@ -100,7 +100,8 @@ def plan(
 ) -> Plan:
     """The jobs for the inputs. In a tree, a symbolic link into the named trees is kept as a link (recreated
     in -o output, left alone in place); one that leads out of them is skipped with a note unless
-    `follow_symlinks`. A named path is always followed."""
+    `follow_symlinks`. A named path is always followed. A tree that is not written (`writes` False: --diff,
+    --dry-run) needs no output: its jobs are those an -o run would have, with no destination."""
     for path in inputs:
         if not os.path.lexists(path):
             raise ConfigError(f"{path}: no such file or directory")
@@ -109,8 +110,11 @@ def plan(
     single_file = len(inputs) == 1 and not inputs[0].is_dir()
     if single_file:
         return _plan_file(inputs[0], output, in_place=in_place, writes=writes, force=force)
-    if output is None and not in_place:
-        raise ConfigError("translating a directory or several files needs -o/--output DIR (or --in-place)")
+    if output is None and not in_place and writes:
+        raise ConfigError(
+            "translating a directory or several files needs -o/--output DIR (or --in-place)",
+            hint="--diff and --dry-run need neither: they write nothing",
+        )
     if output is not None:
         _check_output_dir(inputs, output, writes=writes, force=force)
     base = inputs[0] if len(inputs) == 1 else Path(os.path.commonpath([os.path.abspath(p) for p in inputs]))
@@ -131,26 +135,32 @@ def plan(
     return Plan(tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True)
 
 
-def _entry(found: Found, rel: str, output: Path | None, *, in_place: bool) -> tuple[Job, Path] | FileResult | None:
-    """What becomes of one walked entry: a job and its destination, a problem, or nothing."""
+def _entry(
+    found: Found, rel: str, output: Path | None, *, in_place: bool
+) -> tuple[Job, Path | None] | FileResult | None:
+    """What becomes of one walked entry: a job and its destination, a problem, or nothing. Without
+    `output` or `in_place` (--diff, --dry-run) the jobs are those of an -o run, with no destination."""
     if found.problem is not None:
         return found.problem
     if found.link is not None:
         if in_place:
             return None  # its target is translated under its own name
-        assert output is not None
         text = os.path.relpath(found.link, os.path.dirname(rel) or os.curdir)
-        return Job(found.path, found.path, False, 0, link=text), output / rel
+        return Job(found.path, found.path, False, 0, link=text), _under(output, rel)
     assert found.stat is not None
     translate = os.path.splitext(found.path)[1].lower() in SOURCE_SUFFIXES
     job = Job(found.path, found.path, translate, found.stat.st_size, stat.S_IMODE(found.stat.st_mode))
     if in_place:
         return (job, Path(found.path)) if translate else None
-    assert output is not None
-    if rel == OUTPUT_MARKER:
+    if output is not None and rel == OUTPUT_MARKER:
         reason = f"{OUTPUT_MARKER} is the name of hipconv's output marker, which takes its place: not copied"
         return FileResult(found.path, FileStatus.SKIPPED, reason=reason)
-    return job, output / rel
+    return job, _under(output, rel)
+
+
+def _under(output: Path | None, rel: str) -> Path | None:
+    """Where an entry of a tree goes in the output directory (None: nowhere, nothing is written)."""
+    return None if output is None else output / rel
 
 
 def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool, force: bool) -> Plan:

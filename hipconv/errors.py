@@ -21,3 +21,7 @@ class RuleSchemaError(HipconvError):
 
 class ToolNotFound(HipconvError):
     """An external tool (libclang, hipcc) is missing."""
+
+
+class SourceError(HipconvError):
+    """A source handed to the Python API (hipconv.translate_source) cannot be translated: not UTF-8, binary."""

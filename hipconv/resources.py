@@ -43,5 +43,14 @@ def cache_dir() -> Path:
 
 def hip_releases() -> list[str]:
     """The ROCm releases whose HIP inventory is bundled (hip-X.Y.names), oldest first."""
-    found = [p.name[len("hip-") : -len(".names")] for p in (_PACKAGE / "data").glob("hip-*.names")]
+    return _releases("hip")
+
+
+def cuda_releases() -> list[str]:
+    """The CUDA releases whose inventory is bundled (cuda-X.names), oldest first."""
+    return _releases("cuda")
+
+
+def _releases(kind: str) -> list[str]:
+    found = [p.name[len(kind) + 1 : -len(".names")] for p in (_PACKAGE / "data").glob(f"{kind}-*.names")]
     return sorted(found, key=Version.parse)

@@ -57,6 +57,7 @@ class Settings:
     kernel_launch: KernelLaunch = KernelLaunch.CHEVRON
     experimental: bool = False
     jobs: int = 1
+    annotate: bool = False  # write a marker comment above each line that still holds unported CUDA
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller

@@ -5,7 +5,7 @@
 - no import cycle among hipconv's modules (imports run at import time: module level, class bodies,
   if/try blocks; not function bodies, not `if TYPE_CHECKING:` blocks);
 - no module over MAX_MODULE_LINES lines and no function over MAX_FUNCTION_LINES lines, except those in
-  LONG_FUNCTIONS (qualified name -> why it stays long).
+  LONG_MODULES and LONG_FUNCTIONS (name -> why it stays long).
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ UPPER_LAYERS = ("hipconv.scan", "hipconv.build", "hipconv.commands", "hipconv.cl
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 LONG_FUNCTIONS: dict[str, str] = {}  # "hipconv.module.Class.function": "why it is allowed to be long"
+LONG_MODULES = {  # "hipconv.module": "why it is allowed to be long"
+    "hipconv.diagnostics": "the table of diagnostic codes, one record per code with its example: data, not logic",
+}
 
 
 @dataclass(frozen=True)
@@ -238,9 +241,12 @@ def test_no_long_modules() -> None:
     long = [
         f"{modules()[m].relative_to(PACKAGE.parent)}: {n} lines"
         for m, n in sorted(sizes.items())
-        if n > MAX_MODULE_LINES
+        if n > MAX_MODULE_LINES and m not in LONG_MODULES
     ]
-    assert not long, f"modules over {MAX_MODULE_LINES} lines:\n" + "\n".join(long)
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split them, or add to LONG_MODULES with why):\n" + (
+        "\n".join(long)
+    )
+    assert not set(LONG_MODULES) - set(sizes), "LONG_MODULES names modules that do not exist"
 
 
 def functions(module: str) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:

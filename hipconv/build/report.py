@@ -11,6 +11,8 @@ from rich.table import Table
 from hipconv import __version__
 from hipconv.build.plan import Group, Unit, UnitResult
 from hipconv.buildfiles.nvcc_flags import FlagNote
+from hipconv.console import verbosity
+from hipconv.diagnostics import CODES
 from hipconv.report import print_line
 
 
@@ -53,11 +55,12 @@ def flag_notes(units: Sequence[Unit]) -> list[tuple[FlagNote, int]]:
 
 
 def print_flag_notes(console: Console, units: Sequence[Unit]) -> None:
-    severity = {"HC402": "warning", "HC401": "warning"}
+    """Each flag note once, with its code's severity, where the console's verbosity shows that severity."""
     for note, n in flag_notes(units):
-        print_line(
-            console, f"{severity.get(note.code, 'note')}[{note.code}]: {note.message} ({n} TU{'s' if n != 1 else ''})"
-        )
+        severity = CODES[note.code].severity
+        if verbosity(console).shows(severity):
+            tus = f"{n} TU{'s' if n != 1 else ''}"
+            print_line(console, f"{severity.value}[{note.code}]: {note.message} ({tus})")
 
 
 def json_report(

@@ -6,18 +6,36 @@ from pathlib import Path
 
 import click
 
-from hipconv import __version__
+from hipconv.cli.options import display_options
 from hipconv.cli.rules import rules
 from hipconv.cli.scan import scan
 from hipconv.cli.translate import build, translate
-from hipconv.diagnostics import CODES
+from hipconv.commands.codes import code_lines, explain, find_code, version_lines
+from hipconv.console import Display
 from hipconv.errors import HipconvError
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        for line in version_lines():
+            click.echo(line)
+        ctx.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hipconv")
-def cli() -> None:
-    """hipconv: translate CUDA sources to HIP."""
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_version,
+    help="Show hipconv's version, the bundled CUDA and ROCm inventories, libclang's and Python's versions.",
+)
+@display_options
+def cli(display: Display) -> None:
+    """hipconv: translate CUDA sources to HIP.
+
+    -q, -v and --color given here apply to the command (hipconv -q translate ...), as given after it."""
 
 
 for command in (translate, build, scan, rules):
@@ -46,7 +64,8 @@ def debug_tokens(file: Path) -> None:
 
 
 @cli.command("codes")
-def codes() -> None:
-    """The diagnostic codes and what they mean."""
-    for code in CODES.values():
-        click.echo(f"{code.code}\t{code.severity.value}\t{code.title}")
+@click.argument("code", required=False)
+def codes(code: str | None) -> None:
+    """The diagnostic codes and what they mean; with CODE (HC003, hc003), that one explained, with an example."""
+    for line in code_lines() if code is None else explain(find_code(code)):
+        click.echo(line)

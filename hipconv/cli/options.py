@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import click
 
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
-from hipconv.config import Config, find_config, load_config
+from hipconv.config import FAIL_ON, Config, find_config, load_config
+from hipconv.console import COLOR_CHOICES, ColorChoice, Display, Verbosity
 from hipconv.resources import hip_releases
 from hipconv.settings import KernelLaunch, Settings, Version
 
@@ -78,6 +81,69 @@ def rules_dir_option(help: str = "Extra directory of YAML rules.") -> Decorator:
 
 def exclude_option(help: str) -> Decorator:
     return click.option("--exclude", multiple=True, metavar="GLOB", help=help)
+
+
+def fail_on_option(default: str) -> Decorator:
+    """--fail-on error|warning|never: the same threshold for scan and translate (hipconv.config.fails_on)."""
+    return click.option(
+        "--fail-on",
+        type=click.Choice(FAIL_ON),
+        default=None,
+        help=f"Exit 1 when a diagnostic of this severity or worse is reported [default: {default}].",
+    )
+
+
+@dataclass(frozen=True)
+class DisplayChoice:
+    """-q/-v/--color as given at one level of the command line: the group's (`hipconv -q translate`), to
+    which the command's counts add and which its --color overrides."""
+
+    quiet: int = 0
+    verbose: int = 0
+    color: str | None = None
+
+    def then(self, inner: DisplayChoice) -> DisplayChoice:
+        return DisplayChoice(self.quiet + inner.quiet, self.verbose + inner.verbose, inner.color or self.color)
+
+    @property
+    def display(self) -> Display:
+        return Display(Verbosity.counted(self.verbose, self.quiet), cast(ColorChoice, self.color or "auto"))
+
+
+def chosen_display() -> Display:
+    """What the group's -q/-v/--color chose, for a command without options of its own."""
+    return (click.get_current_context().find_object(DisplayChoice) or DisplayChoice()).display
+
+
+def display_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """-q/-v/--color, for the group and for translate, scan and build: the command gets one `display`
+    (hipconv.console.Display) made from the group's choice and its own; the group passes its on (ctx.obj)."""
+
+    @functools.wraps(command)
+    def with_display(*args: Any, quiet: int, verbose: int, color: str | None, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        ctx.obj = (ctx.find_object(DisplayChoice) or DisplayChoice()).then(DisplayChoice(quiet, verbose, color))
+        return command(*args, display=ctx.obj.display, **kwargs)
+
+    options = (
+        click.option(
+            "--color",
+            type=click.Choice(COLOR_CHOICES),
+            default=None,
+            help="Colour: auto (on a terminal, unless NO_COLOR is set), always (also into pipes and files), "
+            "never [default: auto].",
+        ),
+        click.option("-v", "--verbose", count=True, help="Say more: a line for every file, and the time the run took."),
+        click.option(
+            "-q",
+            "--quiet",
+            count=True,
+            help="Say less: -q hides notes, progress and summaries; -qq shows errors only.",
+        ),
+    )
+    for option in options:
+        with_display = option(with_display)
+    return with_display
 
 
 def config_option() -> Decorator:

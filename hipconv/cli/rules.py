@@ -6,16 +6,25 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from hipconv.cli.options import EXIT_UNPORTED, rules_dir_option
-from hipconv.commands.rules import docs_text, rule_lines, show_lines, update_docs
-from hipconv.errors import HipconvError
+from hipconv.cli.options import EXIT_UNPORTED, Decorator, chosen_display, rules_dir_option
+from hipconv.commands.rules import (
+    coverage_rows,
+    docs_text,
+    rule_line,
+    rule_record,
+    select_rules,
+    show,
+    update_docs,
+)
+from hipconv.console import make_console
 from hipconv.report import coverage_table, print_line, stderr_console
 from hipconv.rules import load_ruleset
-from hipconv.rules.coverage import coverage as library_coverage
-from hipconv.rules.coverage import load_symbols
 from hipconv.rules.schema import json_schema
+
+
+def json_option() -> Decorator:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout: every field of every rule.")
 
 
 @click.group()
@@ -32,18 +41,30 @@ def rules_validate(rules_dir: tuple[Path, ...]) -> None:
 
 @rules.command("list")
 @click.option("--library", default=None, help="Only rules of this library (cudart, cuda_driver, device, ...).")
-@click.option("--status", default=None, help="Only rules with this status.")
-def rules_list(library: str | None, status: str | None) -> None:
-    """One line per rule: id, CUDA spelling, HIP spelling, status, ROCm range."""
-    for line in rule_lines(library, status):
-        click.echo(line)
+@click.option("--status", default=None, help="Only rules with this status (supported, deprecated, ...).")
+@json_option()
+@rules_dir_option("Extra directory of YAML rules.")
+def rules_list(library: str | None, status: str | None, as_json: bool, rules_dir: tuple[Path, ...]) -> None:
+    """One line per rule: id, CUDA spelling, HIP spelling, status, ROCm range (--json: every field)."""
+    selected = select_rules(load_ruleset(rules_dir), library, status)
+    if as_json:
+        click.echo(json.dumps([rule_record(rule) for rule in selected], indent=2))
+        return
+    for rule in selected:
+        click.echo(rule_line(rule))
 
 
 @rules.command("show")
 @click.argument("name")
-def rules_show(name: str) -> None:
+@json_option()
+@rules_dir_option("Extra directory of YAML rules.")
+def rules_show(name: str, as_json: bool, rules_dir: tuple[Path, ...]) -> None:
     """Everything hipconv knows about a CUDA (or HIP) spelling or a rule id."""
-    for line in show_lines(name):
+    shown = show(load_ruleset(rules_dir), name)
+    if as_json:
+        click.echo(json.dumps(shown.record(), indent=2))
+        return
+    for line in shown.lines():
         click.echo(line)
 
 
@@ -51,10 +72,8 @@ def rules_show(name: str) -> None:
 @click.option("--library", default=None, help="Only this library (cublas, cusparse, cub, ...).")
 def rules_coverage(library: str | None) -> None:
     """Per CUDA library: symbols, how many have a rule, translated or not, and twins with no rule."""
-    rows = [r for r in library_coverage(load_ruleset(), load_symbols()) if library in (None, r.library)]
-    if not rows:
-        raise HipconvError(f"no coverage data for library {library!r}" if library else "no coverage data bundled")
-    Console(highlight=False, width=120).print(coverage_table(rows))
+    rows = coverage_rows(library)
+    make_console(chosen_display(), stderr=False, width=120).print(coverage_table(rows))
     for row in rows:
         for name in row.twins_without_rule:
             click.echo(f"{row.library}: {name} has a HIP twin but no rule")

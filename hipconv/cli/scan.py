@@ -13,17 +13,20 @@ from hipconv.cli.options import (
     EXIT_UNPORTED,
     config_at,
     config_option,
+    display_options,
     exclude_option,
+    fail_on_option,
     follow_symlinks_option,
     rocm_version_option,
     rules_dir_option,
     settings_from,
 )
 from hipconv.commands.scan import ScanFormat, ScanRequest, scan_paths
-from hipconv.config import FAIL_ON, FailOn
+from hipconv.config import FailOn
+from hipconv.console import Display
 from hipconv.diagnostics import CODES
 from hipconv.errors import HipconvError
-from hipconv.report import stderr_console
+from hipconv.report import stderr_console, stdout_console
 from hipconv.scan.formats import FORMATS
 from hipconv.settings import KERNEL_LAUNCH_STYLES
 
@@ -36,15 +39,10 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
     type=click.Choice(FORMATS),
     default="text",
     show_default=True,
-    help="text: clang-style lines on stderr; json, sarif, github: on stdout (or --output).",
+    help="text: clang-style lines on stdout, the summary on stderr; json, sarif, github: on stdout (or --output).",
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
-@click.option(
-    "--fail-on",
-    type=click.Choice(FAIL_ON),
-    default=None,
-    help="Exit 1 when a finding of this severity or worse is reported [default: warning].",
-)
+@fail_on_option("warning, or fail-on in the configuration")
 @rocm_version_option("Targeted ROCm release [default: the newest bundled].")
 @click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default=None, help="As for translate.")
 @exclude_option("Skip paths matching GLOB (added to the configuration's).")
@@ -54,7 +52,7 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
     "--baseline",
     "baseline_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Report (and fail on) only findings this baseline does not record.",
+    help="Report (and fail on) only findings this baseline does not record [default: baseline in the configuration].",
 )
 @click.option(
     "--write-baseline",
@@ -63,6 +61,7 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
 )
 @follow_symlinks_option()
 @config_option()
+@display_options
 def scan(
     paths: tuple[Path, ...],
     fmt: str,
@@ -77,6 +76,7 @@ def scan(
     write_baseline: Path | None,
     follow_symlinks: bool,
     config_path: Path | None,
+    display: Display,
 ) -> None:
     """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
     config = config_at(config_path)
@@ -92,11 +92,11 @@ def scan(
         excludes=config.exclude + exclude,
         disabled=frozenset(config.disable + disable),
         rules_dirs=config.rules_dirs + rules_dir,
-        baseline=baseline_path,
+        baseline=baseline_path or config.baseline,
         write_baseline=write_baseline,
         follow_symlinks=follow_symlinks,
     )
-    outcome, stdout = scan_paths(request, stderr_console())
+    outcome, stdout = scan_paths(request, stderr_console(display), stdout_console(display))
     if stdout:
         click.echo(stdout, nl=False)
     if outcome.failed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -15,7 +16,9 @@ from hipconv.cli.options import (
     backup_suffix,
     config_at,
     config_option,
+    display_options,
     exclude_option,
+    fail_on_option,
     follow_symlinks_option,
     offload_archs,
     rocm_version_option,
@@ -24,15 +27,22 @@ from hipconv.cli.options import (
 )
 from hipconv.commands.build import BuildRequest, build_tree
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
+from hipconv.config import fails_on
+from hipconv.console import Display
+from hipconv.diagnostics import Severity
 from hipconv.output import OutputMode
 from hipconv.report import stderr_console
 from hipconv.settings import KERNEL_LAUNCH_STYLES
 
 
-def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
+def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) -> int:
+    """2: a file could not be read, translated or written; 1: --strict and unported CUDA APIs remain (whatever
+    their severity), or a diagnostic at or above --fail-on (as scan decides it); else 0, even after `error:` lines."""
     if outcome.failed:
         return EXIT_ERROR
-    return EXIT_UNPORTED if strict and outcome.summary.unported_count else EXIT_OK
+    summary = outcome.summary
+    failing = any(n and fails_on(fail_on, Severity(severity)) for severity, n in summary.severities.items())
+    return EXIT_UNPORTED if (strict and summary.unported_count) or failing else EXIT_OK
 
 
 @click.command()
@@ -56,6 +66,11 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
 )
 @rocm_version_option("Targeted ROCm release [default: the newest bundled inventory].")
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
+@click.option(
+    "--annotate",
+    is_flag=True,
+    help="Write a `// hipconv: HCnnn ...` comment above each line that still holds unported CUDA.",
+)
 @exclude_option("Skip paths (relative to the input) matching GLOB.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--stats", is_flag=True, help="Print a summary table on stderr.")
@@ -63,9 +78,11 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
     "--report",
     "report_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write a report of every file: JSON, or Markdown when FILE ends in .md.",
+    help="Write the effort report (summary first, then every file): JSON, Markdown when FILE ends in .md, "
+    "CSV (one row per finding) when it ends in .csv.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 when unported CUDA APIs remain.")
+@fail_on_option("never")
 @click.option("--force", is_flag=True, help="Overwrite an existing output file or a foreign output directory.")
 @follow_symlinks_option()
 @rules_dir_option("Extra directory of YAML rules.")
@@ -76,6 +93,7 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool) -> int:
     help="AMD targets that replace CUDA architectures in build files [default: gfx90a].",
 )
 @config_option()
+@display_options
 def translate(
     paths: tuple[Path, ...],
     output: Path | None,
@@ -86,16 +104,19 @@ def translate(
     kernel_launch: str | None,
     rocm_version: str | None,
     experimental: bool,
+    annotate: bool,
     exclude: tuple[str, ...],
     jobs: int,
     stats: bool,
     report_path: Path | None,
     strict: bool,
+    fail_on: str | None,
     force: bool,
     follow_symlinks: bool,
     rules_dir: tuple[Path, ...],
     offload_arch: str | None,
     config_path: Path | None,
+    display: Display,
 ) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
     archs = offload_archs(offload_arch)
@@ -105,7 +126,9 @@ def translate(
     mode = OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
     request = TranslateRequest(
         paths,
-        settings_from(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs),
+        replace(
+            settings_from(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs), annotate=annotate
+        ),
         output=output,
         mode=mode,
         in_place=in_place,
@@ -118,8 +141,8 @@ def translate(
         force=force,
         follow_symlinks=follow_symlinks,
     )
-    outcome = translate_paths(request, stderr_console(), sys.stdout.buffer)
-    raise SystemExit(_translate_exit(outcome, strict=strict))
+    outcome = translate_paths(request, stderr_console(display), sys.stdout.buffer)
+    raise SystemExit(_translate_exit(outcome, strict=strict, fail_on=fail_on or "never"))
 
 
 @click.command()
@@ -176,6 +199,7 @@ def translate(
 @exclude_option("As for translate.")
 @rules_dir_option("As for translate.")
 @click.option("--force", is_flag=True, help="As for translate.")
+@display_options
 def build(
     src: Path,
     output: Path,
@@ -192,6 +216,7 @@ def build(
     exclude: tuple[str, ...],
     rules_dir: tuple[Path, ...],
     force: bool,
+    display: Display,
 ) -> None:
     """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
     archs = offload_archs(offload_arch)
@@ -217,7 +242,7 @@ def build(
         build_dir=build_dir,
         hipcc_args=hipcc_arg,
     )
-    outcome = build_tree(request, stderr_console(), sys.stdout.buffer)
+    outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
     if outcome.translation.failed:
         raise SystemExit(EXIT_ERROR)
     raise SystemExit(EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)

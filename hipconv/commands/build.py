@@ -26,6 +26,8 @@ from hipconv.build.plan import (
 )
 from hipconv.build.report import json_report, print_flag_notes, print_groups, summary_table
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
+from hipconv.console import verbosity
+from hipconv.diagnostics import Severity
 from hipconv.discover import plan
 from hipconv.output import write_atomic, write_named
 from hipconv.report import print_line, progress_bar
@@ -92,7 +94,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
             check_only=request.check_only,
             extra=request.hipcc_args,
         )
-    for line in skipped:
+    for line in skipped if verbosity(console).shows(Severity.NOTE) else ():
         print_line(console, f"note: {line}")
     print_flag_notes(console, units)
     write_atomic(output / "compile_commands.json", (json.dumps(compile_commands(units), indent=2) + "\n").encode())
@@ -101,7 +103,8 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     seconds = time.monotonic() - started
     groups = group_failures(results, load_ruleset(request.translation.rules_dirs))
     print_groups(console, groups)
-    console.print(summary_table(results, seconds, check_only=request.check_only))
+    if verbosity(console).chatty:
+        console.print(summary_table(results, seconds, check_only=request.check_only))
     if request.report_path is not None:
         _write_report(request, results, groups, hipcc=hipcc, seconds=seconds, skipped=skipped)
     return BuildOutcome(translated, tuple(results))

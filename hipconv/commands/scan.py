@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -12,11 +13,11 @@ from rich.console import Console
 from hipconv.config import FailOn
 from hipconv.discover import plan
 from hipconv.output import write_named
-from hipconv.report import print_line, print_result
+from hipconv.report import print_done, print_line, print_result, print_verbose, progress_bar
 from hipconv.results import FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.scan.baseline import baseline_json, load_baseline, new_findings
-from hipconv.scan.formats import ScanReport, print_text, render
+from hipconv.scan.formats import ScanReport, print_failures, print_findings, print_summary, print_text, render
 from hipconv.scan.scanner import FileScan, at_or_above, excluded, scan_jobs
 from hipconv.settings import Settings
 
@@ -40,17 +41,19 @@ class ScanRequest:
 
 @dataclass(frozen=True)
 class ScanOutcome:
-    report: ScanReport | None  # None when a baseline was written instead
+    report: ScanReport  # every finding when a baseline was written instead (failing is then 0)
     failing: int  # findings at or above --fail-on
 
     @property
     def failed(self) -> bool:
         """A file could not be scanned."""
-        return bool(self.report and self.report.failures)
+        return bool(self.report.failures)
 
 
-def scan_paths(request: ScanRequest, console: Console) -> tuple[ScanOutcome, str]:
-    """Scan the request's paths; returns the outcome and what goes to stdout."""
+def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[ScanOutcome, str]:
+    """Scan the request's paths; returns the outcome and what goes to stdout. Text findings are printed
+    on `out` (stdout); progress, notes, failures and the summary on `console` (stderr)."""
+    started = time.monotonic()
     the_plan = plan(
         list(request.paths),
         None,
@@ -62,30 +65,43 @@ def scan_paths(request: ScanRequest, console: Console) -> tuple[ScanOutcome, str
     )
     jobs = [job for job in the_plan.jobs if not excluded(job.display, request.excludes)]
     table = load_ruleset(request.rules_dirs).table(request.settings)
+    baseline = None  # read before the scan: a bad one stops it at once
+    if request.baseline is not None and request.write_baseline is None:
+        baseline = load_baseline(request.baseline)
     for skipped in (p for p in the_plan.problems if p.status is FileStatus.SKIPPED):
         print_result(console, skipped)  # a note, as translate gives (special files, links out of the tree)
     scans = [FileScan(p.path, failure=p.reason) for p in the_plan.problems if p.status is not FileStatus.SKIPPED]
-    scans += scan_jobs(jobs, table, request.settings, disabled=request.disabled)
+    tree = any(path.is_dir() for path in request.paths)  # not for files named one by one (pre-commit)
+    with progress_bar(console, len(jobs), "scanning", shown=tree) as (advance, shown_on):
+        for scanned in scan_jobs(jobs, table, request.settings, disabled=request.disabled):
+            scans.append(scanned)
+            n = len(scanned.findings)
+            print_verbose(shown_on, f"{scanned.path}: {n} finding{'s' if n != 1 else ''}")  # -v
+            advance()
     if request.write_baseline is not None:
-        write_named(request.write_baseline, baseline_json(scans).encode(), option="--write-baseline")
-        print_line(
-            console,
-            f"hipconv scan: {sum(len(s.findings) for s in scans)} findings recorded in {request.write_baseline}",
-        )
-        return ScanOutcome(None, 0), ""
+        text = baseline_json(scans, request.write_baseline)
+        write_named(request.write_baseline, text.encode(), option="--write-baseline")
+        report = ScanReport(tuple(scans), request.settings)
+        print_failures(console, report)  # not in the baseline: the exit code is 2
+        recorded = sum(1 for _ in report.findings())
+        print_line(console, f"hipconv scan: {recorded} findings recorded in {request.write_baseline}")
+        return ScanOutcome(report, 0), ""
     baselined = 0
-    if request.baseline is not None:
-        scans, baselined = new_findings(scans, load_baseline(request.baseline))
+    if baseline is not None:
+        scans, baselined = new_findings(scans, baseline)
     report = ScanReport(tuple(scans), request.settings, baselined)
     stdout = ""
     if request.fmt == "text" and request.output is None:
-        print_text(console, report)
+        print_findings(out, report)
+        print_failures(console, report)
+        print_summary(console, report)
     else:
         text = render(report, request.fmt) if request.fmt != "text" else _plain_text(report)
         if request.output is not None:
             write_named(request.output, text.encode(), option="--output")
         else:
             stdout = text
+    print_done(console, "scan", len(scans), started)
     return ScanOutcome(report, len(at_or_above(report.findings(), request.fail_on))), stdout
 
 

@@ -16,10 +16,19 @@ from hipconv.discover import OUTPUT_MARKER, plan
 from hipconv.interrupts import Interrupted, deferred
 from hipconv.output import OutputMode, Writer, remove_stale_temp_files, write_atomic, write_named
 from hipconv.pipeline import run
-from hipconv.report import Summary, json_report, print_result, progress_bar, stats_table
+from hipconv.report import (
+    csv_report,
+    json_report,
+    markdown_report,
+    print_done,
+    print_result,
+    progress_bar,
+    stats_table,
+    text_bytes,
+)
 from hipconv.rules import load_ruleset
 from hipconv.settings import Settings
-from hipconv.translate.templates import render
+from hipconv.summary import Summary, rollup_root
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class TranslateRequest:
     stats: bool = False
     force: bool = False
     follow_symlinks: bool = False  # follow symbolic links that lead out of the input trees
+    keep_files: bool = False  # keep every file's result in the outcome's summary (the Python API)
 
 
 @dataclass(frozen=True)
@@ -66,7 +76,10 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     marked = the_plan.output_root if writes else None  # a tree's output directory, marked as hipconv's
     if marked is not None:
         _claim_output(marked, request.settings)
-    summary = Summary(keep_files=request.report_path is not None)
+    summary = Summary(
+        keep_files=request.keep_files or request.report_path is not None,
+        root=rollup_root([str(p) for p in request.paths], tree=the_plan.tree),
+    )
     writer = Writer(the_plan, request.mode, request.in_place, request.backup_suffix, stdout)
     write_errors = 0
     for problem in the_plan.problems:
@@ -95,6 +108,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         _write_report(request.report_path, summary, request.settings)
     if request.stats:
         console.print(stats_table(summary))
+    print_done(console, "translate", sum(summary.files.values()), summary.started)
     return TranslateOutcome(summary, write_errors)
 
 
@@ -111,11 +125,14 @@ def _claim_output(root: Path, settings: Settings) -> None:
 
 
 def _write_report(path: Path, summary: Summary, settings: Settings) -> None:
-    """JSON (file names that are not UTF-8 as \\udcXX escapes, which decode back to the names) or
-    Markdown (such bytes shown as \\xXX); a report that cannot be written is a ConfigError."""
-    data = json_report(summary, settings)
-    if path.suffix == ".md":
-        text = render("report/summary.md.j2", report=data).encode("utf-8", "surrogateescape")
-        write_named(path, text.decode("utf-8", "backslashreplace").encode(), option="--report")
+    """Markdown when FILE ends in .md, CSV when it ends in .csv, JSON otherwise. File names that are not
+    UTF-8 appear in JSON as \\udcXX escapes (which decode back to the names), in the others as \\xXX. A
+    report that cannot be written is a ConfigError."""
+    suffix = path.suffix.lower()
+    if suffix == ".md":
+        data = text_bytes(markdown_report(summary, settings))
+    elif suffix == ".csv":
+        data = text_bytes(csv_report(summary))
     else:
-        write_named(path, (json.dumps(data, indent=2) + "\n").encode(), option="--report")
+        data = (json.dumps(json_report(summary, settings), indent=2) + "\n").encode()
+    write_named(path, data, option="--report")

@@ -2,14 +2,17 @@
 
 An entry is matched by code, path and the fingerprint of its line's content (not its
 line number), so code that moves does not resurface. Each entry absorbs one finding:
-a second copy of a known line is new.
+a second copy of a known line is new. Paths are relative to the baseline's folder, so a
+scan from another working directory (a subfolder) matches the same entries.
 """
 
 from __future__ import annotations
 
 import collections
 import json
+import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from hipconv import __version__
@@ -21,15 +24,27 @@ Key = tuple[str, str, str]  # (code, path, fingerprint)
 _ENTRY_KEYS = ("code", "path", "fingerprint")  # the string fields every entry needs
 
 
-def _key(finding: Finding) -> Key:
-    return (finding.diagnostic.code, finding.diagnostic.path, finding.fingerprint)
+@dataclass(frozen=True)
+class Baseline:
+    root: str  # the baseline file's folder, absolute: the entries' paths are relative to it
+    keys: collections.Counter[Key]  # a multiset: each entry absorbs one finding
 
 
-def baseline_json(scans: Iterable[FileScan]) -> str:
+def _key(finding: Finding, root: str) -> Key:
+    return (finding.diagnostic.code, _relative(finding.diagnostic.path, root), finding.fingerprint)
+
+
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+
+
+def baseline_json(scans: Iterable[FileScan], path: Path) -> str:
+    """The content of a baseline file at `path` that records the scans' findings."""
+    root = os.path.abspath(path.parent)
     entries = [
         {
             "code": f.diagnostic.code,
-            "path": f.diagnostic.path,
+            "path": _relative(f.diagnostic.path, root),
             "fingerprint": f.fingerprint,
             "line": f.diagnostic.line,
             "message": f.diagnostic.message,
@@ -45,8 +60,8 @@ def baseline_json(scans: Iterable[FileScan]) -> str:
     )
 
 
-def load_baseline(path: Path) -> collections.Counter[Key]:
-    """The baseline's entries as a multiset; a missing or malformed file is a ConfigError naming it."""
+def load_baseline(path: Path) -> Baseline:
+    """The baseline's entries; a missing or malformed file is a ConfigError naming it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
@@ -67,17 +82,17 @@ def load_baseline(path: Path) -> collections.Counter[Key]:
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in _ENTRY_KEYS):
             raise ConfigError(f"baseline {path}: finding #{n + 1} needs string fields code, path and fingerprint")
         keys[(entry["code"], entry["path"], entry["fingerprint"])] += 1
-    return keys
+    return Baseline(os.path.abspath(path.parent), keys)
 
 
-def new_findings(scans: Iterable[FileScan], known: collections.Counter[Key]) -> tuple[list[FileScan], int]:
-    """The scans without the findings the baseline knows, and how many were dropped."""
-    left = collections.Counter(known)
+def new_findings(scans: Iterable[FileScan], baseline: Baseline) -> tuple[list[FileScan], int]:
+    """The scans without the findings the baseline records, and how many were dropped."""
+    left = collections.Counter(baseline.keys)
     out, dropped = [], 0
     for scan in scans:
         kept = []
         for finding in scan.findings:
-            key = _key(finding)
+            key = _key(finding, baseline.root)
             if left[key] > 0:
                 left[key] -= 1
                 dropped += 1

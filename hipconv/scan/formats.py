@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hipconv import __version__
+from hipconv.console import plain, verbosity
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.report import diagnostic_line, print_line
 from hipconv.scan.scanner import FileScan, Finding
@@ -50,19 +51,38 @@ class ScanReport:
 
 
 def print_text(console: Console, report: ScanReport) -> None:
-    """Clang-style lines with hints, then a summary table (only when there is something to show)."""
-    plain = not console.is_terminal
-    for scan in report.scans:
-        for finding in scan.findings:
-            console.print(diagnostic_line(finding.diagnostic, styled=not plain), soft_wrap=True, highlight=False)
-            if finding.hint:
-                console.print(
-                    Text(f"    hint: {finding.hint}", style="" if plain else "dim"), soft_wrap=True, highlight=False
-                )
-        if scan.failure:
-            print_line(console, f"{scan.path}: error: {scan.failure}")
-            if scan.trace:
-                print_line(console, scan.trace)
+    """The whole text report on one console (`--output FILE`): findings, failures, summary."""
+    print_findings(console, report)
+    print_failures(console, report)
+    print_summary(console, report)
+
+
+def print_findings(console: Console, report: ScanReport) -> None:
+    """Clang-style lines with hints, of the severities the console's verbosity shows (-q: no notes); coloured
+    as the console was made to (hipconv.console.make_console)."""
+    level, styled = verbosity(console), not plain(console)
+    for finding in report.findings():
+        if not level.shows(finding.severity):
+            continue
+        console.print(diagnostic_line(finding.diagnostic, styled=styled), soft_wrap=True, highlight=False)
+        if finding.hint:
+            console.print(
+                Text(f"    hint: {finding.hint}", style="dim" if styled else ""), soft_wrap=True, highlight=False
+            )
+
+
+def print_failures(console: Console, report: ScanReport) -> None:
+    """A line (and a bug's traceback) for each file that could not be scanned."""
+    for scan in report.failures:
+        print_line(console, f"{scan.path}: error: {scan.failure}")
+        if scan.trace:
+            print_line(console, scan.trace)
+
+
+def print_summary(console: Console, report: ScanReport) -> None:
+    """The summary line, then a table of the codes found (only when there is something to show); not with -q."""
+    if not verbosity(console).chatty:
+        return
     print_line(console, summary_line(report))
     table = summary_table(report)
     if table.row_count:

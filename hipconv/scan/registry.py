@@ -21,6 +21,9 @@ class Check:
     id: str
     names: frozenset[str]  # the file must contain one of these words for the check to run
     find: FindFunction
+    # the translator's codes that already report what this check finds in the same call argument: a
+    # finding of the check in an argument where the translator reported one of them is left out
+    covered_by: frozenset[str] = frozenset()
     words: frozenset[bytes] = field(init=False, repr=False)  # names, encoded: what the scanner's prefilter compares
 
     def __post_init__(self) -> None:
@@ -33,11 +36,14 @@ class Check:
 _REGISTERED: list[Check] = []
 
 
-def check(code: str, check_id: str, *, words: Iterable[str]) -> Callable[[FindFunction], FindFunction]:
-    """Register the decorated function as check `code`, run on files that contain one of `words`."""
+def check(
+    code: str, check_id: str, *, words: Iterable[str], covered_by: Iterable[str] = ()
+) -> Callable[[FindFunction], FindFunction]:
+    """Register the decorated function as check `code`, run on files that contain one of `words`, and
+    silent in a call argument where the translator reported one of the codes `covered_by`."""
 
     def register(find: FindFunction) -> FindFunction:
-        _REGISTERED.append(Check(code, check_id, frozenset(words), find))
+        _REGISTERED.append(Check(code, check_id, frozenset(words), find, frozenset(covered_by)))
         return find
 
     return register

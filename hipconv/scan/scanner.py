@@ -14,10 +14,11 @@ import fnmatch
 import hashlib
 import os
 import traceback
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from hipconv.config import fails_on
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.pipeline import batches, read_job
 from hipconv.results import FileResult, Job
@@ -61,15 +62,14 @@ def fingerprint(line: bytes) -> str:
 
 def scan_jobs(
     jobs: Sequence[Job], table: LookupTable, settings: Settings, *, disabled: frozenset[str] = frozenset()
-) -> list[FileScan]:
-    """Scan files in batches (each batch lexed with one libclang call per stage)."""
-    out: list[FileScan] = []
+) -> Iterator[FileScan]:
+    """Scan files in batches (each batch lexed with one libclang call per stage); yields one FileScan per
+    job, in order, as each batch is done (the caller shows progress)."""
     for batch in batches(jobs):
         read = [read_job(job) for job in batch]
         sources = [r for r in read if isinstance(r, SourceFile)]
         scanned = iter(scan_sources(sources, table, settings, disabled=disabled))
-        out.extend(next(scanned) if isinstance(r, SourceFile) else _failed(r) for r in read)
-    return out
+        yield from (next(scanned) if isinstance(r, SourceFile) else _failed(r) for r in read)
 
 
 def scan_sources(
@@ -113,7 +113,10 @@ def _scan_file(
         for check in checks:
             if words.isdisjoint(check.words):
                 continue
+            covered = _arguments_reported(view, source, result.diagnostics, check.covered_by)
             for offset, message in check.run(view):
+                if covered and view.argument_at(offset) in covered:
+                    continue  # the translator reported it there (even when that code is disabled)
                 line, col = source.line_col(offset)
                 found.append(Diagnostic(source.path, line, col, check.code, message, check.id))
         found = _one_per_position(found)
@@ -128,6 +131,20 @@ def _scan_file(
         for d in kept
     )
     return FileScan(path, findings, suppressed=len(found) - len(kept))
+
+
+def _arguments_reported(
+    view: FileView, source: SourceFile, diagnostics: Iterable[Diagnostic], codes: frozenset[str]
+) -> set[tuple[int, int]]:
+    """The call arguments (FileView.argument_at) where the translator reported one of codes."""
+    at = [(d.line, d.col) for d in diagnostics if d.code in codes]
+    if not at:
+        return set()
+    line_starts = [0]
+    while len(line_starts) < max(line for line, _ in at):
+        line_starts.append(source.body.index(b"\n", line_starts[-1]) + 1)
+    arguments = (view.argument_at(line_starts[line - 1] + col - 1) for line, col in at)
+    return {a for a in arguments if a is not None}
 
 
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
@@ -158,8 +175,5 @@ def normalise(path: str) -> str:
 
 
 def at_or_above(findings: Iterable[Finding], level: str) -> list[Finding]:
-    """The findings that --fail-on LEVEL (error | warning | never) fails on."""
-    if level == "never":
-        return []
-    failing = {Severity.ERROR} if level == "error" else {Severity.ERROR, Severity.WARNING}
-    return [f for f in findings if f.severity in failing]
+    """The findings that --fail-on LEVEL (error | warning | never) fails on, as translate's --fail-on does."""
+    return [f for f in findings if fails_on(level, f.severity)]

@@ -89,6 +89,26 @@ class FileView:
             expect_number = not expect_number
         return None if expect_number else product
 
+    def argument_at(self, offset: int) -> tuple[int, int] | None:
+        """(index of the `(` of the innermost call around the byte offset, which argument of it holds the
+        offset), or None outside a call: what two findings about one argument have in common, wherever
+        in it they point."""
+        tokens = self.tokens
+        argument, j = 0, bisect.bisect_right(tokens.starts, offset) - 1
+        while True:
+            j = prev_code(tokens, j)
+            if j < 0 or self.is_punct(j, ";", "{", "["):
+                return None
+            if self.is_punct(j, "("):
+                return j, argument
+            if self.is_punct(j, ")", "]", "}"):
+                opener = matching_open(tokens, j)
+                if opener is None:
+                    return None
+                j = opener
+            elif self.is_punct(j, ","):
+                argument += 1
+
     def span_tokens(self, span: tuple[int, int]) -> tuple[int, int]:
         """Token index range [first, last) covering a byte span."""
         starts = self.tokens.starts

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView
+from hipconv.translate.lane_masks import MASK_VERDICTS
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
 
@@ -61,9 +62,10 @@ def _warp_size_definition(view: FileView, i: int) -> Iterator[Finding]:
         yield tokens.starts[j], f"{view.text(i)} is defined as 32; AMD wavefronts have 64 lanes (warpSize)"
 
 
-@check("HC302", "wavefront.full-mask-32", words=SYNC_INTRINSICS)
+@check("HC302", "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
 def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    """0xffffffff, or a name defined as it, as the mask of a *_sync intrinsic."""
+    """0xffffffff, or a name defined as it, as the mask of a *_sync intrinsic: for the masks the translator
+    cannot see the value of (a name), and the intrinsics it has no lane-mask rule for (__syncwarp)."""
     tokens = view.tokens
     mask_names = _full_mask_names(view)
     for i in view.occurrences(words):

@@ -116,6 +116,18 @@ def _clang() -> tuple[Any, Any]:
     return cindex, index
 
 
+@functools.lru_cache(maxsize=1)
+def libclang_version() -> str:
+    """libclang's own version string and the library file, e.g. `clang version 18.1.1 (/.../libclang.so)`;
+    ToolNotFound when libclang cannot be loaded."""
+    cindex, _ = _clang()
+    # Not among the functions cindex declares: without its CXString result type ctypes would read an int.
+    get_version = cindex.conf.lib.clang_getClangVersion
+    get_version.argtypes, get_version.restype = [], cindex._CXString
+    get_version.errcheck = cindex._CXString.from_result  # the text, then clang_disposeString
+    return f"{get_version()} ({cindex.conf.get_filename()})"
+
+
 @dataclass(frozen=True)
 class _Raw:
     """libclang's tokens of a buffer: kinds, locations and lengths; `base` is the location of offset 0."""

@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.errors import HipconvError
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
+from hipconv.translate.annotate import has_markers, marker_edits
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
 from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
@@ -86,7 +88,32 @@ def _translate_tokens(
     source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, words: frozenset[bytes]
 ) -> FileResult:
     found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words)
-    return edited_result(source, found.edits, found.diagnostics, found.replacements)
+    result = edited_result(source, found.edits, found.diagnostics, found.replacements)
+    return _annotated(result, source, tokens, table, settings) if settings.annotate else result
+
+
+def _annotated(
+    result: FileResult, source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings
+) -> FileResult:
+    """The translation of source (`result`, `tokens` its tokens) with a marker comment above each line
+    that still holds unported CUDA, and without the stale markers of an earlier run (--annotate).
+
+    The markers are planned on the translated text, from its own tokens and findings (matching it again
+    changes nothing, translation being idempotent, but tells where the findings are now): each then sits
+    directly above its line as written out, even where a rewrite added or joined lines, and a second run
+    finds it there. The diagnostics reported stay those of the source."""
+    if result.output is None:
+        text, text_tokens, findings = source, tokens, result.diagnostics
+    elif any(d.unported for d in result.diagnostics) or has_markers(result.output):
+        text = SourceFile(source.path, source.bom, result.output[len(source.bom) :])
+        text_tokens = lex(text.body)
+        findings = match_file(text, text_tokens, table, settings, is_cu=_is_cu(source)).diagnostics
+    else:
+        return result
+    markers = marker_edits(text, text_tokens, findings)
+    if not markers:
+        return result
+    return replace(result, status=FileStatus.CONVERTED, output=source.bom + apply(text.body, markers).data)
 
 
 def edited_result(
@@ -126,4 +153,5 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or (settings.kernel_launch == "hip" and b"<<<" in source.body)
         or not words.isdisjoint(table.names)
         or (_is_cu(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))
+        or (settings.annotate and has_markers(source.body))  # markers of an earlier run may be stale
     )
