@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.translate.edits import Edit
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, after_splice
 from hipconv.translate.source import SourceFile
 
 MARKER_PREFIX = "// hipconv: "
@@ -93,7 +93,7 @@ class _Lines:
         """An offset on an earlier line when the line starting at pos continues a construct (a line
         splice, or a token spanning lines); None when it does not."""
         body, tokens = self.tokens.body, self.tokens
-        if _after_splice(body, pos):
+        if after_splice(body, pos):
             return pos - 1
         i = bisect.bisect_left(tokens.starts, pos) - 1
         if i >= 0 and tokens.ends[i] > pos:  # a block comment, a raw string, a token cut by a splice
@@ -121,7 +121,7 @@ def _markers(tokens: Tokens) -> dict[int, tuple[int, str]]:
                 and "\n" not in comment
                 and not body[line_start:pos].strip(_BLANKS)
                 and not body[tokens.ends[i] : line_end].strip(_BLANKS + b"\r")
-                and not _after_splice(body, line_start)
+                and not after_splice(body, line_start)
             ):
                 found[min(line_end + 1, len(body))] = (line_start, comment.rstrip())
         pos = body.find(_MARKER_START, pos + 1)
@@ -134,8 +134,3 @@ def _indent(body: bytes, pos: int) -> int:
     while end < len(body) and body[end] in _BLANKS:
         end += 1
     return end - pos
-
-
-def _after_splice(body: bytes, line_start: int) -> bool:
-    """True when the line before the one at line_start ends with a line splice: the two are one line."""
-    return body[max(line_start - 3, 0) : line_start].endswith((b"\\\n", b"\\\r\n"))

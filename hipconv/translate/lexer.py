@@ -174,6 +174,11 @@ def unsplice(text: bytes) -> bytes:
     return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
 
 
+def after_splice(body: bytes, line_start: int) -> bool:
+    """True when the line before the one at line_start ends with a line splice: the two are one logical line."""
+    return body[max(line_start - 3, 0) : line_start].endswith((b"\\\n", b"\\\r\n"))
+
+
 def _place_splices(body: bytes, starts: array[int], ends: array[int]) -> tuple[int, ...]:
     """libclang starts a token at a line splice right before it (`\\<newline>,`): move the start past it,
     since the splice belongs to the gap. Returns the tokens a splice cuts in two, which are the only

@@ -14,7 +14,7 @@ from hipconv.translate.edits import Edit
 from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import directive_lines, match_includes
 from hipconv.translate.launches import match_launches
-from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.source import SourceFile
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
@@ -94,21 +94,16 @@ def _insert_at_top(c: MatchCollector, text: str, rule_id: str = INSERT_RULE_ID) 
         return
     pos = tokens.starts[first]
     line_start = body.rfind(b"\n", 0, pos) + 1
-    while _after_splice(body, line_start):  # blank lines that splices join to the code: go before them
+    while after_splice(body, line_start):  # blank lines that splices join to the code: go before them
         before = body.rfind(b"\n", 0, line_start - 1) + 1
         if unsplice(body[before:line_start]).strip():
             break
         line_start = before
     comment_end = tokens.ends[first - 1] if first else 0
     blank = not unsplice(body[line_start:pos]).strip()
-    if line_start >= comment_end and blank and not _after_splice(body, line_start):
+    if line_start >= comment_end and blank and not after_splice(body, line_start):
         nl = c.source.newline_at(line_start)
         c.edits.append(Edit.replace(line_start, line_start, text.replace("\n", nl) + nl, rule_id))
     else:  # code after a comment or a line splice on the same line: a directive must start a line of its own
         nl = c.source.newline_at(pos)
         c.edits.append(Edit.replace(pos, pos, nl + text.replace("\n", nl) + nl, rule_id))
-
-
-def _after_splice(body: bytes, line_start: int) -> bool:
-    """True when the line before `line_start` ends with a backslash: the two are one logical line."""
-    return body[:line_start].endswith((b"\\\n", b"\\\r\n"))
