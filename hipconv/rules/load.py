@@ -15,7 +15,7 @@ import yaml
 
 from hipconv.errors import ConfigError, RuleSchemaError
 from hipconv.resources import rules_dir, templates_dir
-from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange
+from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
 from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, Field, check_fields
 from hipconv.settings import Version
 
@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _FILE_KEYS = ("defaults", "rules")
+_TAGGED_KINDS = (RuleKind.TYPE.value, RuleKind.ENUM.value, RuleKind.CLASS.value)
 
 
 def load_rules(files: Iterable[Path]) -> tuple[Rule, ...]:
@@ -159,6 +160,7 @@ def _build_rule(
     check_fields(fields, RULE_FIELDS, label, problems)
     _check_identity(fields, where, label, problems)
     _check_call_shape(fields, label, problems)
+    _check_use_forms(fields, label, problems)
     template = _template_path(fields, source_dir, label, problems)
     if "scope" in fields and template is None:
         problems.append(f"{label}: 'scope' goes with 'template'")
@@ -216,6 +218,50 @@ def _check_call_shape(fields: Mapping[str, Any], label: str, problems: list[str]
         problems.append(f"{label}: lane_mask {lane!r} is not among params")
     if isinstance(optional, list) and optional and list(optional) != params[len(params) - len(optional) :]:
         problems.append(f"{label}: optional {', '.join(map(str, optional))} must be the last of params")
+    _check_fills_and_casts(fields, list(args), label, problems)
+
+
+def _check_fills_and_casts(fields: Mapping[str, Any], args: list[str], label: str, problems: list[str]) -> None:
+    """casts name kept arguments; fill names optional ones; an optional argument without a fill, which a
+    call may omit, comes last in args (else the arguments after it would take its place)."""
+    casts, fill, optional = fields.get("casts", {}), fields.get("fill", {}), fields.get("optional", [])
+    if not (isinstance(casts, dict) and isinstance(fill, dict) and isinstance(optional, list)):
+        return  # check_fields reports the type
+    for key, where in (("casts", casts), ("fill", fill)):
+        dropped = [name for name in where if name not in args]
+        if dropped:
+            problems.append(f"{label}: {key} {', '.join(dropped)} not among the kept args")
+    not_optional = [name for name in fill if name in args and name not in optional]
+    if not_optional:
+        problems.append(
+            f"{label}: fill {', '.join(not_optional)} not among optional (only an omitted argument is filled)"
+        )
+    omitted = [name for name in args if name in optional and name not in fill]
+    kept_order = [name for name in optional if name in omitted]
+    if omitted and (args[len(args) - len(omitted) :] != omitted or omitted != kept_order):
+        problems.append(
+            f"{label}: optional {', '.join(omitted)} must come last in args, in params order (or give it a fill)"
+        )
+
+
+def _check_use_forms(fields: Mapping[str, Any], label: str, problems: list[str]) -> None:
+    """The fields that pick a rewrite by how the name is used: overloads (casts, fill and uncalled need
+    params), elaborated type specifiers (tag, tagless) and definedness tests (defined_only)."""
+    if fields.get("params") is None:
+        needing = [key for key in ("casts", "fill", "uncalled") if fields.get(key)]
+        if needing:
+            problems.append(f"{label}: {', '.join(needing)} need 'params' (the names of the call's arguments)")
+    kind = fields.get("kind")
+    tag = fields.get("tag")
+    if tag is not None or fields.get("tagless"):
+        if kind not in _TAGGED_KINDS:
+            problems.append(f"{label}: 'tag' and 'tagless' go with kind {', '.join(_TAGGED_KINDS)}")
+        if tag is not None and fields.get("tagless"):
+            problems.append(f"{label}: 'tag' and 'tagless' exclude each other")
+        if isinstance(tag, str) and not (tag.isidentifier() and tag.isascii()):
+            problems.append(f"{label}: 'tag' must be an identifier (the HIP struct, union or enum tag)")
+    if fields.get("defined_only") and kind != RuleKind.MACRO.value:
+        problems.append(f"{label}: 'defined_only' goes with kind macro")
 
 
 def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, problems: list[str]) -> Path | None:
@@ -260,6 +306,12 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         scope=Scope(fields.get("scope", Scope.CALL.value)),
         code=fields.get("code"),
         origin=where,
+        casts=dict(fields.get("casts", {})),
+        fill=dict(fields.get("fill", {})),
+        uncalled=bool(fields.get("uncalled", False)),
+        tag=fields.get("tag"),
+        tagless=bool(fields.get("tagless", False)),
+        defined_only=bool(fields.get("defined_only", False)),
     )
 
 
@@ -280,9 +332,30 @@ def _check_conflicts(rules: list[Rule], problems: list[str]) -> None:
         by_cuda.setdefault((rule.cuda, rule.kind is RuleKind.INCLUDE), []).append(rule)
     for (cuda, _), group in by_cuda.items():
         spans = sorted(group, key=lambda r: r.rocm.start)
-        for a, b in zip(spans, spans[1:]):
-            if a.rocm.overlaps(b.rocm):
-                problems.append(
-                    f"{b.origin}: {cuda!r} is already mapped by {a.origin} for the same ROCm releases "
-                    "(give the rules disjoint rocm since/until ranges)"
-                )
+        for n, b in enumerate(spans):
+            for a in spans[:n]:
+                if a.rocm.intersects(b.rocm):
+                    problem = _overlap_problem(cuda, a, b)
+                    if problem:
+                        problems.append(problem)
+
+
+def _overlap_problem(cuda: str, a: Rule, b: Rule) -> str:
+    """Why rules a and b, which share ROCm releases, cannot both map `cuda` ("" when they are overloads:
+    both have params, and no call can fit both)."""
+    if a.arity is None or b.arity is None:
+        return (
+            f"{b.origin}: {cuda!r} is already mapped by {a.origin} for the same ROCm releases "
+            "(give the rules disjoint rocm since/until ranges, or params with different argument counts "
+            "to tell overloads apart)"
+        )
+    shared = sorted(set(a.arity) & set(b.arity))
+    if shared:
+        return (
+            f"{b.origin}: {cuda!r} with {count_list(shared)} argument{'s' * (shared != [1])} is already mapped by "
+            f"{a.origin} for the same ROCm releases (overloads need disjoint argument counts: params, less "
+            "optional ones)"
+        )
+    if a.uncalled and b.uncalled:
+        return f"{b.origin}: {cuda!r}: only one of its overloads can be 'uncalled' ({a.origin} is already)"
+    return ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipconv.settings import Settings, Version
@@ -74,6 +74,11 @@ class VersionRange:
         """For two ranges ordered by start: True when they share a release."""
         return self.until is None or later.start < self.until
 
+    def intersects(self, other: VersionRange) -> bool:
+        """True when the two ranges share a release (in either order)."""
+        first, later = sorted((self, other), key=lambda r: r.start)
+        return first.overlaps(later)
+
     def items(self) -> list[tuple[str, Version]]:
         return [(key, value) for key, value in vars(self).items() if value is not None]
 
@@ -105,6 +110,20 @@ class Rule:
     scope: Scope  # what the template replaces
     code: str | None  # the diagnostic code when this rule does not translate (default: by status)
     origin: str  # "rules/runtime.yaml:123"
+    casts: Mapping[str, str] = field(default_factory=dict)  # param -> HIP parameter type: reinterpret_cast<type>(arg)
+    fill: Mapping[str, str] = field(default_factory=dict)  # optional param -> the HIP argument when a call omits it
+    uncalled: bool = False  # among overloads by argument count: the rule for a use that is not a call (&name)
+    tag: str | None = None  # the HIP struct/union/enum tag of HIP's typedef, for `struct cudaX` (elaborated uses)
+    tagless: bool = False  # HIP's typedef names an anonymous struct/enum: `struct cudaX` loses its keyword
+    defined_only: bool = False  # a macro rewritten only where its definition is tested (#ifdef, defined(X))
+
+    @property
+    def arity(self) -> range | None:
+        """The argument counts a call of this rule's form may have (params less optional, up to params);
+        None for a rule without params (a rename, whatever the call)."""
+        if self.params is None:
+            return None
+        return range(len(self.params) - len(self.optional), len(self.params) + 1)
 
 
 class Action(enum.Enum):
@@ -117,6 +136,7 @@ class Action(enum.Enum):
     REMOVED = "removed"
     UNAVAILABLE = "unavailable"  # the HIP name is newer than the targeted ROCm
     NO_RULE = "no-rule"  # CUDA API (inventory) that no rule covers
+    OVERLOADED = "overloaded"  # rules told apart by the call's argument count: see Resolution.overloads
 
 
 @dataclass(frozen=True)
@@ -124,10 +144,21 @@ class Resolution:
     action: Action
     rule: Rule | None
     library: str
+    overloads: Overloads | None = None  # set with Action.OVERLOADED
 
     @property
     def rewrites(self) -> bool:
         return self.action in (Action.REWRITE, Action.REWRITE_DEPRECATED)
+
+
+@dataclass(frozen=True)
+class Overloads:
+    """One CUDA name whose rules apply to calls with different numbers of arguments, each resolved
+    for the target like any spelling."""
+
+    by_count: Mapping[int, Resolution]  # argument count -> what a call with that many arguments becomes
+    uncalled: Resolution | None  # what a use that is not a call becomes (None: it is reported)
+    counts: tuple[int, ...]  # every count some rule takes, in order (for messages)
 
 
 @dataclass(frozen=True)
@@ -147,13 +178,23 @@ class RuleSet:
     def resolve(self, rules: Iterable[Rule], settings: Settings) -> Resolution:
         """The status policy: which of a spelling's rules applies to the target, and what to do."""
         rules = list(rules)
+        if _overloaded(rules):
+            return self._overloads(rules, settings)
         covering = sorted((r for r in rules if r.rocm.covers(settings.rocm)), key=lambda r: r.rocm.start)
-        if not covering:  # every spelling we know was replaced before the target
+        if not covering:  # every spelling we know ended before the target: HIP removed it
             rule = max(rules, key=lambda r: r.rocm.until or _LOWEST)
-            return Resolution(Action.UNAVAILABLE, rule, rule.library)
+            return Resolution(Action.REMOVED, rule, rule.library)
         available = [r for r in covering if r.rocm.available(settings.rocm)]
         rule = available[-1] if available else covering[0]
         return Resolution(_action(rule, settings), rule, rule.library)
+
+    def _overloads(self, rules: list[Rule], settings: Settings) -> Resolution:
+        """A name with overloads: each argument count resolved among the rules that take it."""
+        counts = sorted({n for r in rules for n in r.arity or ()})
+        by_count = {n: self.resolve([r for r in rules if n in (r.arity or ())], settings) for n in counts}
+        uncalled = [r for r in rules if r.uncalled]
+        default = self.resolve(uncalled, settings) if uncalled else None
+        return Resolution(Action.OVERLOADED, None, rules[0].library, Overloads(by_count, default, tuple(counts)))
 
     def table(self, settings: Settings) -> LookupTable:
         """One dict keyed by identifier (and one by header path) for this run's target."""
@@ -177,6 +218,18 @@ class RuleSet:
 
     def find(self, name: str) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if name in (r.cuda, r.hip, r.id))
+
+
+def count_list(counts: Iterable[int]) -> str:
+    """`1`, `1 or 2`, `2, 3 or 5`: argument counts in a message."""
+    words = [str(n) for n in counts]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _overloaded(rules: list[Rule]) -> bool:
+    """True when two of a spelling's rules apply to a same ROCm release: the loader lets them only as
+    overloads (params with disjoint argument counts)."""
+    return any(a.rocm.intersects(b.rocm) for n, a in enumerate(rules) for b in rules[n + 1 :])
 
 
 def _action(rule: Rule, settings: Settings) -> Action:

@@ -21,6 +21,7 @@ class FieldType(enum.Enum):
     STRING = "string"
     BOOL = "bool"
     NAMES = "names"  # a list of strings
+    TEXTS = "texts"  # a mapping of names to strings
     VERSIONS = "versions"  # a mapping of version keys to quoted version strings
     MAPPING = "mapping"  # checked by its owner
 
@@ -59,10 +60,16 @@ RULE_FIELDS: Mapping[str, Field] = {
     "args": _NAMES,
     "drops": _NAMES,
     "optional": _NAMES,
+    "casts": Field(FieldType.TEXTS),
+    "fill": Field(FieldType.TEXTS),
+    "uncalled": Field(FieldType.BOOL),
+    "tag": _STRING,
+    "tagless": Field(FieldType.BOOL),
+    "defined_only": Field(FieldType.BOOL),
     "rocm": Field(FieldType.VERSIONS, keys=ROCM_VERSION_KEYS),
     "nvidia": Field(FieldType.VERSIONS, keys=NVIDIA_VERSION_KEYS),
 }
-NOT_IN_DEFAULTS = frozenset({"cuda", "id"})
+NOT_IN_DEFAULTS = frozenset({"cuda", "id", "tag", "uncalled"})
 
 
 def check_fields(fields: Mapping[str, Any], spec: Mapping[str, Field], label: str, problems: list[str]) -> None:
@@ -89,6 +96,11 @@ def _check_value(key: str, value: Any, field: Field) -> str | None:
         return f"{key!r} must be true or false"
     elif field.type is FieldType.NAMES and not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
         return f"{key!r} must be a list of names"
+    elif field.type is FieldType.TEXTS and not (
+        isinstance(value, dict)
+        and all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items())
+    ):
+        return f"{key!r} must map names to non-empty strings"
     elif field.type is FieldType.VERSIONS:
         return _check_versions(key, value, field.keys)
     elif field.type is FieldType.MAPPING and not isinstance(value, dict):
@@ -116,6 +128,8 @@ def _json_field(field: Field) -> dict[str, Any]:
         }
     if field.type is FieldType.NAMES:
         return {"type": "array", "items": {"type": "string"}}
+    if field.type is FieldType.TEXTS:
+        return {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}
     if field.type is FieldType.BOOL:
         return {"type": "boolean"}
     if field.type is FieldType.MAPPING:

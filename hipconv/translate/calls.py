@@ -1,22 +1,65 @@
-"""Call reshapes: a rule's params/args/drops reorder or drop arguments, or its jinja2 template
-renders the HIP call (or the whole statement). Argument texts travel as source spans, so the
-translations inside them survive the rewrite."""
+"""Call reshapes: a rule's params/args/drops reorder or drop arguments, casts wrap them, fill supplies
+omitted ones, or its jinja2 template renders the HIP call (or the whole statement); overloads pick the
+rule by the number of arguments. Argument texts travel as source spans, so the translations inside them
+survive the rewrite."""
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from hipconv.diagnostics import CODES
 from hipconv.errors import RuleSchemaError
-from hipconv.rules.model import Resolution, Rule, Scope
+from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
 from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lane_masks import check_lane_mask
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.syntax import Call, Span, parse_call, prev_code, statement_bounds
+from hipconv.translate.syntax import (
+    Call,
+    Span,
+    is_punct,
+    matching_close,
+    parse_call,
+    prev_code,
+    statement_bounds,
+    template_close,
+)
 from hipconv.translate.templates import render_file
 from hipconv.translate.words import WORDY_KINDS
+
+
+def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *, called: bool) -> Resolution | None:
+    """The resolution of the overload that fits the use at token i: by the call's argument count, or the
+    `uncalled` rule for a use that is not a call. None, with a diagnostic, when none fits."""
+    start = c.tokens.starts[i]
+    counts = count_list(overloads.counts)
+    if not called:
+        if overloads.uncalled is None:
+            c.diag(
+                start,
+                "HC007",
+                f"{cuda} is not called here, and its HIP name depends on the number of "
+                f"arguments ({counts}); left unchanged",
+                symbol=cuda,
+            )
+        return overloads.uncalled
+    call = parse_call(c.tokens, i)
+    if call is None:
+        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", symbol=cuda)
+        return None
+    region = (start, c.tokens.ends[call.close])
+    if any("__VA_ARGS__" in code_text(c.tokens, span) for span in call.args):
+        message = f"{cuda}'s arguments come from __VA_ARGS__, so their number, which picks the HIP function, is unknown"
+        _leave(c, region, "HC007", f"{message}; left unchanged", None, cuda)
+        return None
+    picked = overloads.by_count.get(len(call.args))
+    if picked is None:
+        count = len(call.args)
+        message = f"{cuda} is called with {count} argument{'s' * (count != 1)}; its HIP rewrites take {counts}"
+        _leave(c, region, "HC007", f"{message}; left unchanged", None, cuda)
+    return picked
 
 
 def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) -> None:
@@ -30,8 +73,8 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
         c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
         return
     region = (start, tokens.ends[call.close])
-    reshapes = rule.template is not None or list(rule.args) != list(rule.params)
-    problem = _unfit(c, rule, cuda, call, reshapes)
+    moves = rule.template is not None or list(rule.args) != list(rule.params)
+    problem = _unfit(c, rule, cuda, call, reshapes=moves or bool(rule.casts or rule.fill), moves=moves)
     if problem:
         _leave(c, region, "HC007", f"{problem}; left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
         return
@@ -41,23 +84,86 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
         return
     if rule.lane_mask and rule.lane_mask in bound:
         check_lane_mask(c, rule, bound[rule.lane_mask], dropped=rule.lane_mask not in rule.args)
-    if not reshapes:
+    if not moves:  # a rename; casts and fills are inserted where the arguments stand
         apply_resolution(c, start, end, cuda, resolution, rename=True)
+        _insert_casts_and_fills(c, rule, call, bound)
         return
     apply_resolution(c, start, end, cuda, resolution, rename=False)
     c.dropped.extend(bound[name] for name in rule.drops if name in bound)
     parts: list[Part] = [rule.hip or "", "("]
-    for n, name in enumerate(name for name in rule.args if name in bound):
+    for n, name in enumerate(name for name in rule.args if name in bound or name in rule.fill):
         if n:
             parts.append(", ")
-        parts.append(bound[name])
+        parts.extend(_argument(c, rule, name, bound))
     parts.append(")")
     c.edits.append(Edit(*region, keep_comments(tokens, region, parts, c.source.newline_at(start)), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
 
-def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, reshapes: bool) -> str:
-    """Why the call's arguments do not fit the rule's rewrite ("" when they do)."""
+def _insert_casts_and_fills(c: MatchCollector, rule: Rule, call: Call, bound: dict[str, Span]) -> None:
+    """In a call whose arguments stay where they are: each cast around its argument, and the fills of the
+    omitted optional arguments after the last argument (one insertion per place, in order)."""
+    assert rule.params is not None
+    inserts: dict[int, list[str]] = {}
+    for name, target in rule.casts.items():
+        span = bound.get(name)
+        if span is not None and not _cast_already(c.tokens, span, target):
+            inserts.setdefault(span[0], []).append(f"reinterpret_cast<{target}>(")
+            inserts.setdefault(span[1], []).append(")")
+    fills = [rule.fill[name] for name in rule.params if name not in bound and name in rule.fill]
+    if fills:
+        end = call.args[-1][1] if call.args else c.tokens.starts[call.close]
+        inserts.setdefault(end, []).append(", " * bool(call.args) + ", ".join(fills))
+    c.edits.extend(Edit.replace(pos, pos, "".join(texts), rule.id) for pos, texts in inserts.items())
+
+
+def _argument(c: MatchCollector, rule: Rule, name: str, bound: dict[str, Span]) -> list[Part]:
+    """The HIP call's argument `name`: the CUDA argument (cast where the rule says and it is not cast
+    already), or the rule's fill for an optional one the call omits."""
+    if name not in bound:
+        return [rule.fill[name]]
+    span, target = bound[name], rule.casts.get(name)
+    if target is None or _cast_already(c.tokens, span, target):
+        return [span]
+    return [f"reinterpret_cast<{target}>(", span, ")"]
+
+
+_CAST_KEYWORDS = ("reinterpret_cast", "static_cast")
+
+
+def _cast_already(tokens: Tokens, span: Span, target: str) -> bool:
+    """True when the argument is already an explicit cast to `target` (`reinterpret_cast<T>(k)`, `(T)k`),
+    or to the type `target` names without `const` (which converts to it)."""
+    first = bisect.bisect_left(tokens.starts, span[0])
+    last = bisect.bisect_left(tokens.starts, span[1]) - 1
+    code = [k for k in range(first, last + 1) if tokens.kinds[k] != TokenKind.COMMENT]
+    if len(code) < 4:
+        return False
+    if tokens.text(code[0]) in _CAST_KEYWORDS and is_punct(tokens, code[1], "<"):
+        opener, close = code[1], template_close(tokens, code[1], last + 1)
+        if close is None or close == code[-1]:
+            return False
+        paren = code[code.index(close) + 1]
+        if not is_punct(tokens, paren, "(") or matching_close(tokens, paren) != code[-1]:
+            return False
+    elif is_punct(tokens, code[0], "("):
+        opener, close = code[0], matching_close(tokens, code[0])
+        if close is None or close == code[-1]:
+            return False
+    else:
+        return False
+    written = [tokens.text(k) for k in code if opener < k < close]
+    return _type_words(" ".join(written)) == _type_words(target)
+
+
+def _type_words(text: str) -> str:
+    """A type's spelling compared without blanks and `const`: `const void *` -> `void*`."""
+    return re.sub(r"\bconst\b|\s+", "", text)
+
+
+def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, *, reshapes: bool, moves: bool) -> str:
+    """Why the call's arguments do not fit the rule's rewrite ("" when they do). `reshapes`: the rewrite
+    needs to know which argument is which; `moves`: it rewrites the whole call."""
     assert rule.params is not None and rule.args is not None
     count, most = len(call.args), len(rule.params)
     least = most - len(rule.optional)
@@ -71,12 +177,12 @@ def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, reshapes: bool)
             f"{cuda} is called with {count} argument{'s' * (count != 1)} (a macro standing for several?); "
             f"its HIP rewrite moves or drops arguments and needs at least {least} of {form}"
         )
-    if c.crosses_directive(c.tokens.starts[call.callee], c.tokens.ends[call.close]):
+    if moves and c.crosses_directive(c.tokens.starts[call.callee], c.tokens.ends[call.close]):
         return f"{cuda}'s arguments hold a preprocessor line, which its HIP rewrite would move or drop"
     return ""
 
 
-def _leave(c: MatchCollector, region: Span, code: str, message: str, rule: Rule, cuda: str) -> None:
+def _leave(c: MatchCollector, region: Span, code: str, message: str, rule: Rule | None, cuda: str) -> None:
     """Report the call and keep it whole: no rename inside it applies (a half-translated call builds
     against neither API)."""
     c.diag(region[0], code, message, rule, cuda)
@@ -138,7 +244,13 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
         "leave": ctx.leave,
         "note": ctx.note,
         "nl": c.source.newline_at(start),
-        "args": {name: ctx.mark(span) for name, span in bound.items()},
+        "args": {
+            **{name: text for name, text in rule.fill.items() if name not in bound},
+            **{
+                name: "".join(ctx.mark(p) if not isinstance(p, str) else p for p in _argument(c, rule, name, bound))
+                for name in bound
+            },
+        },
         "src": {name: code_text(tokens, span) for name, span in bound.items()},
     }
     call_region = region = (start, tokens.ends[call.close])

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.results import Replacement
-from hipconv.rules.model import Action, LookupTable, Resolution, Rule
+from hipconv.rules.model import Action, LookupTable, Resolution, Rule, RuleStatus
 from hipconv.settings import Settings
 from hipconv.translate.comments import keep_comments
 from hipconv.translate.edits import Edit, Part
@@ -75,6 +75,13 @@ class MatchCollector:
                 return True
         return False
 
+    def directive_around(self, offset: int) -> Span | None:
+        """The preprocessor line that holds offset (None in code)."""
+        k = bisect.bisect_right(self.directive_spans, (offset, len(self.source.body) + 1)) - 1
+        if k >= 0 and self.directive_spans[k][0] <= offset < self.directive_spans[k][1]:
+            return self.directive_spans[k]
+        return None
+
     def keep_whole(self, start: int, end: int) -> None:
         """A call left as it is stays as it is: no rename inside it applies, nor counts."""
         self.kept.append((start, end))
@@ -109,13 +116,22 @@ class MatchCollector:
 
 
 def apply_resolution(
-    c: MatchCollector, start: int, end: int, cuda: str, resolution: Resolution, *, rename: bool
+    c: MatchCollector,
+    start: int,
+    end: int,
+    cuda: str,
+    resolution: Resolution,
+    *,
+    rename: bool,
+    spelling: str | None = None,
 ) -> None:
-    """Turn one resolution into an edit and/or a diagnostic: the status policy lives here."""
+    """Turn one resolution into an edit and/or a diagnostic: the status policy lives here. `spelling`: what
+    a rename writes instead of the rule's HIP name (the HIP tag, after `struct`)."""
     rule, action = resolution.rule, resolution.action
+    assert action is not Action.OVERLOADED, "pick the overload first (calls.pick_overload)"
     if action is Action.REWRITE and rename:  # the hot path: a plain rename
         assert rule is not None and rule.hip is not None
-        _rename(c, start, end, cuda, rule)
+        _rename(c, start, end, cuda, rule, spelling)
         return
     if action is Action.NO_RULE:
         c.diag(
@@ -132,20 +148,21 @@ def apply_resolution(
         c.diag(start, code, text, rule, cuda)
     if action in (Action.REWRITE, Action.REWRITE_DEPRECATED):
         if rename:
-            _rename(c, start, end, cuda, rule)
+            _rename(c, start, end, cuda, rule, spelling)
         elif rule.requires_define:  # a reshaped call: the caller writes the edit
             c.defines_needed.add(rule.requires_define)
 
 
-def _rename(c: MatchCollector, start: int, end: int, cuda: str, rule: Rule) -> None:
+def _rename(c: MatchCollector, start: int, end: int, cuda: str, rule: Rule, spelling: str | None) -> None:
     if rule.requires_define:
         c.defines_needed.add(rule.requires_define)
-    if rule.hip and rule.hip != cuda:
-        parts: tuple[Part, ...] = (rule.hip,)
+    hip = spelling or rule.hip
+    if hip and hip != cuda:
+        parts: tuple[Part, ...] = (hip,)
         if end - start > len(cuda):  # `cub:: /* why */ DeviceReduce`: a name with blanks or comments inside
             parts = keep_comments(c.tokens, (start, end), parts, c.source.newline_at(start))
         c.edits.append(Edit(start, end, parts, rule.id))
-        c.replaced(start, cuda, rule.hip, rule.id, rule.library)
+        c.replaced(start, cuda, hip, rule.id, rule.library)
 
 
 def _status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> tuple[str, str] | None:
@@ -154,15 +171,16 @@ def _status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) ->
     if action is Action.UNSUPPORTED:
         return rule.code or "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}"
     if action is Action.REMOVED:
-        return rule.code or "HC006", f"{cuda} was removed from HIP; left unchanged{note}"
+        if rule.status is not RuleStatus.REMOVED:  # its range ended at or before the target
+            return (
+                rule.code or "HC006",
+                f"{rule.hip} was removed in ROCm {rule.rocm.until}; {cuda} left unchanged{note}",
+            )
+        when = f" in ROCm {rule.rocm.removed}" if rule.rocm.removed else ""
+        return rule.code or "HC006", f"{cuda} was removed from HIP{when}; left unchanged{note}"
     if action is Action.UNAVAILABLE:
-        target = c.settings.rocm
-        when = (
-            f"it appeared in {rule.rocm.since}"
-            if rule.rocm.covers(target)
-            else f"it is the HIP spelling only before ROCm {rule.rocm.until}"
-        )
-        return "HC003", f"{rule.hip} is not available in ROCm {target} ({when}); {cuda} left unchanged{note}"
+        first = f"; first in {rule.rocm.since}" if rule.rocm.since else ""
+        return "HC003", f"{rule.hip} is not in ROCm {c.settings.rocm}{first}; {cuda} left unchanged{note}"
     if action is Action.KEEP_EXPERIMENTAL:
         return "HC005", (
             f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to translate it)"

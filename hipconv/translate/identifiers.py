@@ -1,12 +1,17 @@
-"""Identifiers: every CUDA API name, plain or qualified (`cub::BlockReduce`), renamed or reported."""
+"""Identifiers: every CUDA API name, plain or qualified (`cub::BlockReduce`), renamed or reported; how
+it is used picks the rewrite: a call (by its argument count, for overloads), a type after `struct`, a
+macro in a definedness test."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 
-from hipconv.rules.model import Resolution, RuleKind
-from hipconv.translate.calls import reshape_call
+from hipconv.rules.model import Resolution, Rule, RuleKind
+from hipconv.translate.calls import pick_overload, reshape_call
 from hipconv.translate.collector import MatchCollector, apply_resolution
+from hipconv.translate.comments import keep_comments
+from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
@@ -41,11 +46,92 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
             continue
         uses_api = True
         consumed = ends[last]
-        if rule is not None and rule.params is not None and resolution.rewrites:
+        called = is_punct(tokens, next_code(tokens, last), "(")
+        if resolution.overloads is not None:
+            picked = pick_overload(c, i, name, resolution.overloads, called=called)
+            if picked is None:
+                continue
+            resolution, rule = picked, picked.rule
+        if rule is None or not resolution.rewrites:
+            apply_resolution(c, start, ends[last], name, resolution, rename=True)
+        elif rule.params is not None and (called or not rule.uncalled):
             reshape_call(c, i, rule, resolution)
+        elif rule.tag is not None or rule.tagless:
+            _type_use(c, i, last, name, resolution, rule)
+        elif rule.defined_only and not _tested_for_definition(c, i, name):
+            _leave_value_use(c, i, name, rule)
         else:
             apply_resolution(c, start, ends[last], name, resolution, rename=True)
     return uses_api
+
+
+_TAG_KEYWORDS = (b"struct", b"union", b"enum", b"class")
+_DEFINEDNESS_DIRECTIVES = (b"ifdef", b"ifndef", b"elifdef", b"elifndef")
+
+
+def _type_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution, rule: Rule) -> None:
+    """A type whose HIP name is a typedef: after `struct`/`union`/`enum`/`class` (an elaborated type
+    specifier) it becomes the HIP tag, or, where HIP's typedef names an anonymous type, loses the keyword;
+    a declaration or definition of the tag itself cannot lose it, and is reported."""
+    tokens = c.tokens
+    start, end = tokens.starts[i], tokens.ends[last]
+    keyword = prev_code(tokens, i)
+    if keyword < 0 or tokens.kinds[keyword] != TokenKind.KEYWORD or tokens.raw(keyword) not in _TAG_KEYWORDS:
+        apply_resolution(c, start, end, name, resolution, rename=True)
+    elif rule.tag is not None:
+        apply_resolution(c, start, end, name, resolution, rename=True, spelling=rule.tag)
+    elif is_punct(tokens, next_code(tokens, last), ";", "{", ":"):
+        word = tokens.text(keyword)
+        message = (
+            f"`{word} {name}` declares or defines the {word} itself, and {rule.hip} is a typedef of an anonymous "
+            f"{word}, which has no tag to declare; left unchanged{f' ({rule.note})' if rule.note else ''}"
+        )
+        c.diag(start, rule.code or "HC007", message, rule, name)
+    else:
+        region = (tokens.starts[keyword], start)
+        kept = keep_comments(tokens, region, (), c.source.newline_at(region[0]))  # `struct /* c */ X`
+        c.edits.append(Edit(*region, kept, rule.id))
+        apply_resolution(c, start, end, name, resolution, rename=True)
+
+
+def _tested_for_definition(c: MatchCollector, i: int, name: str) -> bool:
+    """True when token i is a definedness test (`#ifdef X`, `#ifndef X`, `defined(X)`, `defined X`) on a
+    preprocessor line where every use of the name is one: a line that also uses its value stays whole."""
+    tokens = c.tokens
+    line = c.directive_around(tokens.starts[i])
+    if line is None:
+        return False
+    k = bisect.bisect_left(tokens.starts, line[0])
+    while k < len(tokens) and tokens.starts[k] < line[1]:
+        if tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) == name and not _definedness_test(tokens, k):
+            return False
+        k += 1
+    return True
+
+
+def _definedness_test(tokens: Tokens, k: int) -> bool:
+    before = prev_code(tokens, k)
+    if before < 0:
+        return False
+    if tokens.raw(before) == b"defined":
+        return True
+    if is_punct(tokens, before, "(") and is_punct(tokens, next_code(tokens, k), ")"):
+        keyword = prev_code(tokens, before)
+        return keyword >= 0 and tokens.raw(keyword) == b"defined"
+    return tokens.raw(before) in _DEFINEDNESS_DIRECTIVES and is_punct(tokens, prev_code(tokens, before), "#", "%:")
+
+
+def _leave_value_use(c: MatchCollector, i: int, name: str, rule: Rule) -> None:
+    """A macro whose HIP counterpart stands only for its being defined, used here otherwise (for its value,
+    or beside such a use on its line): reported where the value is used, kept."""
+    if _definedness_test(c.tokens, i):
+        return  # its line's value use is reported; the test stays so that the line stays consistent
+    note = f" ({rule.note})" if rule.note else ""
+    message = (
+        f"{name} is used here for its value, not only tested with #ifdef or defined(); {rule.hip} stands only "
+        f"for being defined, so {name} is left unchanged{note}"
+    )
+    c.diag(c.tokens.starts[i], rule.code or "HC007", message, rule, name)
 
 
 def _longest_name(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> tuple[str, int, Resolution | None]:
