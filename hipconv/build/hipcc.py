@@ -1,4 +1,5 @@
-"""hipcc: found lazily (never at import), run once per translation unit, its clang diagnostics parsed."""
+"""hipcc: found lazily (never at import), asked its HIP version once per build, run once per translation
+unit, its clang diagnostics parsed."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def find_hipcc(explicit: str | None, environ: Mapping[str, str]) -> str:
         )
         if found is None:
             raise ToolNotFound(f"--hipcc {explicit}: no such executable", hint=INSTALL_HINT)
-        return found
+        return os.path.abspath(found)  # hipcc runs in other directories
     on_path = shutil.which("hipcc", path=environ.get("PATH", ""))
     if on_path:
         return on_path
@@ -89,3 +90,34 @@ def run_hipcc(command: Sequence[str], env: Mapping[str, str], *, cwd: str, timeo
     except OSError as exc:
         return Compiled(-1, f"hipconv: cannot run {command[0]}: {exc.strerror or exc}\n", time.monotonic() - started)
     return Compiled(done.returncode, done.stdout.decode("utf-8", "replace"), time.monotonic() - started)
+
+
+_HIP_VERSION = re.compile(r"^HIP version:\s*(?P<version>\d+\.\d+(?:\.\d+)?)", re.M)
+
+
+class HipVersion(NamedTuple):
+    """What `hipcc --version` says about the HIP it compiles against."""
+
+    version: str | None  # "6.2.41134" from `HIP version: 6.2.41134-...`; None when it says nothing readable
+    problem: str = ""  # why not: hipcc failed, or the output has no `HIP version:` line
+
+
+def parse_hip_version(output: str) -> str | None:
+    """The version on the `HIP version: X.Y.Z-...` line that hipcc prints first (ROCm's and Debian's hipcc,
+    and ROCm 6.3's hipcc-syntax stand-in); None without one."""
+    found = _HIP_VERSION.search(output)
+    return found["version"] if found else None
+
+
+def hip_version(hipcc: str, env: Mapping[str, str], *, cwd: str, timeout: float = 120) -> HipVersion:
+    """Run `hipcc --version` (once) and read the HIP version it prints."""
+    done = run_hipcc([hipcc, "--version"], env, cwd=cwd, timeout=timeout)
+    version = parse_hip_version(done.output)
+    if version is not None:
+        return HipVersion(version)
+    lines = done.output.strip().splitlines()
+    if lines and lines[-1].startswith("hipconv: "):  # run_hipcc's: it could not run, or timed out
+        return HipVersion(None, lines[-1][len("hipconv: ") :])
+    said = f"printed {lines[0].strip()!r}" if lines else "printed nothing"
+    failed = f"exited with {done.returncode} and " if done.returncode else ""
+    return HipVersion(None, f"`{os.path.basename(hipcc)} --version` {failed}{said}, no `HIP version:` line")

@@ -10,10 +10,18 @@ from rich.table import Table
 
 from hipconv import __version__
 from hipconv.build.plan import Group, Unit, UnitResult
+from hipconv.build.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
-from hipconv.diagnostics import CODES
+from hipconv.diagnostics import CODES, Severity
 from hipconv.report import print_line
+
+
+def print_target(console: Console, target: Target) -> None:
+    """`hipconv build: targeting ROCm X.Y (why)`: a note, or a warning when it may not suit the installed hipcc."""
+    if verbosity(console).shows(target.severity):
+        prefix = "warning: " if target.severity is Severity.WARNING else ""
+        print_line(console, f"{prefix}hipconv build: {target.message}")
 
 
 def summary_table(results: Sequence[UnitResult], seconds: float, *, check_only: bool) -> Table:
@@ -68,6 +76,8 @@ def json_report(
     groups: Sequence[Group],
     *,
     hipcc: str,
+    hip_version: str | None,
+    rocm: str,
     archs: Sequence[str],
     check_only: bool,
     seconds: float,
@@ -77,6 +87,8 @@ def json_report(
     return {
         "hipconv": __version__,
         "hipcc": hipcc,
+        "hip_version": hip_version,
+        "rocm": rocm,
         "offload_arch": list(archs),
         "check_only": check_only,
         "summary": {

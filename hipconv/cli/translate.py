@@ -195,7 +195,7 @@ def translate(
     help="Where objects go [default: OUTPUT/.hipconv-build].",
 )
 @click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
-@rocm_version_option("As for translate.")
+@rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
 @exclude_option("As for translate.")
 @rules_dir_option("As for translate.")
 @click.option("--force", is_flag=True, help="As for translate.")
@@ -221,6 +221,7 @@ def build(
     """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
     archs = offload_archs(offload_arch)
     config = config_at(None)
+    chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
     translation = TranslateRequest(
         (src,),
         settings_from(config, rocm_version, None, jobs=jobs),
@@ -241,6 +242,7 @@ def build(
         report_path=report_path,
         build_dir=build_dir,
         hipcc_args=hipcc_arg,
+        rocm_chosen_by=chosen_by,
     )
     outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
     if outcome.translation.failed:

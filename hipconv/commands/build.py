@@ -1,4 +1,5 @@
-"""`hipconv build`: translate the tree (incrementally), then compile every translation unit with hipcc."""
+"""`hipconv build`: ask hipcc its release (the target), translate the tree (incrementally), then compile every
+translation unit with hipcc."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv.build.hipcc import find_hipcc, hip_environment
+from hipconv.build.hipcc import find_hipcc, hip_environment, hip_version
 from hipconv.build.plan import (
     Group,
     Unit,
@@ -24,13 +25,15 @@ from hipconv.build.plan import (
     plan_compile_commands,
     plan_tree,
 )
-from hipconv.build.report import json_report, print_flag_notes, print_groups, summary_table
+from hipconv.build.report import json_report, print_flag_notes, print_groups, print_target, summary_table
+from hipconv.build.target import Target, choose_target
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.console import verbosity
 from hipconv.diagnostics import Severity
 from hipconv.discover import plan
 from hipconv.output import write_atomic, write_named
 from hipconv.report import print_line, progress_bar
+from hipconv.resources import hip_releases
 from hipconv.rules import load_ruleset
 
 
@@ -46,6 +49,7 @@ class BuildRequest:
     report_path: Path | None = None
     build_dir: Path | None = None
     hipcc_args: tuple[str, ...] = ()
+    rocm_chosen_by: str | None = None  # what set translation.settings.rocm (--rocm-version, a config file)
 
 
 @dataclass(frozen=True)
@@ -59,13 +63,19 @@ class BuildOutcome:
 
 
 def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> BuildOutcome:
-    """Translate, then compile; the translation's failures stop the build before any hipcc runs."""
+    """Target hipcc's ROCm release, translate, then compile; the translation's failures stop the build before
+    any TU is compiled."""
     src, output = request.translation.paths[0], request.translation.output
     assert output is not None
     hipcc = find_hipcc(request.hipcc, request.environ)  # before anything is written
     env = hip_environment(request.environ, request.hip_platform)
     entries = load_compile_commands(request.compile_db) if request.compile_db is not None else None
-    translated = translate_paths(request.translation, console, stdout)
+    installed = hip_version(hipcc, env, cwd=str(src))
+    settings = request.translation.settings
+    target = choose_target(installed, settings.rocm, chosen_by=request.rocm_chosen_by, releases=hip_releases())
+    print_target(console, target)
+    translation = replace(request.translation, settings=replace(settings, rocm=target.rocm))
+    translated = translate_paths(translation, console, stdout)
     if translated.failed:
         return BuildOutcome(translated)
     archs = request.translation.offload_archs
@@ -106,7 +116,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     if verbosity(console).chatty:
         console.print(summary_table(results, seconds, check_only=request.check_only))
     if request.report_path is not None:
-        _write_report(request, results, groups, hipcc=hipcc, seconds=seconds, skipped=skipped)
+        _write_report(request, results, groups, hipcc=hipcc, target=target, seconds=seconds, skipped=skipped)
     return BuildOutcome(translated, tuple(results))
 
 
@@ -125,6 +135,7 @@ def _write_report(
     groups: list[Group],
     *,
     hipcc: str,
+    target: Target,
     seconds: float,
     skipped: list[str],
 ) -> None:
@@ -133,6 +144,8 @@ def _write_report(
         results,
         groups,
         hipcc=hipcc,
+        hip_version=target.hip_version,
+        rocm=str(target.rocm),
         archs=request.translation.offload_archs,
         check_only=request.check_only,
         seconds=seconds,
