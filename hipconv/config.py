@@ -15,7 +15,8 @@ from typing import Any, Literal, get_args
 
 from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
-from hipconv.settings import KERNEL_LAUNCH_STYLES, Version
+from hipconv.resources import rocm_release
+from hipconv.settings import KERNEL_LAUNCH_STYLES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -118,9 +119,9 @@ def _check(path: Path, key: str, value: Any) -> Any:
         raise ConfigError(f"{where} must be a string, not {value!r}")
     if key == "rocm-version":
         try:
-            Version.parse(value)
+            rocm_release(value)
         except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
+            raise ConfigError(f"{where}: {exc}", hint=exc.hint) from None
     choices = {"kernel-launch": KERNEL_LAUNCH_STYLES, "fail-on": FAIL_ON}.get(key)
     if choices and value not in choices:
         raise ConfigError(f"{where} must be one of {', '.join(choices)}, not {value!r}")

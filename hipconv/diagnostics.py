@@ -72,8 +72,8 @@ CODES = _codes(
         unported=True,
         example=Example(
             "cudaDeviceSetLimit(cudaLimitStackSize, 4096);",
-            "example.cu:1:1: error[HC003 cudart.cudaDeviceSetLimit]: hipDeviceSetLimit is not available in "
-            "ROCm 5.2 (it appeared in 6.3); cudaDeviceSetLimit left unchanged",
+            "example.cu:1:1: error[HC003 cudart.cudaDeviceSetLimit]: hipDeviceSetLimit is not in ROCm 5.2; "
+            "first in 5.7; cudaDeviceSetLimit left unchanged",
             argv=("translate", "--rocm-version", "5.2", "example.cu"),
         ),
     ),
@@ -109,8 +109,9 @@ CODES = _codes(
             "cudaOldCall(x);",
             "example.cu:1:1: error[HC006 mine.cudaOldCall]: cudaOldCall was removed from HIP; left unchanged",
             argv=("translate", "--rules-dir", "mine", "example.cu"),
-            note="no bundled rule has `status: removed`: a rule of your own does (here mine/old.yaml: library "
-            "mine, kind function, cuda cudaOldCall, hip hipOldCall, status removed)",
+            note="a rule of your own with `status: removed` (here mine/old.yaml: library mine, kind function, cuda "
+            "cudaOldCall, hip hipOldCall, status removed); the bundled rules report it, with the release, where ROCm "
+            "removed the HIP name (CUDA_MEMSET_NODE_PARAMS: HIP_MEMSET_NODE_PARAMS, gone in ROCm 7.0)",
         ),
     ),
     Code(

@@ -8,9 +8,11 @@ import collections
 from hipconv.buildfiles.nvcc_flags import flag_table_markdown
 from hipconv.diagnostics import CODES
 from hipconv.errors import ConfigError
+from hipconv.resources import hip_releases
 from hipconv.rules.coverage import coverage as library_coverage
 from hipconv.rules.coverage import load_symbols
 from hipconv.rules.model import RuleKind, RuleSet, RuleStatus, Scope
+from hipconv.settings import Version
 
 _BEGIN, _END = "<!-- BEGIN generated: {} -->", "<!-- END generated: {} -->"
 
@@ -31,13 +33,14 @@ def generated_sections(ruleset: RuleSet) -> dict[str, str]:
         row = counts[library]
         coverage.append(f"| {library} | {sum(row.values())} | " + " | ".join(str(row[s]) for s in statuses) + " |")
     libraries = [
-        "| library | CUDA symbols | with a rule | translated | unsupported | HIP twin but no rule |",
+        "| library | CUDA symbols | with a rule | translated | not translated | HIP twin but no rule |",
         "| --- | ---: | ---: | ---: | ---: | ---: |",
     ]
+    newest = hip_releases()[-1]
     libraries += [
         f"| {row.library} | {row.symbols} | {row.with_rule} | {row.supported} | {row.unsupported} | "
         f"{len(row.twins_without_rule)} |"
-        for row in library_coverage(ruleset, load_symbols())
+        for row in library_coverage(ruleset, load_symbols(), Version.parse(newest))
     ]
     return {
         "codes": "\n".join(codes) + "\n",

@@ -231,9 +231,10 @@ def text_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace").encode()
 
 
-def coverage_table(rows: list[Coverage]) -> Table:
-    table = Table(title="library coverage", header_style="bold")
-    for column in ("library", "CUDA symbols", "with a rule", "translated", "unsupported", "HIP twin but no rule"):
+def coverage_table(rows: list[Coverage], release: str) -> Table:
+    """`hipconv rules coverage`: one row per CUDA library, counted for `release` ("ROCm 7.2")."""
+    table = Table(title=f"library coverage, {release}", header_style="bold")
+    for column in ("library", "CUDA symbols", "with a rule", "translated", "not translated", "HIP twin but no rule"):
         table.add_column(column, justify="left" if column == "library" else "right")
     for row in rows:
         table.add_row(

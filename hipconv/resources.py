@@ -6,9 +6,14 @@ checkout (editable install, tests) they are the top-level folders beside the pac
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
+from hipconv.errors import ConfigError
 from hipconv.settings import Version
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -42,15 +47,99 @@ def cache_dir() -> Path:
 
 
 def hip_releases() -> list[str]:
-    """The ROCm releases whose HIP inventory is bundled (hip-X.Y.names), oldest first."""
-    return _releases("hip")
+    """The ROCm releases whose HIP inventory is bundled (hipconv/data/hip.releases), oldest first."""
+    return list(_hip_release_table())
+
+
+def rocm_release(text: str) -> Version:
+    """The bundled ROCm release `text` names: `X.Y`, or `X.Y.Z` of a bundled X.Y (6.3.2 is 6.3: a patch
+    release has its minor release's API).  Anything else is a ConfigError that lists the bundled ones."""
+    releases = hip_releases()
+    match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    if match and f"{int(match[1])}.{int(match[2])}" in releases:
+        return Version.parse(f"{int(match[1])}.{int(match[2])}")
+    raise ConfigError(
+        f"ROCm {text!r} is not a bundled release: the rules know {', '.join(releases) or 'none'}",
+        hint=f"pass one of them (a patch release such as {releases[-1] if releases else '6.3'}.1 counts as its "
+        "minor release), or leave --rocm-version out for the newest",
+    )
+
+
+def carried_from(release: str) -> str | None:
+    """For a bundled release with a host-only inventory (6.4 ...), the release whose full inventory it
+    carries forward (device code, C++ libraries, MIOpen, ...); None for a release with a full one."""
+    return _hip_release_table().get(release)
+
+
+@functools.cache
+def _hip_release_table() -> dict[str, str | None]:
+    path = data_file("hip.releases")
+    if not path.is_file():
+        return {}
+    table: dict[str, str | None] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        release, _, carries = line.partition("\t")
+        if release:
+            table[release] = carries or None
+    return dict(sorted(table.items(), key=lambda item: Version.parse(item[0])))
+
+
+@dataclass(frozen=True)
+class Presence:
+    """The bundled ROCm releases that declare a HIP name (or header), and those of them that have it
+    only because their host-only inventory carries it forward."""
+
+    releases: tuple[str, ...]
+    carried: tuple[str, ...] = ()
+
+
+def hip_names() -> Mapping[str, Presence]:
+    """Every HIP name of every bundled release (hipconv/data/hip.names)."""
+    return _presence("hip.names")
+
+
+def hip_headers() -> Mapping[str, Presence]:
+    """Every HIP header of every bundled release (hipconv/data/hip.headers)."""
+    return _presence("hip.headers")
+
+
+@functools.cache
+def _presence(name: str) -> Mapping[str, Presence]:
+    """`name<TAB>releases[<TAB>carried]` lines, the releases as spans of bundled ones (`5.2-6.3,7.0`)."""
+    path = data_file(name)
+    if not path.is_file():
+        return {}
+    releases = hip_releases()
+    table = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        key, spans, carried = (line.split("\t") + ["", ""])[:3]
+        table[key] = Presence(expand_spans(spans, releases), expand_spans(carried, releases))
+    return table
+
+
+def expand_spans(text: str, releases: list[str]) -> tuple[str, ...]:
+    """`5.2-6.3,7.0` -> every release of `releases` (bundled, in order) in those spans."""
+    out: list[str] = []
+    for span in filter(None, text.split(",")):
+        first, _, last = span.partition("-")
+        start, stop = releases.index(first), releases.index(last or first)
+        out += releases[start : stop + 1]
+    return tuple(out)
+
+
+def span_text(releases: Iterable[str]) -> str:
+    """The reverse of expand_spans, for people: `5.2–6.3, 7.0` (consecutive bundled releases joined)."""
+    bundled = hip_releases()
+    runs: list[list[str]] = []
+    for release in sorted(releases, key=bundled.index):
+        if runs and bundled.index(release) == bundled.index(runs[-1][-1]) + 1:
+            runs[-1].append(release)
+        else:
+            runs.append([release])
+    return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
 def cuda_releases() -> list[str]:
     """The CUDA releases whose inventory is bundled (cuda-X.names), oldest first."""
-    return _releases("cuda")
-
-
-def _releases(kind: str) -> list[str]:
-    found = [p.name[len(kind) + 1 : -len(".names")] for p in (_PACKAGE / "data").glob(f"{kind}-*.names")]
+    found = [p.name[len("cuda-") : -len(".names")] for p in (_PACKAGE / "data").glob("cuda-*.names")]
     return sorted(found, key=Version.parse)

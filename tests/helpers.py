@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from hipconv import resources
 from hipconv.cli import main
 from hipconv.diagnostics import CODES
-from hipconv.resources import data_file
 from hipconv.rules import load_ruleset
 from hipconv.rules.model import RuleSet
 from hipconv.scan.checks import CHECKS
@@ -73,17 +73,15 @@ def ruleset() -> RuleSet:
 
 
 @functools.cache
-def inventory_words(name: str) -> frozenset[str]:
-    """The whitespace-separated words of hipconv/data/<name> (e.g. hip-6.3.names, hip-5.2.headers)."""
-    return frozenset(data_file(name).read_text(encoding="utf-8").split())
-
-
 def hip_names(release: str) -> frozenset[str]:
-    return inventory_words(f"hip-{release}.names")
+    """The HIP names ROCm `release` declares (hipconv/data/hip.names)."""
+    return frozenset(name for name, presence in resources.hip_names().items() if release in presence.releases)
 
 
+@functools.cache
 def hip_headers(release: str) -> frozenset[str]:
-    return inventory_words(f"hip-{release}.headers")
+    """The HIP headers of ROCm `release` (hipconv/data/hip.headers)."""
+    return frozenset(name for name, presence in resources.hip_headers().items() if release in presence.releases)
 
 
 @functools.cache
@@ -242,6 +240,5 @@ __all__ = [
     "ruleset",
     "hip_names",
     "hip_headers",
-    "inventory_words",
     "known_rule_ids",
 ]

@@ -73,8 +73,8 @@ def test_the_target_release_shapes_the_markers(tmp_path: Path) -> None:
     source = "#include <cuda_runtime.h>\nvoid f() { cudaDeviceSetLimit(cudaLimitStackSize, 4096); }\n"
     old = annotate(tmp_path, source, "--rocm-version", "5.2")
     (marker,) = marker_lines(old)
-    assert marker.startswith("// hipconv: HC003 hipDeviceSetLimit is not available in ROCm 5.2 (it appeared in 6.3)")
-    assert "; HC003 hipLimitStackSize is not available in ROCm 5.2" in marker
+    assert marker.startswith("// hipconv: HC003 hipDeviceSetLimit is not in ROCm 5.2; first in 5.7")
+    assert "; HC003 hipLimitStackSize is not in ROCm 5.2" in marker
     assert marker_lines(annotate(tmp_path, source, "--rocm-version", "6.3")) == []
 
 

@@ -82,7 +82,11 @@ def test_explicit_config_file(project: Path) -> None:
             '[tool.hipconv]\nexcludes = ["x"]\n', "unknown key 'excludes' in [tool.hipconv]", id="unknown-key"
         ),
         pytest.param('[tool.hipconv]\nexclude = "x"\n', "exclude must be a list of strings", id="not-a-list"),
-        pytest.param('[tool.hipconv]\nrocm-version = "six"\n', "rocm-version: invalid version 'six'", id="bad-version"),
+        pytest.param(
+            '[tool.hipconv]\nrocm-version = "six"\n',
+            "rocm-version: ROCm 'six' is not a bundled release",
+            id="bad-version",
+        ),
         pytest.param("[tool.hipconv]\nrocm-version = 6.3\n", "rocm-version must be a string", id="float-version"),
         pytest.param(
             '[tool.hipconv]\nfail-on = "always"\n', "fail-on must be one of error, warning, never", id="bad-choice"

@@ -1,13 +1,14 @@
-"""Rule data against the API inventories.
+"""Rule data against the API inventories, for every bundled ROCm release.
 
 The compact name lists in hipconv/data (derived from ../shared/api-inventory by
-tools/derive_rules.py, i.e. `python -m tools.derive`) make these checks work on a fresh clone;
-where the full inventory is present (our machines, CI), the derivation is re-run and must
-reproduce the committed rules and data exactly.
+tools/derive_rules.py, i.e. `python -m tools.derive`) make the name checks work on a fresh clone;
+where the full inventory is present (our machines, CI), the parameter counts are checked against it
+and the derivation is re-run and must reproduce the committed rules and data exactly.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -18,44 +19,147 @@ import pytest
 from conftest import SHARED_INVENTORY
 
 from helpers import hip_headers, hip_names, ruleset
+from hipconv import resources
 from hipconv.resources import data_file, hip_releases
+from hipconv.rules.model import Rule, RuleKind
 from hipconv.settings import Version
 from hipconv.translate.launches import HIP_KERNEL_NAME, HIP_LAUNCH
 
 REPO = Path(__file__).resolve().parents[1]
-
+BUNDLED = ["5.2", "5.7", "6.0", "6.1", "6.2", "6.3", "6.4", "7.0", "7.1", "7.2"]
+HOST_ONLY = ["6.4", "7.0", "7.1", "7.2"]  # hip-python's host C APIs: the rest is carried forward from 6.3
+NO_INVENTORY = f"{SHARED_INVENTORY} is not on this machine: the inventory checks and the derivation cannot run"
 
 names, headers = hip_names, hip_headers  # loaded once per session
 
 
-def releases_in_range(rule) -> list[str]:
-    lowest, since, until = Version((0,)), rule.rocm.since, rule.rocm.until
-    return [
-        r
-        for r in hip_releases()
-        if (since or lowest) <= Version.parse(r) and (until is None or Version.parse(r) < until)
-    ]
+def releases_in_range(rule: Rule) -> list[str]:
+    return [r for r in hip_releases() if rule.rocm.available(Version.parse(r)) and rule.rocm.covers(Version.parse(r))]
 
 
 def test_bundled_releases() -> None:
-    assert hip_releases() == ["5.2", "6.3"]
+    assert hip_releases() == BUNDLED
+    assert [r for r in BUNDLED if resources.carried_from(r)] == HOST_ONLY
+    assert {resources.carried_from(r) for r in HOST_ONLY} == {"6.3"}
 
 
-def test_every_emitted_hip_name_exists_in_its_releases() -> None:
+@pytest.mark.parametrize("release", BUNDLED)
+def test_every_emitted_hip_name_exists_in_its_releases(release: str) -> None:
+    """Every HIP name (or header) a rule writes for `release` is declared by that release."""
     missing = []
     for rule in ruleset().rules:
-        if rule.hip is None:
+        if rule.hip is None or release not in releases_in_range(rule):
             continue
-        for release in releases_in_range(rule):
-            known = headers(release) if rule.kind.value == "include" else names(release)
-            if rule.hip not in known:
-                missing.append(f"{rule.origin}: {rule.hip} not in ROCm {release}")
+        known = headers(release) if rule.kind is RuleKind.INCLUDE else names(release)
+        if rule.hip not in known:
+            missing.append(f"{rule.origin}: {rule.hip} not in ROCm {release}")
     assert missing == []
 
 
-def test_launch_spellings_exist() -> None:
-    for release in hip_releases():
-        assert {HIP_LAUNCH, HIP_KERNEL_NAME, "dim3"} <= names(release)
+def test_compact_lists_cover_every_release() -> None:
+    """hip.names / hip.headers: `name<TAB>releases[<TAB>carried]`, spans of bundled releases; a name is
+    carried forward only in host-only releases, and only in releases that have it."""
+    assert len({len(names(r)) for r in BUNDLED}) > 1  # the releases differ
+    for table in (resources.hip_names(), resources.hip_headers()):
+        for name, presence in table.items():
+            assert presence.releases, name
+            assert set(presence.carried) <= set(presence.releases) & set(HOST_ONLY), name
+    assert len(data_file("hip.names").read_text().splitlines()) == len(resources.hip_names())
+
+
+@pytest.mark.parametrize(
+    ("name", "releases", "carried"),
+    [
+        ("hipblasGemmEx_v2", "6.0-6.4", ""),  # hipBLAS 3.0 (ROCm 7.0) removed the _v2 functions
+        ("hipblasComplex", "5.2-6.4", ""),
+        ("__shfl_sync", "6.2-7.2", "6.4-7.2"),  # device code: carried forward
+        ("hipcub::BlockReduce", "5.2-7.2", "6.4-7.2"),
+        ("hipDeviceAttributeGcnArch", "5.2-5.7", ""),
+        ("hipGraphAddExternalSemaphoresSignalNode", "5.7,6.1-7.2", ""),  # missing from 6.0 only
+        ("hipLaunchKernelExC", "7.0-7.2", ""),
+    ],
+)
+def test_presence_of_known_names(name: str, releases: str, carried: str) -> None:
+    presence = resources.hip_names()[name]
+    assert presence.releases == resources.expand_spans(releases, BUNDLED)
+    assert presence.carried == resources.expand_spans(carried, BUNDLED)
+
+
+@pytest.mark.parametrize("release", BUNDLED)
+def test_launch_spellings_exist(release: str) -> None:
+    assert {HIP_LAUNCH, HIP_KERNEL_NAME, "dim3"} <= names(release)
+
+
+# -- against the full inventory (../shared/api-inventory) ------------------------------------------
+
+
+@functools.cache
+def inventory():  # type: ignore[no-untyped-def]
+    """The derivation's own view of the inventories (tools/derive/inventory.py: what host-only
+    releases carry forward is decided there, once)."""
+    from tools.derive.inventory import Inventory
+
+    return Inventory.load(SHARED_INVENTORY)
+
+
+@functools.cache
+def signature_differs() -> frozenset[str]:
+    """CUDA names whose curated mapping says the parameter counts differ by design (a default argument)."""
+    from tools.derive.curated import Curated
+
+    mappings = Curated.load(REPO / "tools" / "curated.yaml").section("mappings")
+    return frozenset(name for name, fact in mappings.items() if fact.get("signature_differs"))
+
+
+def _counts(records: list[dict]) -> set[int]:
+    return {len(r["params"]) for r in records if r["kind"] == "function" and "params" in r}
+
+
+def call_counts(rule: Rule) -> set[int]:
+    """How many arguments the call the rule writes may have: its `args` (less omitted `optional` ones),
+    else those of the CUDA call (the function, or what a CUDA macro of the same name forwards to)."""
+    if rule.args is not None or rule.params is not None:
+        args = rule.args if rule.args is not None else rule.params
+        assert args is not None
+        optional = [p for p in rule.optional if p in args]
+        return {len(args) - k for k in range(len(optional) + 1)}
+    cuda = inventory().cuda
+    records = cuda.records(rule.cuda)
+    targets = [str(r.get("value", "")) for r in records if r["kind"] == "macro" and not r.get("params")]
+    counts = _counts(records)
+    for target in targets:
+        counts |= _counts(cuda.records(target.strip("() ").split("(")[-1]))
+    return counts
+
+
+@pytest.mark.skipif(not SHARED_INVENTORY.is_dir(), reason=NO_INVENTORY)
+@pytest.mark.parametrize("release", BUNDLED)
+def test_emitted_functions_take_the_call_s_arguments(release: str) -> None:
+    """For every bundled release: a function a rule writes is declared by that release (carried forward
+    where its inventory is host-only) and takes as many arguments as the call has, where both sides
+    record parameters.  Templates write their own calls (tests/test_cudnn.py checks MIOpen's)."""
+    snapshot = inventory().hip[release]
+    wrong = []
+    for rule in ruleset().rules:
+        if rule.hip is None or rule.kind is not RuleKind.FUNCTION or release not in releases_in_range(rule):
+            continue
+        if not snapshot.has(rule.hip):
+            wrong.append(f"{rule.origin}: {rule.hip} not in ROCm {release}")
+            continue
+        if rule.template is not None or rule.cuda in signature_differs():
+            continue
+        have, want = _counts(snapshot.records(rule.hip)), call_counts(rule)
+        if have and want and not have & want:
+            wrong.append(f"{rule.origin}: {rule.hip} takes {sorted(have)} in ROCm {release}, the call {sorted(want)}")
+    assert wrong == []
+
+
+@pytest.mark.skipif(not SHARED_INVENTORY.is_dir(), reason=NO_INVENTORY)
+def test_compact_lists_are_the_inventory_s() -> None:
+    """hip.names holds, per release, exactly the names of that release's (carried-forward) inventory."""
+    inv = inventory()
+    for release in BUNDLED:
+        assert names(release) == frozenset(inv.hip[release].plain_names()), release
 
 
 def _mechanical_twins(cuda: str) -> list[str]:
@@ -73,7 +177,7 @@ def _mechanical_twins(cuda: str) -> list[str]:
 def test_runtime_and_driver_symbols_with_a_hip_twin_have_rules() -> None:
     """Lists the CUDA runtime/driver symbols whose HIP counterpart exists but that no rule covers."""
     ruled = {r.cuda for r in ruleset().rules}
-    hip = names("6.3")
+    hip = names(hip_releases()[-1])
     without_rule = []
     for line in data_file("cuda-13.names").read_text().splitlines():
         library, _, cuda = line.partition("\t")
@@ -96,8 +200,6 @@ def test_runtime_and_driver_coverage_is_complete() -> None:
 
 
 # -- the derivation (tools/derive) ---------------------------------------------------------------
-
-NO_INVENTORY = f"{SHARED_INVENTORY} is not on this machine: the derivation cannot be re-run"
 
 
 def _derivation_copy(tmp_path: Path) -> Path:

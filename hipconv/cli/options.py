@@ -14,8 +14,9 @@ import click
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.config import FAIL_ON, Config, find_config, load_config
 from hipconv.console import COLOR_CHOICES, ColorChoice, Display, Verbosity
-from hipconv.resources import hip_releases
-from hipconv.settings import KernelLaunch, Settings, Version
+from hipconv.errors import ConfigError
+from hipconv.resources import hip_releases, rocm_release
+from hipconv.settings import KernelLaunch, Settings
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal
@@ -27,7 +28,7 @@ def settings_from(
 ) -> Settings:
     """Command-line values, else the configuration file's, else the defaults."""
     return Settings(
-        Version.parse(rocm_version or config.rocm_version or default_rocm()),
+        rocm_release(next(v for v in (rocm_version, config.rocm_version, default_rocm()) if v is not None)),
         KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
         experimental,
         jobs,
@@ -35,8 +36,11 @@ def settings_from(
 
 
 def default_rocm() -> str:
+    """The newest bundled ROCm release."""
     releases = hip_releases()
-    return releases[-1] if releases else "6.3"
+    if not releases:
+        raise ConfigError("no ROCm inventory is bundled (hipconv/data/hip.releases is missing)")
+    return releases[-1]
 
 
 def config_at(path: Path | None) -> Config:
@@ -72,6 +76,7 @@ def follow_symlinks_option() -> Decorator:
 
 
 def rocm_version_option(help: str = "Targeted ROCm release [default: the newest bundled inventory].") -> Decorator:
+    """--rocm-version X.Y: one of the bundled releases (or a patch release of one); checked by settings_from."""
     return click.option("--rocm-version", default=None, metavar="X.Y", help=help)
 
 

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from hipconv.cli.options import EXIT_UNPORTED, Decorator, chosen_display, rules_dir_option
+from hipconv.cli.options import (
+    EXIT_UNPORTED,
+    Decorator,
+    chosen_display,
+    default_rocm,
+    rocm_version_option,
+    rules_dir_option,
+)
 from hipconv.commands.rules import (
     coverage_rows,
     docs_text,
@@ -19,6 +26,7 @@ from hipconv.commands.rules import (
 )
 from hipconv.console import make_console
 from hipconv.report import coverage_table, print_line, stderr_console
+from hipconv.resources import rocm_release
 from hipconv.rules import load_ruleset
 from hipconv.rules.schema import json_schema
 
@@ -70,10 +78,13 @@ def rules_show(name: str, as_json: bool, rules_dir: tuple[Path, ...]) -> None:
 
 @rules.command("coverage")
 @click.option("--library", default=None, help="Only this library (cublas, cusparse, cub, ...).")
-def rules_coverage(library: str | None) -> None:
-    """Per CUDA library: symbols, how many have a rule, translated or not, and twins with no rule."""
-    rows = coverage_rows(library)
-    make_console(chosen_display(), stderr=False, width=120).print(coverage_table(rows))
+@rocm_version_option("The ROCm release to count for [default: the newest bundled inventory].")
+def rules_coverage(library: str | None, rocm_version: str | None) -> None:
+    """Per CUDA library: symbols, how many have a rule, translated or not for the ROCm release, and twins with
+    no rule."""
+    rocm = rocm_release(default_rocm() if rocm_version is None else rocm_version)
+    rows = coverage_rows(library, rocm)
+    make_console(chosen_display(), stderr=False, width=120).print(coverage_table(rows, f"ROCm {rocm}"))
     for row in rows:
         for name in row.twins_without_rule:
             click.echo(f"{row.library}: {name} has a HIP twin but no rule")

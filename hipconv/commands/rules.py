@@ -16,10 +16,11 @@ from typing import Any
 from hipconv.docs import generated_sections, splice_sections
 from hipconv.errors import HipconvError
 from hipconv.output import write_atomic
-from hipconv.resources import templates_dir
+from hipconv.resources import carried_from, hip_headers, hip_names, span_text, templates_dir
 from hipconv.rules import load_ruleset
 from hipconv.rules.coverage import Coverage, coverage, load_symbols
-from hipconv.rules.model import Rule, RuleSet, RuleStatus, VersionRange
+from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, VersionRange
+from hipconv.settings import Version
 
 _NAME_SUGGESTIONS = 3  # close names offered for an unknown rule name
 
@@ -121,7 +122,8 @@ class Shown:
 
     def record(self) -> dict[str, Any]:
         no_rule = {"library": self.no_rule_library, "code": "HC001"} if self.no_rule_library else None
-        return {"name": self.name, "rules": [rule_record(r) for r in self.rules], "no_rule": no_rule}
+        rules = [dict(rule_record(r), carried_forward=carried_releases(r)) for r in self.rules]
+        return {"name": self.name, "rules": rules, "no_rule": no_rule}
 
     def lines(self) -> Iterator[str]:
         if self.no_rule_library is not None:
@@ -132,6 +134,32 @@ class Shown:
                 text = _plain(value)
                 if key not in ("id", "origin") and text:
                     yield f"  {key}: {text}"
+            yield from carried_lines(rule)
+
+
+def carried_releases(rule: Rule) -> dict[str, str]:
+    """The releases of the rule's range whose inventory knows its HIP name (or header) only because it is
+    host-only and carries the name forward, each with the release it carries it from."""
+    if rule.hip is None:
+        return {}
+    presence = (hip_headers() if rule.kind is RuleKind.INCLUDE else hip_names()).get(rule.hip)
+    releases = presence.carried if presence else ()
+    return {
+        r: carried_from(r) or "?"
+        for r in releases
+        if rule.rocm.available(Version.parse(r)) and rule.rocm.covers(Version.parse(r))
+    }
+
+
+def carried_lines(rule: Rule) -> list[str]:
+    """`  ROCm 6.4–7.2: carried forward from 6.3 (host-only inventories)` (rules show)."""
+    by_source: dict[str, list[str]] = {}
+    for release, source in carried_releases(rule).items():
+        by_source.setdefault(source, []).append(release)
+    return [
+        f"  ROCm {span_text(releases)}: carried forward from {source} (host-only inventories)"
+        for source, releases in by_source.items()
+    ]
 
 
 def _plain(value: object) -> str:
@@ -173,9 +201,10 @@ def _names(ruleset: RuleSet) -> set[str]:
     return names
 
 
-def coverage_rows(library: str | None) -> list[Coverage]:
-    """`rules coverage`: one row per CUDA library (or the one asked for, which must have coverage data)."""
-    rows = coverage(load_ruleset(), load_symbols())
+def coverage_rows(library: str | None, rocm: Version) -> list[Coverage]:
+    """`rules coverage`: one row per CUDA library (or the one asked for, which must have coverage data), for
+    ROCm release `rocm`."""
+    rows = coverage(load_ruleset(), load_symbols(), rocm)
     if not rows:
         raise HipconvError("no coverage data bundled")
     if library is None:

@@ -1,7 +1,8 @@
 """Library coverage: how many of a CUDA library's symbols have a rule, and which twins lack one.
 
 The symbol list (hipconv/data/cuda-13.symbols: library, CUDA name, HIP twin found in the
-inventory) is derived by tools/derive_rules.py; the rules are the ones loaded now.
+inventory) is derived by tools/derive_rules.py; the rules are the ones loaded now, resolved for one
+ROCm release as a translation for it resolves them.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hipconv.resources import data_file
-from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
+from hipconv.rules.model import Action, Resolution, RuleSet
+from hipconv.settings import Settings, Version
 
 SYMBOLS_FILE = "cuda-13.symbols"
-_PORTED = frozenset({RuleStatus.SUPPORTED, RuleStatus.DEPRECATED, RuleStatus.EXPERIMENTAL})
+_PORTED = frozenset({Action.REWRITE, Action.REWRITE_DEPRECATED, Action.KEEP_EXPERIMENTAL})
 
 
 @dataclass(frozen=True)
@@ -20,8 +22,8 @@ class Coverage:
     library: str
     symbols: int  # CUDA symbols of the library in the inventory
     with_rule: int  # a member (cub::X::Y) counts when its longest prefix with a rule (cub::X) has one
-    supported: int  # among those with a rule: translated (supported, deprecated or experimental)
-    unsupported: int  # among those with a rule: unsupported or removed
+    supported: int  # among those with a rule: translated for the release (supported, deprecated or experimental)
+    unsupported: int  # among those with a rule: not translated for it (unsupported, removed, or not yet in it)
     twins_without_rule: tuple[str, ...]  # CUDA names whose HIP twin exists but that no rule covers
 
 
@@ -37,20 +39,27 @@ def load_symbols() -> list[tuple[str, str, str]]:
     return rows
 
 
-def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]]) -> list[Coverage]:
-    rules_by_name: dict[str, list[RuleStatus]] = {}
-    for rule in ruleset.rules:
-        if rule.kind is not RuleKind.INCLUDE:
-            rules_by_name.setdefault(rule.cuda, []).append(rule.status)
+def _ported(resolution: Resolution) -> bool:
+    """The rule translates the name for the release (one of its overloads does, for a name with several)."""
+    if resolution.overloads is not None:
+        return any(_ported(r) for r in resolution.overloads.by_count.values())
+    return resolution.action in _PORTED
+
+
+def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]], rocm: Version) -> list[Coverage]:
+    """Per CUDA library, what the rules do with its symbols for ROCm release `rocm`."""
+    resolved = {
+        name: res for name, res in ruleset.table(Settings(rocm)).identifiers.items() if res.action is not Action.NO_RULE
+    }
     per_library: dict[str, list[tuple[str, str]]] = {}
     for library, name, twin in symbols:
         per_library.setdefault(library, []).append((name, twin))
 
-    def covering(name: str) -> list[RuleStatus] | None:
-        """The statuses of the rule that applies to name: its own, else its longest qualified prefix's."""
+    def covering(name: str) -> Resolution | None:
+        """The resolution of the rule that applies to name: its own, else its longest qualified prefix's."""
         while True:
-            if name in rules_by_name:
-                return rules_by_name[name]
+            if name in resolved:
+                return resolved[name]
             if "::" not in name:
                 return None
             name = name.rsplit("::", 1)[0]
@@ -58,14 +67,14 @@ def coverage(ruleset: RuleSet, symbols: list[tuple[str, str, str]]) -> list[Cove
     rows = []
     for library in sorted(per_library):
         entries = per_library[library]
-        ruled = [(name, statuses) for name, _ in entries if (statuses := covering(name)) is not None]
+        ruled = [res for name, _ in entries if (res := covering(name)) is not None]
         rows.append(
             Coverage(
                 library=library,
                 symbols=len(entries),
                 with_rule=len(ruled),
-                supported=sum(1 for _, statuses in ruled if any(s in _PORTED for s in statuses)),
-                unsupported=sum(1 for _, statuses in ruled if not any(s in _PORTED for s in statuses)),
+                supported=sum(1 for res in ruled if _ported(res)),
+                unsupported=sum(1 for res in ruled if not _ported(res)),
                 twins_without_rule=tuple(sorted(name for name, twin in entries if twin and covering(name) is None)),
             )
         )

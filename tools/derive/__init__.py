@@ -3,15 +3,16 @@
     python -m tools.derive [--inventory ../shared/api-inventory] [--curated tools/curated.yaml]
     python tools/derive_rules.py [...]        (the same, from anywhere)
 
-Inputs: the JSONL inventories (cuda/ = CUDA 13, hip/ = ROCm 6.3, hip-debian-5.2/ = ROCm 5.2)
-and tools/curated.yaml (hand-written facts, each with a note on its evidence; checked against
-the schema in tools/derive/curated.py).  Outputs (deterministic, sorted): rules/*.yaml and
-hipconv/data/{hip-6.3.names,hip-5.2.names,hip-6.3.headers,hip-5.2.headers,cuda-13.names,
-cuda-13.symbols,miopen-6.3.arity}.
+Inputs: the JSONL inventories (cuda/ = CUDA 13; one set per ROCm release 5.2, 5.7, 6.0, 6.1,
+6.2, 6.3 = hip/, 6.4, 7.0, 7.1, 7.2, the last four host-only, what they lack carried forward from
+6.3: see inventory.py) and tools/curated.yaml (hand-written facts, each with a note on its evidence;
+checked against the schema in tools/derive/curated.py).  Outputs (deterministic, sorted):
+rules/*.yaml and hipconv/data/{hip.releases,hip.names,hip.headers,cuda-13.names,cuda-13.symbols,
+miopen-6.3.arity} (formats: hipconv/data/README.md).
 
 Every HIP name that a rule emits is checked against the HIP snapshot of every release in the
-rule's [since, until) range, and the written rule files are loaded with hipconv's rule loader;
-a failed check fails the run.
+rule's [since, until) range (a function also for a parameter count that fits), and the written
+rule files are loaded with hipconv's rule loader; a failed check fails the run.
 
 Modules: inventory (the snapshots), curated (curated.yaml and its schema), records and names
 (what records say; mechanical spellings), core (shared state, building and claiming a rule),

@@ -57,10 +57,11 @@ class Family:
 
 
 def removed_rule(cuda: str, rule_id: str, since: str, last: Rule, until: str | None = None) -> Rule:
-    """The `removed` rule for the releases from `since` on, where the HIP name of `last` is gone."""
+    """The `removed` rule for the releases from `since` on (to `until`: a gap, after which the name is
+    back), where the HIP name of `last` is gone."""
     return {
         "cuda": cuda,
-        "id": f"{rule_id}.removed",
+        "id": f"{rule_id}.removed" + (f"@{since}" if until else ""),
         "kind": last["kind"],
         "status": "removed",
         "library": last.get("library"),
@@ -82,13 +83,15 @@ class Deriver:
 
     # -- availability and status of a HIP name ---------------------------------------
     def hip_span(self, hip: str) -> dict[str, str]:
-        """rocm: {since, until} for a HIP spelling from the snapshots (+ curated since)."""
-        rels = self.inv.releases_with(hip)
-        if not rels:
+        """rocm: {since, until} for a HIP spelling: the first run of releases that have it (+ curated since).
+        A name that comes back after a gap is split into spans by ReleaseSpans.split."""
+        runs = self.inv.runs(hip)
+        if not runs:
             raise KeyError(hip)
-        rocm = {"since": self.cur.since(hip) or rels[0]}
-        if rels[-1] != RELEASES[-1]:
-            rocm["until"] = RELEASES[RELEASES.index(rels[-1]) + 1]
+        since, until = runs[0]
+        rocm = {"since": self.cur.since(hip) or since}
+        if until is not None:
+            rocm["until"] = until
         return rocm
 
     def deprecated_in(self, hip: str, rel: str) -> bool:

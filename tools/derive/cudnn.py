@@ -3,16 +3,21 @@
 The two are not name-for-name twins (argument order, descriptors, the algorithm enums and the Find
 step differ), so nothing is mechanical here: a cuDNN name gets a rewrite only from `cudnn.rules` in
 curated.yaml (a rename, an `args` reshape or a template), checked against both inventories'
-prototypes; every other cuDNN function, type and enumerator is unsupported, with the note of the
-first matching `cudnn.unsupported_notes` pattern and the code HC201.  Macros without a rule are left
+prototypes, from the first ROCm release on which it fits through the newest (MIOpen is carried
+forward from 6.3 to the host-only releases; `cudnn.since`, when set, is a lower bound); every other
+cuDNN function, type and enumerator is unsupported, with the note of the first matching
+`cudnn.unsupported_notes` pattern and the code HC201.  Macros without a rule are left
 to HC001.  What the rule loader checks (templates exist, `args`/`drops` cover `params`) is left to it.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
+from hipconv.resources import templates_dir
+from hipconv.settings import Version
 from tools.derive.core import Deriver, Family, ordered
 from tools.derive.curated import first_note
 from tools.derive.inventory import RELEASES, Snapshot
@@ -45,10 +50,39 @@ def cudnn_family(d: Deriver, fam: Family) -> None:
         else:
             rule.update(entry)
             if "hip" in rule:
-                rule["rocm"] = {"since": fact.get("since", RELEASES[-1])}
-            d.problems.extend(cudnn_checks(cuda, rule, recs, d.inv.latest))
+                since = miopen_since(d, cuda, rule, recs)
+                if since is None:
+                    problems = cudnn_checks(cuda, rule, recs, d.inv.latest)
+                    d.problems.extend(problems or [f"{cuda} -> {rule['hip']}: a name its template writes is missing"])
+                    continue
+                lower = fact.get("since")
+                rule["rocm"] = {"since": lower if lower and Version.parse(lower) > Version.parse(since) else since}
         d.claimed.add(cuda)
         fam.rules.append(ordered(rule))
+
+
+def miopen_since(d: Deriver, cuda: str, rule: Rule, recs: list[Record]) -> str | None:
+    """The first ROCm release from which on, through the newest, the rule fits MIOpen (cudnn_checks) and
+    every MIOpen name its template writes exists; None when it fits not even the newest."""
+    names = {rule["hip"]} | template_names(rule.get("template"), d)
+    fits = [
+        not cudnn_checks(cuda, rule, recs, d.inv.hip[rel]) and all(d.inv.hip[rel].has(n) for n in names)
+        for rel in RELEASES
+    ]
+    if not fits[-1]:
+        return None
+    first = len(fits) - 1
+    while first > 0 and fits[first - 1]:
+        first -= 1
+    return RELEASES[first]
+
+
+def template_names(template: str | None, d: Deriver) -> set[str]:
+    """The MIOpen names a template writes: its `miopen*` words that some release declares."""
+    if template is None:
+        return set()
+    words = set(re.findall(r"\bmiopen\w+", (templates_dir() / template).read_text(encoding="utf-8")))
+    return {w for w in words if d.inv.releases_with(w)}
 
 
 def cudnn_checks(cuda: str, rule: Rule, recs: list[Record], miopen: Snapshot) -> list[str]:

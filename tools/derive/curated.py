@@ -93,7 +93,6 @@ DOCUMENT = Entry(
         "warp_sync": _MAPPING,
         "ignore": _NAMES,
         "includes": _MAPPING,
-        "rocm5_includes": _MAPPING,
         "libraries": _MAPPING,
         "cudnn": _MAPPING,
     },
@@ -103,7 +102,6 @@ DOCUMENT = Entry(
         "rocm_since": Section(versions=True),  # HIP name -> first ROCm release, where better known
         "warp_sync": Section(WARP_SYNC),
         "includes": Section(INCLUDE),
-        "rocm5_includes": Section(),  # CUDA header -> ROCm 5.x top-level header (documentation only)
         "libraries": Section(LIBRARY),
     },
     entries={"cudnn": CUDNN},

@@ -11,13 +11,15 @@ from tools.derive.curated import first_note
 from tools.derive.inventory import RELEASES
 from tools.derive.libspec import LibSpec, lib_candidates, qualified_twin
 from tools.derive.records import IDENT, Record, Rule
+from tools.derive.spans import ReleaseSpans
 
 QUALIFIED_KIND_ORDER = ("namespace", "class", "type", "enum", "function", "enumerator", "variable", "macro")
 
 
 class CxxLibrary:
-    def __init__(self, d: Deriver, spec: LibSpec) -> None:
+    def __init__(self, d: Deriver, spec: LibSpec, spans: ReleaseSpans) -> None:
         self.d = d
+        self.spans = spans
         self.inv, self.cur = d.inv, d.cur
         self.spec = spec
         self.lib = spec.cuda_libs[0]
@@ -59,7 +61,8 @@ class CxxLibrary:
                 continue
             rule["library"] = self.lib
             rule["section"] = Path(header).stem
-            self.d.claim(fam, self.d.add_nvidia(rule, recs))
+            for part in self.spans.split(name, recs, rule, fam.library):
+                self.d.claim_mapped(fam, self.d.add_nvidia(part, recs))
 
     def rule(self, name: str, segs: list[str], kind: str, header: str) -> Rule | None:
         d = self.d

@@ -10,12 +10,14 @@ from typing import Any
 from tools.derive.core import Deriver, Family
 from tools.derive.names import device_candidates, is_internal
 from tools.derive.records import IDENT, TYPEDEF, Record, Rule, kind_of, param_counts
+from tools.derive.spans import ReleaseSpans
 
 
 class DeviceFamilies:
-    def __init__(self, d: Deriver) -> None:
+    def __init__(self, d: Deriver, spans: ReleaseSpans) -> None:
         self.d = d
         self.inv, self.cur = d.inv, d.cur
+        self.spans = spans
 
     def derive(self, device: Family, complex_: Family, fp16: Family) -> None:
         self.warp_sync_family(device)
@@ -49,7 +51,8 @@ class DeviceFamilies:
                 continue
             rule["library"] = recs[0]["lib"]
             rule["section"] = Path(header).stem
-            d.claim_mapped(fam, d.add_nvidia(rule, recs))
+            for part in self.spans.split(cuda, recs, rule, fam.library):
+                d.claim_mapped(fam, d.add_nvidia(part, recs))
 
     def derived_rule(self, cuda: str, kind: str, header: str, recs: list[Record]) -> Rule | None:
         """None when HIP spells the name the same in every release."""
@@ -85,6 +88,10 @@ class DeviceFamilies:
             hip_params = [p["name"] for p in hip_recs[0]["params"]]
             if hip_params[0] != params[0] or len(hip_params) != len(params):
                 self.d.problems.append(f"warp {cuda}: HIP params {hip_params} vs CUDA {params}")
+            if self.d.hip_span(cuda)["since"] != fact["since"]:
+                self.d.problems.append(
+                    f"warp {cuda}: since {fact['since']}, but first in ROCm {self.d.hip_span(cuda)['since']}"
+                )
             if fact.get("maskless"):
                 self.maskless_rule(fam, cuda, fact, params, slug)
             self.d.claim(

@@ -1,7 +1,14 @@
-"""The API inventories (../shared/api-inventory): CUDA 13 and the ROCm snapshots the rules cover.
+"""The API inventories (../shared/api-inventory): CUDA 13 and every ROCm release the rules cover.
 
-The folder holds more releases than these (see its README); the derivation reads the ROCm 5.2
-(`hip-debian-5.2/`) and 6.3 (`hip/`) snapshots and CUDA 13 (`cuda/`) only.
+Two kinds of ROCm set (see the inventories' README): full header parses (5.2 = `hip-5.2/`, 5.7 …
+6.2, 6.3 = `hip/`), and host-only sets (6.4 … 7.2), read from hip-python's declarations: host C
+APIs only.  What a host-only set cannot see (device code, fp16/bf16/fp8, cooperative groups,
+hip_complex, hiprand_kernel, hipCUB, rocThrust, MIOpen, hipBLASLt, hipfftXt, inline functions,
+templates, function-like macros ...) is carried forward from the newest full set, here, when the
+snapshots are loaded and nowhere else: a name of that set that no host-only set up to the release
+has seen is assumed to be still there ("not known to be removed"); a name a host-only set has seen
+and a later one lacks is removed there.  Headers cannot be seen removed by a host-only set: the
+full set's headers are carried forward as a whole.
 """
 
 from __future__ import annotations
@@ -13,21 +20,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.derive.records import IDENT, TYPEDEF, Record
+from tools.derive.records import IDENT, TYPEDEF, Record, all_deprecated
 
-RELEASES = ("5.2", "6.3")  # ROCm snapshots we have, oldest first
-SNAPSHOT_DIR = {"5.2": "hip-debian-5.2", "6.3": "hip"}
+# ROCm snapshots, oldest first, and their folders
+SNAPSHOT_DIR = {
+    "5.2": "hip-5.2",
+    "5.7": "hip-5.7",
+    "6.0": "hip-6.0",
+    "6.1": "hip-6.1",
+    "6.2": "hip-6.2",
+    "6.3": "hip",
+    "6.4": "hip-6.4",
+    "7.0": "hip-7.0",
+    "7.1": "hip-7.1",
+    "7.2": "hip-7.2",
+}
+RELEASES = tuple(SNAPSHOT_DIR)
+# More header paths of a release: Debian's HIP 5.2 packages (what CI compiles against) install hipSPARSE
+# as <hipsparse/hipsparse.h>, where the 5.2.3 sources declare it in <hipsparse.h>.  Headers only: the
+# names of a release are its own set's.
+EXTRA_HEADERS = {"5.2": "hip-debian-5.2"}
 CUDA_DIR = "cuda"
 CUDA_VERSION = "13.0"
+HOST_ONLY_METHOD = "pxd"  # MANIFEST `method` of the host-only sets (hip-python's .pxd declarations)
 
 
 class Snapshot:
     """All records of one side (cuda, or one HIP release), indexed by name."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, release: str | None = None) -> None:
         self.folder = folder
+        self.release = release
         self.by_name: dict[str, list[Record]] = collections.defaultdict(list)
         self.by_lib: dict[str, list[Record]] = {}
+        self.carried: set[str] = set()  # names carried forward from a full set (host-only sets)
         for path in sorted(folder.glob("*.jsonl")):
             recs = []
             with open(path, encoding="utf-8") as fh:
@@ -37,6 +63,30 @@ class Snapshot:
                     recs.append(rec)
                     self.by_name[rec["name"]].append(rec)
             self.by_lib[path.stem] = recs
+
+    def carry_forward(self, full: Snapshot, seen: set[str]) -> None:
+        """Add the records of `full` (the newest full set) whose name no host-only set up to this one has
+        seen (`seen`); a qualified name (`hipcub::BlockReduce`) only where its first name is here.  A name
+        both have keeps the full set's deprecation: a host-only set reads it from doc comments only, and
+        HIP does not take a deprecation back."""
+        for name, recs in self.by_name.items():
+            if all_deprecated(full.records(name)):
+                for rec in recs:
+                    rec["deprecated"] = True
+        heads = set(self.by_name)
+        for plain in (True, False):
+            for lib, recs in full.by_lib.items():
+                for rec in recs:
+                    name = rec["name"]
+                    if name in seen or ("::" not in name) != plain:
+                        continue
+                    if not plain and name.split("::", 1)[0] not in heads:
+                        continue
+                    rec = dict(rec, carried=full.release)
+                    self.by_lib.setdefault(lib, []).append(rec)
+                    self.by_name[name].append(rec)
+                    self.carried.add(name)
+                    heads.add(name)
 
     def has(self, name: str) -> bool:
         return name in self.by_name
@@ -68,13 +118,19 @@ class Snapshot:
                 return found
         return None
 
-    def plain_names(self) -> list[str]:
+    def plain_names(self, *, carried: bool = True) -> list[str]:
         """Identifiers, C++ names qualified with `::` whose every part is one
-        (hipcub::BlockReduce, thrust::hip::par), and the names of nested namespaces."""
-        names = {n for n in self.by_name if all(IDENT.match(p) for p in n.split("::"))}
+        (hipcub::BlockReduce, thrust::hip::par), and the names of nested namespaces
+        (without `carried`: of the records this set declares itself only)."""
+        recs = {n: rs if carried else [r for r in rs if "carried" not in r] for n, rs in self.by_name.items()}
+        names = {n for n, rs in recs.items() if rs and all(IDENT.match(p) for p in n.split("::"))}
         # a nested namespace declares its own identifier too (thrust::hip declares `hip`)
-        names |= {n.split("::")[-1] for n in names if "::" in n and "namespace" in self.kinds(n)}
-        return sorted(names)
+        nested = {n for n in names if "::" in n and any(r["kind"] == "namespace" for r in recs[n])}
+        return sorted(names | {n.split("::")[-1] for n in nested})
+
+    def carried_names(self) -> set[str]:
+        """The plain names that are here only because they were carried forward."""
+        return set(self.plain_names()) - set(self.plain_names(carried=False))
 
     def headers(self, extra: list[str]) -> list[str]:
         hdrs = {r["header"] for recs in self.by_lib.values() for r in recs if r.get("header")}
@@ -94,34 +150,76 @@ def entry_headers(info: Mapping[str, Any]) -> list[str]:
 @dataclass
 class Inventory:
     cuda: Snapshot
-    hip: dict[str, Snapshot]  # release -> snapshot
-    entry_headers: dict[str, list[str]]  # release -> public headers parsed (MANIFEST)
+    hip: dict[str, Snapshot]  # release -> snapshot (host-only sets with what they carry forward)
+    entry_headers: dict[str, list[str]]  # release -> public headers parsed (MANIFEST), or carried forward
+    host_only: dict[str, str] = field(default_factory=dict)  # host-only release -> the full release it carries
     _public: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def load(cls, root: Path) -> Inventory:
         manifest = json.loads((root / "MANIFEST.json").read_text(encoding="utf-8"))
         entries: dict[str, set[str]] = {rel: set() for rel in RELEASES}
+        pxd: set[str] = set()
         for fname, info in manifest["files"].items():
-            for rel, folder in SNAPSHOT_DIR.items():
+            for rel, folder in [*SNAPSHOT_DIR.items(), *EXTRA_HEADERS.items()]:
                 if fname.startswith(folder + "/"):
-                    # skip clang's wrapper, keep hip/..., hiprand/...
-                    entries[rel].update(h for h in entry_headers(info) if "/" in h)
+                    # skip clang's wrapper (__clang_hip_runtime_wrapper.h), keep hip/..., hipblas.h (5.2)
+                    entries[rel].update(h for h in entry_headers(info) if not h.startswith("__clang"))
+                    if str(info.get("method", "")).startswith(HOST_ONLY_METHOD):
+                        pxd.add(rel)
+        for rel, folder in EXTRA_HEADERS.items():
+            entries[rel].update(Snapshot(root / folder).headers([]))
+        hip: dict[str, Snapshot] = {}
+        host_only: dict[str, str] = {}
+        full: Snapshot | None = None
+        seen: set[str] = set()  # names the host-only sets since the last full one have declared
+        for rel in RELEASES:
+            snap = hip[rel] = Snapshot(root / SNAPSHOT_DIR[rel], rel)
+            if rel not in pxd:
+                full, seen = snap, set()
+                continue
+            if full is None or full.release is None:
+                raise ValueError(f"ROCm {rel}: a host-only inventory needs a full one before it")
+            seen |= set(snap.by_name)
+            snap.carry_forward(full, seen)
+            host_only[rel] = full.release
+            # headers cannot be seen removed by a host-only set: all of the full set's come along
+            entries[rel] = set(full.headers(sorted(entries[full.release])))
         return cls(
             cuda=Snapshot(root / CUDA_DIR),
-            hip={rel: Snapshot(root / d) for rel, d in SNAPSHOT_DIR.items()},
+            hip=hip,
             entry_headers={rel: sorted(v) for rel, v in entries.items()},
+            host_only=host_only,
         )
 
     @property
     def latest(self) -> Snapshot:
         return self.hip[RELEASES[-1]]
 
+    @property
+    def newest_full(self) -> str:
+        """The newest release with a full inventory (what the host-only ones carry forward)."""
+        return next(rel for rel in reversed(RELEASES) if rel not in self.host_only)
+
     def releases_with(self, name: str) -> list[str]:
         return [rel for rel in RELEASES if self.hip[rel].has(name)]
 
     def present_everywhere(self, name: str) -> bool:
         return all(self.hip[rel].has(name) for rel in RELEASES)
+
+    def runs(self, name: str) -> list[tuple[str, str | None]]:
+        """The spans of consecutive releases that have `name`: [(since, until)], until None for the newest."""
+        out: list[tuple[str, str | None]] = []
+        start: str | None = None
+        for rel in RELEASES:
+            if self.hip[rel].has(name) and start is None:
+                start = rel
+            elif not self.hip[rel].has(name) and start is not None:
+                out.append((start, rel))
+                start = None
+        if start is not None:
+            out.append((start, None))
+        return out
 
     def public_headers(self, rel: str) -> set[str]:
         if rel not in self._public:
@@ -134,3 +232,16 @@ class Inventory:
             if recs := self.hip[rel].records(name):
                 return recs
         return []
+
+    def records_near(self, name: str, rel: str) -> list[Record]:
+        """The records of a HIP name in release `rel`, else in the nearest release whose inventory was made
+        the same way (a full parse, or host-only), newer first, else in the newest one that has it.
+        Parameter types compare only within one way (host-only sets spell size_t `unsigned long`)."""
+        if recs := self.hip[rel].records(name):
+            return recs
+        i = RELEASES.index(rel)
+        same = [r for r in RELEASES if (r in self.host_only) == (rel in self.host_only)]
+        for other in sorted(same, key=lambda r: (abs(RELEASES.index(r) - i), -RELEASES.index(r))):
+            if recs := self.hip[other].records(name):
+                return recs
+        return self.latest_or_any(name)

@@ -50,9 +50,10 @@ def constant_value(recs: list[Record]) -> int | None:
 
 
 def param_types(recs: list[Record]) -> set[tuple[str, ...]]:
-    """Parameter type lists of a function's overloads (spacing normalised)."""
+    """Parameter type lists of a function's overloads (spacing and `const` left out: the host-only
+    inventories drop it from some pointer parameters, release by release)."""
     return {
-        tuple(re.sub(r"\s+", "", p["type"]) for p in r["params"])
+        tuple(re.sub(r"\s+|\bconst\b", "", p["type"]) for p in r["params"])
         for r in recs
         if r["kind"] == "function" and "params" in r
     }

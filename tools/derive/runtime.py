@@ -78,10 +78,19 @@ class HostFamilies:
         if kind in ("enumerator", "macro") and re.match(r"^(CUDA|CU)_[A-Z0-9_]+$", cuda):
             # CU_STREAM_NON_BLOCKING -> hipStreamNonBlocking: snake to camel case, compared
             # case-insensitively against HIP constants; unambiguous hits only
-            hits = self.constants.get(vendorless(cuda), set())
+            hits = self.aliases_as_one(self.constants.get(vendorless(cuda), set()))
             if len(hits) == 1 and (hip := d.find_hip(cuda, recs, sorted(hits))):
                 return hip
         return None
+
+    def aliases_as_one(self, hits: set[str]) -> set[str]:
+        """HIP constants of one value are aliases (hipDeviceAttributePciDomainID, and from ROCm 7.0
+        hipDeviceAttributePciDomainId): one hit, the one in the most releases (ReleaseSpans.split
+        takes the other where it is missing)."""
+        values = {constant_value(self.inv.latest_or_any(h)) for h in hits}
+        if len(hits) <= 1 or len(values) != 1 or None in values:
+            return hits
+        return {max(sorted(hits), key=lambda h: len(self.inv.releases_with(h)))}
 
     @cached_property
     def constants(self) -> dict[str, set[str]]:

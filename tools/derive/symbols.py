@@ -6,7 +6,7 @@ from __future__ import annotations
 import collections
 
 from tools.derive.core import Deriver, Family
-from tools.derive.inventory import RELEASES, Inventory
+from tools.derive.inventory import Inventory
 from tools.derive.libspec import LIBRARIES, SYMBOL_LIBS, LibSpec, lib_candidates, qualified_twin
 from tools.derive.names import device_candidates
 from tools.derive.records import IDENT, Rule
@@ -79,9 +79,9 @@ def symbol_rows(d: Deriver, families: list[Family]) -> tuple[list[str], list[str
 
 
 def miopen_arity(inv: Inventory) -> list[str]:
-    """`name<TAB>counts` for every MIOpen function (hipconv/data/miopen-6.3.arity)."""
+    """`name<TAB>counts` for every MIOpen function of the newest full inventory (hipconv/data/miopen-6.3.arity)."""
     counts: dict[str, set[int]] = collections.defaultdict(set)
-    for r in inv.hip[RELEASES[-1]].by_lib["miopen"]:
+    for r in inv.hip[inv.newest_full].by_lib["miopen"]:
         if r["kind"] == "function" and IDENT.match(r["name"]):
             counts[r["name"]].add(len(r.get("params") or []))
     return [f"{n}\t{','.join(map(str, sorted(c)))}" for n, c in sorted(counts.items())]

@@ -70,7 +70,7 @@ def write_rules(families: list[Family], rules_dir: Path) -> list[Path]:
 
 
 def cuda_names(inv: Inventory, cur: Curated) -> list[str]:
-    """cuda-13.names: `library<TAB>name` of the CUDA identifiers that ROCm 6.3 does not spell the same."""
+    """cuda-13.names: `library<TAB>name` of the CUDA identifiers that the newest ROCm does not spell the same."""
     latest = inv.latest
     return sorted(
         {
@@ -82,16 +82,68 @@ def cuda_names(inv: Inventory, cur: Curated) -> list[str]:
     )
 
 
+def span_list(releases: list[str]) -> str:
+    """Releases (a subset of RELEASES, in order) as consecutive spans: `5.2-6.3,7.0-7.2`, `6.0`."""
+    runs: list[list[str]] = []
+    for rel in releases:
+        if runs and RELEASES.index(rel) == RELEASES.index(runs[-1][-1]) + 1:
+            runs[-1].append(rel)
+        else:
+            runs.append([rel])
+    return ",".join(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
+def presence_lines(present: dict[str, tuple[set[str], set[str]]]) -> list[str]:
+    """`name<TAB>releases[<TAB>carried]` (hip.names, hip.headers): name -> (the releases that have it,
+    those of them that have it only as carried forward from a full inventory)."""
+    lines = []
+    for name in sorted(present):
+        have, carried = present[name]
+        row = [name, span_list([r for r in RELEASES if r in have])]
+        if carried:
+            row.append(span_list([r for r in RELEASES if r in carried]))
+        lines.append("\t".join(row))
+    return lines
+
+
+def hip_presence(inv: Inventory) -> tuple[list[str], list[str]]:
+    """hip.names and hip.headers: every name and header of every release, with the releases that have it."""
+    names: dict[str, tuple[set[str], set[str]]] = {}
+    headers: dict[str, tuple[set[str], set[str]]] = {}
+    for rel in RELEASES:
+        snap = inv.hip[rel]
+        carried = snap.carried_names()
+        for name in snap.plain_names():
+            have, via = names.setdefault(name, (set(), set()))
+            have.add(rel)
+            if name in carried:
+                via.add(rel)
+        own = {r["header"] for recs in snap.by_lib.values() for r in recs if r.get("header") and "carried" not in r}
+        for header in snap.headers(inv.entry_headers[rel]):
+            have, via = headers.setdefault(header, (set(), set()))
+            have.add(rel)
+            if rel in inv.host_only and header not in own:
+                via.add(rel)
+    return presence_lines(names), presence_lines(headers)
+
+
+def release_lines(inv: Inventory) -> list[str]:
+    """hip.releases: one bundled release a line, oldest first; a host-only one with the full release it
+    carries forward (`6.4<TAB>6.3`)."""
+    return [f"{rel}\t{inv.host_only[rel]}" if rel in inv.host_only else rel for rel in RELEASES]
+
+
 def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for rel in RELEASES:
-        written.append(write_lines(out / f"hip-{rel}.names", inv.hip[rel].plain_names()))
-        written.append(write_lines(out / f"hip-{rel}.headers", inv.hip[rel].headers(inv.entry_headers[rel])))
-    written.append(write_lines(out / "cuda-13.names", cuda_names(inv, cur)))
-    written.append(write_lines(out / "cuda-13.symbols", symbols))
-    written.append(write_lines(out / f"miopen-{RELEASES[-1]}.arity", miopen_arity(inv)))
-    return written
+    names, headers = hip_presence(inv)
+    return [
+        write_lines(out / "hip.releases", release_lines(inv)),
+        write_lines(out / "hip.names", names),
+        write_lines(out / "hip.headers", headers),
+        write_lines(out / "cuda-13.names", cuda_names(inv, cur)),
+        write_lines(out / "cuda-13.symbols", symbols),
+        write_lines(out / f"miopen-{inv.newest_full}.arity", miopen_arity(inv)),
+    ]
 
 
 def check_with_loader(paths: list[Path]) -> int:
