@@ -47,7 +47,7 @@ CODES = _codes(
     Code(
         "HC001",
         Severity.WARNING,
-        "CUDA API with no hipconv rule; left unchanged",
+        "CUDA API with no hipconv rule, or a CUDA-looking name in no CUDA inventory; left unchanged",
         unported=True,
         example=Example(
             "int v = CUBLAS_VERSION;",
@@ -318,20 +318,22 @@ CODES = _codes(
     Code(
         "HC312",
         Severity.WARNING,
-        "__CUDA_ARCH__ comparison: compute capabilities do not exist on AMD",
+        "__CUDA_ARCH__ used for its value: compute capabilities do not exist on AMD",
         "HIP never defines __CUDA_ARCH__; test __HIP_DEVICE_COMPILE__ for the device pass, arch macros "
         "(__gfx90a__, __GFX9__) or __has_builtin for features",
         example=Example(
             "#if __CUDA_ARCH__ >= 700\n__nanosleep(100);\n#endif",
-            "example.cu:1:5: warning[HC312 amd.cuda-arch-compare]: __CUDA_ARCH__ compared with a compute "
-            "capability: HIP does not define it for AMD, so this branch is never taken there",
+            "example.cu:1:5: warning[HC312 nvcc.__CUDA_ARCH__]: __CUDA_ARCH__ is used here for its value, not "
+            "only tested with #ifdef or defined(); __HIP_DEVICE_COMPILE__ stands only for being defined, so "
+            "__CUDA_ARCH__ is left unchanged (both are defined only on the device pass; __CUDA_ARCH__'s value, "
+            "a compute capability, has no AMD counterpart)",
             argv=("scan", "example.cu"),
         ),
     ),
     Code(
         "HC313",
         Severity.WARNING,
-        "legacy texture or surface reference (texture<...>): deprecated in HIP, removed in CUDA 12",
+        "legacy texture reference (texture<...>): deprecated in HIP, removed in CUDA 12",
         "use texture objects (cudaTextureObject_t with cudaCreateTextureObject / tex1Dfetch<T>)",
         example=Example(
             "texture<float, 1, cudaReadModeElementType> tex;",

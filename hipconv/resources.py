@@ -139,7 +139,11 @@ def span_text(releases: Iterable[str]) -> str:
     return ", ".join(run[0] if len(run) == 1 else f"{run[0]}–{run[-1]}" for run in runs)
 
 
+@functools.cache
 def cuda_releases() -> list[str]:
-    """The CUDA releases whose inventory is bundled (cuda-X.names), oldest first."""
-    found = [p.name[len("cuda-") : -len(".names")] for p in (_PACKAGE / "data").glob("cuda-*.names")]
-    return sorted(found, key=Version.parse)
+    """The CUDA releases whose inventory is bundled (hipconv/data/cuda.releases), oldest first: the names of
+    all of them are in cuda.names and cuda.symbols."""
+    path = data_file("cuda.releases")
+    if not path.is_file():
+        return []
+    return sorted(filter(None, path.read_text(encoding="utf-8").splitlines()), key=Version.parse)

@@ -137,7 +137,7 @@ def test_version_names_hipconv_the_inventories_libclang_and_python() -> None:
     out = result.stdout.decode().splitlines()
     from hipconv import __version__
 
-    cuda = sorted(p.name[len("cuda-") : -len(".names")] for p in DATA.glob("cuda-*.names"))
+    cuda = sorted((line.split("\t")[0] for line in (DATA / "cuda.releases").read_text().splitlines()), key=_release)
     rocm = sorted((line.split("\t")[0] for line in (DATA / "hip.releases").read_text().splitlines()), key=_release)
     assert out[0] == f"hipconv {__version__}"
     assert out[1] == f"inventories: CUDA {', '.join(cuda)}; ROCm {', '.join(rocm)} (default --rocm-version {rocm[-1]})"

@@ -14,7 +14,7 @@ from hipconv.rules import load_ruleset
 from hipconv.translate.lexer import TokenKind, lex
 
 FIXTURES = Path(__file__).parent / "fixtures"
-OUTPUTS = sorted(p for p in FIXTURES.glob("cudnn_*/hip/**/*") if p.is_file())
+OUTPUTS = sorted(p for p in FIXTURES.glob("cudnn_*/hip*/**/*") if p.is_file())  # hip/ or hip-<release>/
 PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 

@@ -78,13 +78,22 @@ def test_the_configuration_file_takes_bundled_releases_only(project: Path) -> No
 
 def test_not_yet_in_the_target_names_the_first_release(project: Path) -> None:
     """HC003: the HIP name is not in the targeted release; the message names the first one that has it."""
-    source = "cuComplex a, x;\ncublasCgemm_v2(h, op, op, 1, 1, 1, &a, 0, 1, 0, 1, &a, 0, 1);\n"
+    source = "cudaDeviceSetLimit(cudaLimitStackSize, 4096);\n"
     code, out, err = translate(source, "--rocm-version", "5.2", "--strict")
     assert code == 1
-    assert "hipblasCgemm_v2 is not in ROCm 5.2; first in 6.0; cublasCgemm_v2 left unchanged" in err
-    assert "cublasCgemm_v2(" in out
-    code, out, err = translate(source, "--rocm-version", "6.0")
-    assert "hipblasCgemm_v2(" in out and "HC003" not in err
+    assert "hipDeviceSetLimit is not in ROCm 5.2; first in 5.7; cudaDeviceSetLimit left unchanged" in err
+    assert "cudaDeviceSetLimit(" in out
+    code, out, err = translate(source, "--rocm-version", "5.7")
+    assert "hipDeviceSetLimit(" in out and "HC003" not in err
+
+
+def test_hipblas_v1_takes_complex_arguments_cast(project: Path) -> None:
+    """ROCm 5.x has no hipblasCgemm_v2; hipblasCgemm takes hipblasComplex*, the layout of hipComplex."""
+    source = "cuComplex a, x;\ncublasCgemm_v2(h, op, op, 1, 1, 1, &a, 0, 1, 0, 1, &a, 0, 1);\n"
+    code, out, err = translate(source, "--rocm-version", "5.2")
+    assert "hipblasCgemm(h, op, op, 1, 1, 1, reinterpret_cast<const hipblasComplex*>(&a), " in out
+    assert "HC003" not in err
+    assert "hipblasCgemm_v2(" in translate(source, "--rocm-version", "6.0")[1]
 
 
 def test_hipblas_v2_functions_take_the_plain_names_from_7_0(project: Path) -> None:

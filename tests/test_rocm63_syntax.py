@@ -113,9 +113,7 @@ def output_lines(source: Path, output: Path, lines: set[int]) -> set[int]:
 
 # Known gaps, each a defect with an open issue: strict, so that a fix makes the test say so.
 KNOWN_GAPS = {
-    "cublas_gemm": "hipBLAS before 7.0 takes hipblasDatatype_t in hipblasGemmEx (issue 10: the v1/v2 split)",
     "annotate": "__activemask exists in ROCm 6.3 only with HIP_ENABLE_WARP_SYNC_BUILTINS (issue 11)",
-    "unported_apis": "a CUDA name made by token pasting (cuda##name) is not reported (issue 10: none is silent)",
 }
 
 

@@ -51,7 +51,10 @@ def test_check_fixture(fixture: Path) -> None:
 
 def test_every_check_has_a_code_and_a_fixture() -> None:
     scan_codes = {c for c in CODES if c.startswith("HC3")}
-    assert [c.code for c in CHECKS] == sorted(scan_codes)
+    # a rule's own code (HC312 for __CUDA_ARCH__'s value) is reported by translate and scan alike
+    rule_codes = {rule.code for rule in load_ruleset().rules if rule.code in scan_codes}
+    assert rule_codes == {"HC312"}
+    assert [c.code for c in CHECKS] == sorted(scan_codes - rule_codes)
     assert len({c.id for c in CHECKS}) == len(CHECKS)
     assert {p.name[:5] for p in CHECK_FIXTURES} == scan_codes
     assert all(CODES[c].hint for c in scan_codes)

@@ -88,6 +88,12 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "args": list(rule.args) if rule.args is not None else None,
         "drops": list(rule.drops),
         "optional": list(rule.optional),
+        "fill": dict(rule.fill),
+        "casts": dict(rule.casts),
+        "uncalled": rule.uncalled,
+        "tag": rule.tag,
+        "tagless": rule.tagless,
+        "defined_only": rule.defined_only,
         "lane_mask": rule.lane_mask,
         "requires_define": rule.requires_define,
         "template": _template_name(rule.template),
@@ -132,7 +138,7 @@ class Shown:
             yield f"{rule.id}  ({rule.origin})"
             for key, value in rule_record(rule).items():
                 text = _plain(value)
-                if key not in ("id", "origin") and text:
+                if key not in ("id", "origin") and text and value is not False:
                     yield f"  {key}: {text}"
             yield from carried_lines(rule)
 

@@ -1,7 +1,7 @@
 """Rules are data: the model, the YAML loader and its schema, the cache, and library coverage.
 
 `load_ruleset` is the entry point: the bundled rule files plus any extra folders, validated
-(or taken from the cache), with the CUDA inventory's names for HC001.
+(or taken from the cache), with the names of the CUDA inventories (11.8 to 13) for HC001.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from hipconv.rules.cache import cached
 from hipconv.rules.load import load_rules
 from hipconv.rules.model import RuleSet
 
-CUDA_NAMES_FILE = "cuda-13.names"
+CUDA_NAMES_FILE = "cuda.names"  # every bundled CUDA release's names (hipconv/data/README.md)
 
 
 def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:

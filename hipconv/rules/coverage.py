@@ -1,6 +1,6 @@
 """Library coverage: how many of a CUDA library's symbols have a rule, and which twins lack one.
 
-The symbol list (hipconv/data/cuda-13.symbols: library, CUDA name, HIP twin found in the
+The symbol list (hipconv/data/cuda.symbols: library, CUDA name, HIP twin found in the
 inventory) is derived by tools/derive_rules.py; the rules are the ones loaded now, resolved for one
 ROCm release as a translation for it resolves them.
 """
@@ -13,7 +13,7 @@ from hipconv.resources import data_file
 from hipconv.rules.model import Action, Resolution, RuleSet
 from hipconv.settings import Settings, Version
 
-SYMBOLS_FILE = "cuda-13.symbols"
+SYMBOLS_FILE = "cuda.symbols"
 _PORTED = frozenset({Action.REWRITE, Action.REWRITE_DEPRECATED, Action.KEEP_EXPERIMENTAL})
 
 

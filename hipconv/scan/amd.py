@@ -1,5 +1,6 @@
-"""Other AMD incompatibilities (HC311-HC316): inline PTX, __CUDA_ARCH__, texture references,
-device properties, launch bounds, ignored cache configuration."""
+"""Other AMD incompatibilities (HC311, HC313-HC316): inline PTX, texture references, device
+properties, launch bounds, ignored cache configuration. HC312 (__CUDA_ARCH__ used for its value)
+comes from the nvcc rules, so translate and scan report it once."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from hipconv.settings import Version
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
 
-_COMPARISONS = frozenset({"<", ">", "<=", ">=", "==", "!="})
 _PTX = re.compile(
     r"%(?:laneid|warpid|nwarpid|smid|nsmid|tid|ntid|ctaid|nctaid|clock|clock64|globaltimer|lanemask_[a-z]+)\b"
     r"|\.reg\b|\b(?:mov|ld|st|add|sub|mul|mad|fma|div|shfl|vote|bar|membar|atom|red|cvt|setp?|selp|prmt|bfe|bfi|brev"
@@ -55,21 +55,7 @@ def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
             yield tokens.starts[i], "inline PTX assembly: hipcc for AMD GPUs cannot assemble it"
 
 
-@check("HC312", "amd.cuda-arch-compare", words=("__CUDA_ARCH__",))
-def cuda_arch_compare(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    tokens = view.tokens
-    for i in view.occurrences(words):
-        if view.is_punct(next_code(tokens, i), *_COMPARISONS) or view.is_punct(prev_code(tokens, i), *_COMPARISONS):
-            yield (
-                tokens.starts[i],
-                (
-                    "__CUDA_ARCH__ compared with a compute capability: HIP does not define it for "
-                    "AMD, so this branch is never taken there"
-                ),
-            )
-
-
-@check("HC313", "amd.texture-reference", words=("texture", "surface"))
+@check("HC313", "amd.texture-reference", words=("texture",))
 def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     tokens = view.tokens
     for i in view.occurrences(words):
@@ -78,10 +64,7 @@ def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding
         if view.is_punct(next_code(tokens, i), "<") and not qualified:
             yield (
                 tokens.starts[i],
-                (
-                    f"legacy {view.text(i)} reference: removed in CUDA 12 and deprecated in HIP; "
-                    f"{view.text(i)} objects port"
-                ),
+                "legacy texture reference: removed in CUDA 12 and deprecated in HIP; texture objects port",
             )
 
 

@@ -165,9 +165,22 @@ def _rename(c: MatchCollector, start: int, end: int, cuda: str, rule: Rule, spel
         c.replaced(start, cuda, hip, rule.id, rule.library)
 
 
+# libraries NVIDIA versions apart from the CUDA toolkit: a rule's `nvidia:` versions are theirs
+_NVIDIA_PRODUCTS = {"cudnn": "cuDNN", "nccl": "NCCL"}
+
+
+def nvidia_status(rule: Rule) -> str:
+    """What NVIDIA did with the CUDA name, for every diagnostic about it: `deprecated in CUDA 11.8, removed
+    in CUDA 13.0` (the rule's `nvidia:` block); empty when CUDA still declares it, not deprecated."""
+    product = _NVIDIA_PRODUCTS.get(rule.library, "CUDA")
+    words = [f"{key} in {product} {rule.nvidia[key]}" for key in ("deprecated", "removed") if key in rule.nvidia]
+    return ", ".join(words)
+
+
 def _status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> tuple[str, str] | None:
     """The (code, message) a resolution reports, if any."""
-    note = f" ({rule.note})" if rule.note else ""
+    said = "; ".join(filter(None, (nvidia_status(rule), rule.note)))
+    note = f" ({said})" if said else ""
     if action is Action.UNSUPPORTED:
         return rule.code or "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}"
     if action is Action.REMOVED:

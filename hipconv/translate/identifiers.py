@@ -31,7 +31,7 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
         if (
             start < consumed
             or (skip and inside(skip, skip_starts, start))
-            or _is_member_or_foreign(tokens, i, identifiers)
+            or is_member_or_foreign(tokens, i, identifiers)
         ):
             continue
         if tokens.text(i) in c.table.qualified_heads:
@@ -166,7 +166,7 @@ def _used_as_namespace(tokens: Tokens, first: int, last: int) -> bool:
     return keyword >= 0 and tokens.raw(keyword) == b"namespace"
 
 
-def _is_member_or_foreign(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> bool:
+def is_member_or_foreign(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> bool:
     """`x.cudaFoo`, `p->cudaFoo` and `mylib::cudaFoo` are not the CUDA API."""
     j = prev_code(tokens, i)
     if is_punct(tokens, j, ".", "->"):

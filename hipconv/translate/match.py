@@ -1,7 +1,8 @@
 """Matchers: tokens + lookup table -> edits, diagnostics and a record of replacements.
 
 One module per kind of construct, run here in order: include directives (includes),
-identifiers with call reshapes (identifiers, calls, lane_masks), kernel launches
+identifiers with call reshapes (identifiers, calls, lane_masks), CUDA-looking names no inventory
+knows (unknown_api), kernel launches
 (launches), then the implicit runtime include of .cu files and required defines.
 """
 
@@ -16,6 +17,7 @@ from hipconv.translate.includes import directive_lines, match_includes
 from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.source import SourceFile
+from hipconv.translate.unknown_api import match_unknown_api
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
 # Constructs that make a .cu file CUDA even when it includes no CUDA header.
@@ -56,6 +58,7 @@ def match_file(
     skip = sorted(include_spans + directives.message_spans)
     words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
+    match_unknown_api(c, skip, words, directives)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]

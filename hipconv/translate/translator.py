@@ -21,6 +21,7 @@ from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
 from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
 from hipconv.translate.source import SourceFile
+from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.words import file_words
 
 CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
@@ -152,6 +153,8 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         b"include" in words  # include rules match header paths, not identifiers
         or (settings.kernel_launch == "hip" and b"<<<" in source.body)
         or not words.isdisjoint(table.names)
+        or bool(cuda_looking(words))  # HC001: a CUDA-looking name no inventory knows (unknown_api)
+        or pastes_cuda_name(source.body, words)
         or (_is_cu(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))
         or (settings.annotate and has_markers(source.body))  # markers of an earlier run may be stale
     )

@@ -3,11 +3,12 @@
     python -m tools.derive [--inventory ../shared/api-inventory] [--curated tools/curated.yaml]
     python tools/derive_rules.py [...]        (the same, from anywhere)
 
-Inputs: the JSONL inventories (cuda/ = CUDA 13; one set per ROCm release 5.2, 5.7, 6.0, 6.1,
+Inputs: the JSONL inventories (cuda-11.8/, cuda-12.9/ and cuda/ = CUDA 13.0, merged: a name by its
+newest declaration, with its CUDA span in the rules' `nvidia:` block; one set per ROCm release 5.2, 5.7, 6.0, 6.1,
 6.2, 6.3 = hip/, 6.4, 7.0, 7.1, 7.2, the last four host-only, what they lack carried forward from
 6.3: see inventory.py) and tools/curated.yaml (hand-written facts, each with a note on its evidence;
 checked against the schema in tools/derive/curated.py).  Outputs (deterministic, sorted):
-rules/*.yaml and hipconv/data/{hip.releases,hip.names,hip.headers,cuda-13.names,cuda-13.symbols,
+rules/*.yaml and hipconv/data/{hip.releases,hip.names,hip.headers,cuda.releases,cuda.names,cuda.symbols,
 miopen-6.3.arity} (formats: hipconv/data/README.md).
 
 Every HIP name that a rule emits is checked against the HIP snapshot of every release in the

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from tools.derive.curated import Curated
-from tools.derive.inventory import CUDA_VERSION, RELEASES, Inventory
+from tools.derive.inventory import RELEASES, Inventory
 from tools.derive.names import section_for
 from tools.derive.records import (
     Record,
@@ -34,6 +34,12 @@ KEY_ORDER = (
     "args",
     "drops",
     "optional",
+    "fill",
+    "casts",
+    "uncalled",
+    "tag",
+    "tagless",
+    "defined_only",
     "template",
     "scope",
     "lane_mask",
@@ -54,6 +60,7 @@ class Family:
     library: str
     header_comment: str
     rules: list[Rule] = field(default_factory=list)
+    predefined: bool = False  # the HIP names are the compiler's predefined macros, in no header
 
 
 def removed_rule(cuda: str, rule_id: str, since: str, last: Rule, until: str | None = None) -> Rule:
@@ -80,6 +87,7 @@ class Deriver:
         self.claimed: set[str] = set()  # CUDA names already given rules
         self.problems: list[str] = []
         self.twins: dict[tuple[str, str], str] = {}  # (cuda lib, name) -> accepted HIP twin
+        self.types: dict[str, str] = {}  # CUDA type or enum -> its HIP twin (the first rule claimed)
 
     # -- availability and status of a HIP name ---------------------------------------
     def hip_span(self, hip: str) -> dict[str, str]:
@@ -118,10 +126,10 @@ class Deriver:
             rule["note"] = note
         return rule
 
-    @staticmethod
-    def add_nvidia(rule: Rule, cuda_recs: list[Record]) -> Rule:
-        if all_deprecated(cuda_recs):
-            rule["nvidia"] = {"deprecated": CUDA_VERSION}
+    def add_nvidia(self, rule: Rule, cuda_recs: list[Record]) -> Rule:
+        """The `nvidia:` block: the CUDA (cuDNN, NCCL) releases that added, deprecated and removed the name."""
+        if cuda_recs and (nvidia := self.inv.cuda_span(rule["cuda"], cuda_recs[0]["lib"]).nvidia()):
+            rule["nvidia"] = nvidia
         return rule
 
     # -- matching -------------------------------------------------------------------
@@ -217,4 +225,6 @@ class Deriver:
         if rule.get("status") == "supported":
             del rule["status"]
         self.claimed.add(rule["cuda"])
+        if rule["kind"] in ("type", "enum") and rule.get("hip"):
+            self.types.setdefault(rule["cuda"], rule["hip"])
         fam.rules.append(ordered(rule))

@@ -58,7 +58,7 @@ def cudnn_family(d: Deriver, fam: Family) -> None:
                 lower = fact.get("since")
                 rule["rocm"] = {"since": lower if lower and Version.parse(lower) > Version.parse(since) else since}
         d.claimed.add(cuda)
-        fam.rules.append(ordered(rule))
+        fam.rules.append(ordered(d.add_nvidia(rule, recs)))
 
 
 def miopen_since(d: Deriver, cuda: str, rule: Rule, recs: list[Record]) -> str | None:

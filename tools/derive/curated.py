@@ -76,7 +76,12 @@ INCLUDE = Entry(
     or_names=("hip",),
 )
 NOTES = Section(patterns=True)  # regular expression -> note (first match wins)
-LIBRARY = Entry({"unsupported_notes": _MAPPING}, sections={"unsupported_notes": NOTES})
+# same_layout: a HIP library type -> the canonical HIP type with the same memory layout (hipblasComplex,
+# two floats: float2), so that a pointer argument may be cast to it (tools/derive/calltypes.py)
+LIBRARY = Entry(
+    {"unsupported_notes": _MAPPING, "same_layout": _MAPPING},
+    sections={"unsupported_notes": NOTES, "same_layout": Section()},
+)
 CUDNN_RULE = Entry(
     {k: RULE_FIELDS[k] for k in ("hip", "params", "args", "drops", "template", "scope", "status", "note", "code")}
 )
@@ -84,6 +89,28 @@ CUDNN = Entry(
     {"since": _STRING, "rules": _MAPPING, "unsupported_notes": _MAPPING},
     sections={"rules": Section(CUDNN_RULE), "unsupported_notes": NOTES},
     versions=("since",),
+)
+# call_forms: a CUDA function whose call needs more than a rename (tools/derive/call_forms.py): another
+# HIP target (`hip`, checked by parameter types), overloads by argument count (`forms`, keyed by HIP name),
+# or `optional` trailing parameters that CUDA's C++ declaration defaults
+CALL_FORM = Entry(
+    {k: RULE_FIELDS[k] for k in ("params", "optional", "fill", "uncalled", "note")},
+    required=("params",),
+)
+CALL_FORMS = Entry(
+    {"hip": _HIP, "forms": _MAPPING, "optional": _NAMES, "note": _STRING},
+    sections={"forms": Section(CALL_FORM)},
+)
+# compiler_macros: a macro nvcc predefines -> the one hipcc (clang) predefines
+COMPILER_MACRO = Entry(
+    {k: RULE_FIELDS[k] for k in ("hip", "defined_only", "code", "note")},
+    required=("hip", "note"),
+)
+# twins: what the evidence search (tools/derive/twins.py) cannot decide: a CUDA name -> its HIP twin with a
+# note (read like `mappings:`), or `hip: null` / `reject: [HIP names]` with the reason a candidate is wrong
+TWIN = Entry(
+    {"hip": _HIP, "reject": _NAMES, "note": _STRING, "signature_differs": _BOOL},
+    required=("note",),
 )
 DOCUMENT = Entry(
     {
@@ -95,6 +122,10 @@ DOCUMENT = Entry(
         "includes": _MAPPING,
         "libraries": _MAPPING,
         "cudnn": _MAPPING,
+        "call_forms": _MAPPING,
+        "compiler_macros": _MAPPING,
+        "cuda_legacy": _MAPPING,
+        "twins": _MAPPING,
     },
     sections={
         "mappings": Section(MAPPING),
@@ -103,6 +134,11 @@ DOCUMENT = Entry(
         "warp_sync": Section(WARP_SYNC),
         "includes": Section(INCLUDE),
         "libraries": Section(LIBRARY),
+        "call_forms": Section(CALL_FORMS),
+        "compiler_macros": Section(COMPILER_MACRO),
+        # names of CUDA 11.8 / 12.9 that CUDA removed or renamed: mappings like `mappings:`, read by Curated.mapping
+        "cuda_legacy": Section(MAPPING),
+        "twins": Section(TWIN),
     },
     entries={"cudnn": CUDNN},
 )
@@ -189,12 +225,17 @@ class Curated:
         return set(self.raw.get("ignore") or ())
 
     def mapping(self, name: str) -> dict[str, Any] | None:
-        fact: dict[str, Any] | None = self.section("mappings").get(name)
-        return fact
+        fact: dict[str, Any] | None = self.section("mappings").get(name) or self.section("cuda_legacy").get(name)
+        twin = self.section("twins").get(name) or {}
+        return fact or (twin if twin.get("hip") else None)
 
     def since(self, hip_name: str) -> str | None:
         value: str | None = self.section("rocm_since").get(hip_name)
         return value
+
+    def same_layout(self) -> dict[str, str]:
+        """HIP library type -> the canonical HIP type of the same layout, over every library."""
+        return {k: v for lib in self.section("libraries").values() for k, v in (lib.get("same_layout") or {}).items()}
 
     def library_notes(self, library: str) -> dict[str, str]:
         notes: dict[str, str] = self.section("libraries").get(library, {}).get("unsupported_notes", {})

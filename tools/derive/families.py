@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hipconv.settings import Version
+from tools.derive.call_forms import CallForms
 from tools.derive.core import Deriver, Family
 from tools.derive.cudnn import cudnn_family
 from tools.derive.curated import Curated
 from tools.derive.cxx import CxxLibrary
 from tools.derive.device import DeviceFamilies
+from tools.derive.enum_consistency import enum_splits
 from tools.derive.includes import Includes
 from tools.derive.inventory import RELEASES, Inventory
 from tools.derive.libraries import CLibraries
@@ -82,6 +84,8 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
         if spec.qualified:
             inc.cxx(fam, spec)
     families = [runtime, driver, device, complex_, fp16, includes] + [fam for _, fam in lib_families] + [cudnn]
+    families.append(CallForms(d).apply(runtime, driver, families))
+    d.problems.extend(enum_splits(inv, families))
     return Derivation(families, d, host)
 
 
@@ -109,7 +113,7 @@ def check_rules(families: list[Family], inv: Inventory) -> list[str]:
     problems = []
     for fam in families:
         for r in fam.rules:
-            if "hip" not in r:
+            if "hip" not in r or fam.predefined:
                 continue
             rocm = r.get("rocm", {})
             lo, hi = Version.parse(rocm.get("since", "0.0")), Version.parse(rocm.get("until", "999.0"))

@@ -1,4 +1,5 @@
-"""The API inventories (../shared/api-inventory): CUDA 13 and every ROCm release the rules cover.
+"""The API inventories (../shared/api-inventory): CUDA 11.8, 12.9 and 13.0, and every ROCm release the
+rules cover.
 
 Two kinds of ROCm set (see the inventories' README): full header parses (5.2 = `hip-5.2/`, 5.7 …
 6.2, 6.3 = `hip/`), and host-only sets (6.4 … 7.2), read from hip-python's declarations: host C
@@ -40,8 +41,12 @@ RELEASES = tuple(SNAPSHOT_DIR)
 # as <hipsparse/hipsparse.h>, where the 5.2.3 sources declare it in <hipsparse.h>.  Headers only: the
 # names of a release are its own set's.
 EXTRA_HEADERS = {"5.2": "hip-debian-5.2"}
-CUDA_DIR = "cuda"
-CUDA_VERSION = "13.0"
+# CUDA toolkit sets, oldest first, and their folders
+CUDA_SETS = {"11.8": "cuda-11.8", "12.9": "cuda-12.9", "13.0": "cuda"}
+CUDA_RELEASES = tuple(CUDA_SETS)
+# libraries NVIDIA versions apart from the toolkit: their spans name their own releases (MANIFEST
+# `library_version_from_headers`), the rest name the CUDA release
+CUDA_PRODUCTS = {"cudnn": "cuDNN", "nccl": "NCCL"}
 HOST_ONLY_METHOD = "pxd"  # MANIFEST `method` of the host-only sets (hip-python's .pxd declarations)
 
 
@@ -87,6 +92,24 @@ class Snapshot:
                     self.by_name[name].append(rec)
                     self.carried.add(name)
                     heads.add(name)
+
+    @classmethod
+    def union(cls, snaps: list[Snapshot]) -> Snapshot:
+        """One snapshot of several releases' sets (oldest first): each name with the records of the newest
+        set that declares it, so a name CUDA removed is still known, by its last declaration."""
+        merged = cls.__new__(cls)
+        merged.folder, merged.release, merged.carried = snaps[-1].folder, None, set()
+        merged.by_name, merged.by_lib = collections.defaultdict(list), {}
+        for snap in reversed(snaps):
+            for lib, recs in snap.by_lib.items():
+                for rec in recs:
+                    if rec["name"] not in merged.by_name or merged.by_name[rec["name"]][0].get("set") == snap.release:
+                        rec["set"] = snap.release
+                        merged.by_name[rec["name"]].append(rec)
+                        merged.by_lib.setdefault(lib, []).append(rec)
+        for recs in merged.by_lib.values():
+            recs.sort(key=lambda r: r["name"])
+        return merged
 
     def has(self, name: str) -> bool:
         return name in self.by_name
@@ -147,12 +170,38 @@ def entry_headers(info: Mapping[str, Any]) -> list[str]:
     return [h for unit in parses for h in unit.get("entry_headers", [])]
 
 
+def _next_major(version: str) -> str:
+    return f"{int(version.split('.')[0]) + 1}.0"
+
+
+@dataclass(frozen=True)
+class CudaSpan:
+    """Where a CUDA name stands in the bundled CUDA releases, in the versions of its product (the CUDA
+    toolkit, or cuDNN / NCCL): the first release that declares it (None: the oldest bundled one already
+    does, so since when is not known), the first that shows every declaration deprecated, and the
+    release that removed it (the next major release after the last set that has it, where the major
+    changes between the sets, as NVIDIA removes APIs in major releases; else the next set's)."""
+
+    product: str
+    since: str | None
+    deprecated: str | None
+    removed: str | None
+
+    def nvidia(self) -> dict[str, str]:
+        """The rule's `nvidia:` block."""
+        keys = ("since", "deprecated", "removed")
+        return {k: v for k in keys if (v := getattr(self, k)) is not None}
+
+
 @dataclass
 class Inventory:
-    cuda: Snapshot
+    cuda: Snapshot  # every bundled CUDA release (Snapshot.union): a name by its newest declaration
     hip: dict[str, Snapshot]  # release -> snapshot (host-only sets with what they carry forward)
     entry_headers: dict[str, list[str]]  # release -> public headers parsed (MANIFEST), or carried forward
     host_only: dict[str, str] = field(default_factory=dict)  # host-only release -> the full release it carries
+    cuda_sets: dict[str, Snapshot] = field(default_factory=dict)  # CUDA release -> its own set
+    # CUDA release -> library -> its product version there (MANIFEST), for CUDA_PRODUCTS
+    product_versions: dict[str, dict[str, str]] = field(default_factory=dict)
     _public: dict[str, set[str]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -185,12 +234,41 @@ class Inventory:
             host_only[rel] = full.release
             # headers cannot be seen removed by a host-only set: all of the full set's come along
             entries[rel] = set(full.headers(sorted(entries[full.release])))
+        cuda_sets = {rel: Snapshot(root / folder, rel) for rel, folder in CUDA_SETS.items()}
+        versions: dict[str, dict[str, str]] = {rel: {} for rel in CUDA_RELEASES}
+        for fname, info in manifest["files"].items():
+            folder, _, lib = fname.partition("/")
+            cuda_rel = next((r for r, f in CUDA_SETS.items() if f == folder), None)
+            if cuda_rel and lib.removesuffix(".jsonl") in CUDA_PRODUCTS and info.get("library_version_from_headers"):
+                versions[cuda_rel][lib.removesuffix(".jsonl")] = info["library_version_from_headers"]
         return cls(
-            cuda=Snapshot(root / CUDA_DIR),
+            cuda=Snapshot.union(list(cuda_sets.values())),
             hip=hip,
             entry_headers={rel: sorted(v) for rel, v in entries.items()},
             host_only=host_only,
+            cuda_sets=cuda_sets,
+            product_versions=versions,
         )
+
+    def cuda_span(self, name: str, lib: str) -> CudaSpan:
+        """Where a CUDA name of library file `lib` stands across the bundled CUDA releases."""
+        have = [rel for rel in CUDA_RELEASES if self.cuda_sets[rel].records(name, lib)]
+        if not have:
+            have = [rel for rel in CUDA_RELEASES if self.cuda_sets[rel].has(name)]
+        if not have:
+            return CudaSpan("CUDA", None, None, None)
+
+        def label(rel: str) -> str:  # the product's version in a set: 13.0, or cuDNN's 8.9
+            version = self.product_versions.get(rel, {}).get(lib)
+            return ".".join(version.split(".")[:2]) if version and lib in CUDA_PRODUCTS else rel
+
+        since = label(have[0]) if have[0] != CUDA_RELEASES[0] else None
+        deprecated = next((label(r) for r in have if all_deprecated(self.cuda_sets[r].records(name))), None)
+        removed: str | None = None
+        if have[-1] != CUDA_RELEASES[-1]:
+            last, after = label(have[-1]), label(CUDA_RELEASES[CUDA_RELEASES.index(have[-1]) + 1])
+            removed = _next_major(last) if last.split(".")[0] != after.split(".")[0] else after
+        return CudaSpan(CUDA_PRODUCTS.get(lib, "CUDA"), since, deprecated, removed)
 
     @property
     def latest(self) -> Snapshot:

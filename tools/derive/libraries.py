@@ -4,6 +4,7 @@ enumerator, and what has no counterpart is unsupported with the library's curate
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from tools.derive.core import Deriver, Family
@@ -13,6 +14,7 @@ from tools.derive.libspec import LibSpec, lib_candidates
 from tools.derive.names import is_internal
 from tools.derive.records import IDENT, Record, Rule, kind_of
 from tools.derive.spans import ReleaseSpans
+from tools.derive.twins import Twin, Twins
 
 
 def alias_target(recs: list[Record]) -> str | None:
@@ -29,6 +31,7 @@ class CLibraries:
         self.d = d
         self.inv, self.cur = d.inv, d.cur
         self.spans = spans
+        self.evidence: dict[str, Twin] = {}  # the library being derived: CUDA name -> its twin by evidence
 
     def unsupported_note(self, spec: LibSpec, name: str) -> str | None:
         return first_note(self.cur.library_notes(spec.library), name)
@@ -60,6 +63,7 @@ class CLibraries:
     def family(self, fam: Family, spec: LibSpec) -> None:
         d = self.d
         enum_map = self.enumerator_map(spec)
+        self.evidence = self.twins(spec, enum_map)
         for lib in spec.cuda_libs:
             for cuda in self.inv.cuda.names(lib):
                 if not IDENT.match(cuda) or cuda in self.cur.ignore or cuda in d.claimed:
@@ -87,17 +91,37 @@ class CLibraries:
             recs = recs + [r for r in self.inv.cuda.records(target, lib) if r["kind"] == "function"]
         return recs
 
+    def candidates(self, cuda: str, spec: LibSpec, enum_map: dict[str, str]) -> list[str]:
+        cands = ([enum_map[cuda]] if cuda in enum_map else []) + lib_candidates(cuda, spec)
+        if spec.library == "nccl" or self.inv.releases_with(cuda):
+            cands.append(cuda)  # HIP spells it the same
+        return cands
+
+    def twins(self, spec: LibSpec, enum_map: dict[str, str]) -> dict[str, Twin]:
+        """The library's twins by evidence (tools/derive/twins.py) against its HIP library."""
+
+        def hip_name(cuda: str) -> str | None:  # curated, mechanical, or a type the runtime rules map
+            if (fact := self.cur.mapping(cuda)) is not None:
+                return fact.get("hip")
+            lib = next((lib for lib in spec.cuda_libs if self.inv.cuda.records(cuda, lib)), None)
+            if lib is None:
+                return self.d.types.get(cuda)
+            return self.d.find_hip(cuda, self.records(cuda, lib), self.candidates(cuda, spec, enum_map))
+
+        hip_prefixes = [hip for _, hip in spec.prefixes]
+        return Twins(self.d, spec.cuda_libs, functools.cache(hip_name), spec.hip_libs, hip_prefixes).found
+
     def rule(
         self, cuda: str, kind: str, header: str, recs: list[Record], spec: LibSpec, enum_map: dict[str, str]
     ) -> Rule | None:
         """The mechanical rule of a name without a curated one; None for a macro (or an internal name)
-        without a counterpart, which HC001 reports through cuda-13.names."""
+        without a counterpart, which HC001 reports through cuda.names."""
         d = self.d
-        cands = ([enum_map[cuda]] if cuda in enum_map else []) + lib_candidates(cuda, spec)
-        if spec.library == "nccl" or self.inv.releases_with(cuda):
-            cands.append(cuda)  # HIP spells it the same
+        cands = self.candidates(cuda, spec, enum_map)
         if hip := d.find_hip(cuda, recs, cands):
             return d.mapped_rule(cuda, hip, kind, header)
+        if twin := self.evidence.get(cuda):
+            return d.mapped_rule(cuda, twin.hip, kind, header, f"twin by evidence: {twin.evidence}")
         if kind == "macro" and (target := alias_target(recs)):
             # `#define cublasCrotg_64 cublasCrotg_v2_64` names a function the CUDA
             # headers do not declare: the HIP function of the same name stands for it

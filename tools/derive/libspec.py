@@ -108,7 +108,7 @@ LIBRARIES = (
         "becomes the HIP one",
     ),
 )
-# symbols listed in hipconv/data/cuda-13.symbols (inventory file stems)
+# symbols listed in hipconv/data/cuda.symbols (inventory file stems)
 SYMBOL_LIBS = (
     "cublas",
     "cublaslt",

@@ -10,7 +10,7 @@ Rule = dict[str, Any]  # one rule as written to rules/*.yaml
 
 TYPEISH = {"type", "enum", "class"}
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
-TYPEDEF = re.compile(r"^typedef\s+(?:enum|struct|union)?\s*(\w+)\s+(\w+)$")
+TYPEDEF = re.compile(r"^typedef\s+(?:__device_builtin__\s+)?(?:enum|struct|union)?\s*(\w+)\s+(\w+)$")
 _KIND_ORDER = ("function", "enumerator", "enum", "type", "class", "variable", "macro")
 _SHAPE_ORDER = ("pointer", "funcptr", "enum", "struct")
 
@@ -71,11 +71,11 @@ def _shape(rec: Record) -> str | None:
         return "enum"
     if rec["kind"] == "class" or re.match(r"^(struct|union)\s+\w+$", sig):
         return "struct"
-    if sig.startswith("typedef") and "(*" in sig:
+    if re.match(r"^typedef\b[^(]*\(\s*(?:\w+\s+)?\*", sig):  # typedef void (CUDART_CB *f)(...)
         return "funcptr"
     if sig.startswith("typedef") and "*" in sig:
         return "pointer"
-    if re.match(r"^typedef\s+(struct|union)\s+\w+\s+\w+$", sig):
+    if re.match(r"^typedef\s+(?:__device_builtin__\s+)?(struct|union)\s+\w+\s+\w+$", sig):
         return "struct"
     return None
 

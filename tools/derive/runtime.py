@@ -13,6 +13,7 @@ from tools.derive.inventory import RELEASES
 from tools.derive.names import fuzzy_key, host_candidates, is_internal, vendorless
 from tools.derive.records import IDENT, TYPEISH, Record, constant_value, kind_of, object_like_macro
 from tools.derive.spans import ReleaseSpans
+from tools.derive.twins import Twin, Twins
 
 HOST_LIBS = ("cuda_runtime", "cuda_driver")
 
@@ -23,9 +24,12 @@ class HostFamilies:
         self.inv, self.cur = d.inv, d.cur
         self.spans = spans
         self.enum_map: dict[str, str] = {}
+        self.known: dict[str, str | None] = {}
+        self.evidence: dict[str, Twin] = {}
 
     def derive(self, runtime: Family, driver: Family) -> None:
         self.enum_map = self.enumerator_map(list(HOST_LIBS))
+        self.evidence = Twins(self.d, HOST_LIBS, self.hip_name).found
         self.family(runtime, "cuda_runtime")
         self.family(driver, "cuda_driver")
 
@@ -45,13 +49,29 @@ class HostFamilies:
                 continue  # HIP shares the spelling: nothing to do
             if rule is None:
                 hip = self.resolve(cuda, recs, self.enum_map)
-                rule = (
-                    d.mapped_rule(cuda, hip, kind, header)
-                    if hip
-                    else d.unsupported_rule(cuda, kind, header, self.unsupported_note(cuda))
-                )
+                twin = None if hip else self.evidence.get(cuda)
+                if twin:
+                    rule = d.mapped_rule(cuda, twin.hip, kind, header, f"twin by evidence: {twin.evidence}")
+                elif hip:
+                    rule = d.mapped_rule(cuda, hip, kind, header)
+                else:
+                    rule = d.unsupported_rule(cuda, kind, header, self.unsupported_note(cuda))
             for part in self.spans.split(cuda, recs, rule, fam.library):
                 d.claim_mapped(fam, d.add_nvidia(part, recs))
+
+    def hip_name(self, cuda: str) -> str | None:
+        """The HIP name of a runtime/driver name before the evidence search: curated, the same spelling, or
+        mechanical (None: none found)."""
+        if cuda not in self.known:
+            fact = self.cur.mapping(cuda)
+            if fact is not None:
+                self.known[cuda] = fact.get("hip")
+            elif self.inv.present_everywhere(cuda):
+                self.known[cuda] = cuda
+            else:
+                recs = [r for lib in HOST_LIBS for r in self.d.cuda_records(cuda, lib)]
+                self.known[cuda] = self.resolve(cuda, recs, self.enum_map) if recs else None
+        return self.known[cuda]
 
     @staticmethod
     def unsupported_note(cuda: str) -> str | None:
@@ -176,6 +196,7 @@ class HostFamilies:
                     or name in self.cur.ignore
                     or is_internal(name)
                     or self.cur.mapping(name) is not None
+                    or name in self.cur.section("call_forms")  # re-targeted by tools/derive/call_forms.py
                 ):
                     continue
                 if name not in covered and self.inv.present_everywhere(name):

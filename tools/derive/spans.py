@@ -11,13 +11,14 @@ import re
 from functools import cached_property
 from typing import Optional
 
+from tools.derive.calltypes import CallTypes, Casts, Fix, with_v2
 from tools.derive.core import Deriver, removed_rule
 from tools.derive.inventory import RELEASES
 from tools.derive.libspec import strip_v2
 from tools.derive.names import sibling_key
 from tools.derive.records import Record, Rule, constant_value, kind_of, param_counts, param_types
 
-Choice = tuple[str, bool]  # the HIP spelling in a release, and whether it is deprecated there
+Choice = tuple[str, bool, Fix]  # the HIP spelling in a release, whether it is deprecated there, what a call needs
 Span = tuple[Optional[Choice], str, Optional[str]]  # spelling (None: none), since, until
 
 
@@ -25,6 +26,7 @@ class ReleaseSpans:
     def __init__(self, d: Deriver) -> None:
         self.d = d
         self.inv = d.inv
+        self.types = CallTypes(d)
 
     @cached_property
     def siblings(self) -> dict[str, dict[tuple[str, ...], set[str]]]:
@@ -47,17 +49,23 @@ class ReleaseSpans:
         hipHostMalloc, hipHostAllocMapped ~ hipHostMallocMapped), or the plain name that took
         over a `_v2` function's prototype (hipBLAS 3.0, ROCm 7.0: hipblasCgemm_v2 ~ hipblasCgemm),
         with the same parameter types (functions) or the same value (constants), fitting the
-        CUDA name.  Unambiguous hits only."""
+        CUDA name; or the `_v2` function of hipBLAS 2.x (ROCm 6.x: hipblasGemmEx_v2 takes hipDataType
+        where hipblasGemmEx takes hipblasDatatype_t) that takes the translated arguments.
+        Unambiguous hits only."""
         model = self.inv.records_near(hip, rel)
         cands = set(self.siblings[rel].get(sibling_key(hip), ()))
-        if (plain := strip_v2(hip)) != hip and self.inv.hip[rel].has(plain):
-            cands.add(plain)
+        for other in (strip_v2(hip), with_v2(hip)):
+            if other != hip and self.inv.hip[rel].has(other):
+                cands.add(other)
         hits = [
             cand
             for cand in sorted(cands)
             if cand != hip
             and not self.d.deprecated_in(cand, rel)
-            and self._same(cuda, cuda_recs, model, cand, self.inv.hip[rel].records(cand))
+            and (
+                self._same(cuda, cuda_recs, model, cand, self.inv.hip[rel].records(cand))
+                or (self.types.checked(cuda_recs) and self.takes_arguments(cuda_recs, cand, rel))
+            )
         ]
         return hits[0] if len(hits) == 1 else None
 
@@ -68,6 +76,12 @@ class ReleaseSpans:
             return bool(param_types(model) & param_types(crecs)) and self.d.fits(cuda, cuda_recs, cand)
         value = constant_value(model)
         return value is not None and constant_value(crecs) == value
+
+    def takes_arguments(self, cuda_recs: list[Record], name: str, rel: str) -> bool:
+        """`name` in `rel` takes the translated arguments of the CUDA call, as they are or cast."""
+        return self.types.mismatches(cuda_recs, name, rel) is not None and not isinstance(
+            self.types.fix(cuda_recs, name, rel), str
+        )
 
     def fits_in(self, cuda_recs: list[Record], name: str, rel: str, *, counts: bool = True) -> bool:
         """Release `rel` declares `name`, and (with `counts`) a function there takes a number of
@@ -86,10 +100,15 @@ class ReleaseSpans:
         choice: list[Choice | None] = []
         for rel in RELEASES:
             name = hip
-            if plain and (not self.fits_in(cuda_recs, hip, rel) or self.d.deprecated_in(hip, rel)):
+            if plain and (
+                not self.fits_in(cuda_recs, hip, rel)
+                or self.d.deprecated_in(hip, rel)
+                or self.types.fix(cuda_recs, hip, rel) is not None
+            ):
                 name = self.sibling(cuda, cuda_recs, hip, rel) or hip
             fits = self.fits_in(cuda_recs, name, rel, counts=plain)
-            choice.append((name, self.d.deprecated_in(name, rel)) if fits else None)
+            fix = self.types.fix(cuda_recs, name, rel)
+            choice.append((name, self.d.deprecated_in(name, rel), fix) if fits else None)
         return choice
 
     def split(self, cuda: str, cuda_recs: list[Record], rule: Rule, library: str) -> list[Rule]:
@@ -108,10 +127,10 @@ class ReleaseSpans:
             spans.append((c, rel, None))
         live = [(c, since, until) for c, since, until in spans if c is not None]
         if len(live) > 1:
-            return self._span_rules(cuda, rule, spans, library)
+            return self._span_rules(cuda, cuda_recs, rule, spans, library)
         if not live:
             return [rule]  # fits no release: check_rules reports it
-        (_, deprecated), since, until = live[0]
+        (_, deprecated, fix), since, until = live[0]
         rocm = {k: v for k, v in rule["rocm"].items() if k != "until"}
         rocm["since"] = self.d.cur.since(hip) or since
         if until:
@@ -122,7 +141,7 @@ class ReleaseSpans:
             del rocm["deprecated"]
         if earlier := self.other_counts(hip, since):
             part["note"] = f"{part['note']}; {earlier}" if part.get("note") else earlier
-        return [part]
+        return [with_fix(part, fix)]
 
     def other_counts(self, hip: str, since: str) -> str | None:
         """Why a HIP name that releases before `since` declare is used only from `since` on."""
@@ -133,7 +152,9 @@ class ReleaseSpans:
         shown = "/".join(map(str, sorted(counts))) or "other"
         return f"{hip} takes {shown} parameters before ROCm {since}"
 
-    def _span_rules(self, cuda: str, rule: Rule, spans: list[Span], library: str) -> list[Rule]:
+    def _span_rules(
+        self, cuda: str, cuda_recs: list[Record], rule: Rule, spans: list[Span], library: str
+    ) -> list[Rule]:
         out: list[Rule] = []
         base = {k: v for k, v in rule.items() if k not in ("hip", "rocm", "status")}
         for c, since, until in spans:
@@ -144,7 +165,7 @@ class ReleaseSpans:
                         gone["note"] = f"{out[-1]['hip']} takes other parameters in ROCm {since}"
                     out.append(gone)
                 continue
-            name, deprecated = c
+            name, deprecated, fix = c
             part = dict(
                 base,
                 hip=name,
@@ -155,9 +176,32 @@ class ReleaseSpans:
                 part["status"] = "deprecated"
                 part["rocm"]["deprecated"] = since
             if name != rule["hip"]:
-                why = "deprecated" if self.inv.hip[since].has(rule["hip"]) else "missing"
-                same = "the same call" if rule["kind"] == "function" else "the same value"
-                extra = f"{rule['hip']} is {why} in ROCm {since}; {name} is {same}"
+                extra = self._why_other(cuda_recs, rule, name, since)
                 part["note"] = f"{part['note']}; {extra}" if part.get("note") else extra
-            out.append(part)
+            out.append(with_fix(part, fix))
         return out
+
+    def _why_other(self, cuda_recs: list[Record], rule: Rule, name: str, rel: str) -> str:
+        hip = rule["hip"]
+        if self.inv.hip[rel].has(hip) and not self.d.deprecated_in(hip, rel) and self.types.fix(cuda_recs, hip, rel):
+            return f"{hip} takes other argument types in ROCm {rel}; {name} takes the translated ones"
+        why = "deprecated" if self.inv.hip[rel].has(hip) else "missing"
+        same = "the same call" if rule["kind"] == "function" else "the same value"
+        return f"{hip} is {why} in ROCm {rel}; {name} is {same}"
+
+
+def with_fix(part: Rule, fix: Fix) -> Rule:
+    """A rule with what its calls need: casts (with the CUDA parameter names), or, for a call that cannot
+    compile as translated, no HIP name and an `unsupported` status saying why."""
+    if isinstance(fix, Casts):
+        types = ", ".join(sorted({t for _, t in fix.casts}))
+        cast = f"arguments cast to {types} (the same layout)"
+        note = f"{part['note']}; {cast}" if part.get("note") else cast
+        return dict(part, params=list(fix.params), casts=dict(fix.casts), note=note)
+    if isinstance(fix, str):
+        out = {k: v for k, v in part.items() if k != "hip"}
+        out["status"] = "unsupported"
+        out["rocm"] = {k: v for k, v in part["rocm"].items() if k in ("since", "until")}
+        out["note"] = f"{part['note']}; {fix}" if part.get("note") else fix
+        return out
+    return part

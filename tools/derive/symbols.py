@@ -1,4 +1,4 @@
-"""hipconv/data/cuda-13.symbols (every library symbol and the HIP twin the derivation found) and
+"""hipconv/data/cuda.symbols (every library symbol and the HIP twin the derivation found) and
 miopen-6.3.arity (MIOpen's parameter counts)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from tools.derive.records import IDENT, Rule
 
 
 def hidden(name: str) -> bool:
-    """Left out of cuda-13.symbols: implementation details (`__`-prefixed names,
+    """Left out of cuda.symbols: implementation details (`__`-prefixed names,
     detail/internal namespaces) and names that are not identifiers (deduction guides)."""
     return any(s.startswith("__") or s in ("detail", "internal") or not IDENT.match(s) for s in name.split("::"))
 
@@ -64,7 +64,7 @@ def symbol_twin(d: Deriver, lib: str, name: str, by_cuda: dict[str, list[Rule]])
 
 
 def symbol_rows(d: Deriver, families: list[Family]) -> tuple[list[str], list[str]]:
-    """cuda-13.symbols rows and the symbols whose HIP twin exists but which no rule covers."""
+    """cuda.symbols rows and the symbols whose HIP twin exists but which no rule covers."""
     by_cuda = rules_by_cuda(families)
     rows, missing = [], []
     for lib in SYMBOL_LIBS:

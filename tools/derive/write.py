@@ -11,7 +11,7 @@ import yaml
 from hipconv.rules.load import load_rules
 from tools.derive.core import Family
 from tools.derive.curated import Curated
-from tools.derive.inventory import RELEASES, Inventory
+from tools.derive.inventory import CUDA_RELEASES, RELEASES, Inventory
 from tools.derive.records import IDENT, Rule
 from tools.derive.symbols import miopen_arity
 
@@ -70,7 +70,8 @@ def write_rules(families: list[Family], rules_dir: Path) -> list[Path]:
 
 
 def cuda_names(inv: Inventory, cur: Curated) -> list[str]:
-    """cuda-13.names: `library<TAB>name` of the CUDA identifiers that the newest ROCm does not spell the same."""
+    """cuda.names: `library<TAB>name` of the CUDA identifiers (of every bundled CUDA release) that the newest
+    ROCm does not spell the same."""
     latest = inv.latest
     return sorted(
         {
@@ -140,8 +141,9 @@ def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str]) -> l
         write_lines(out / "hip.releases", release_lines(inv)),
         write_lines(out / "hip.names", names),
         write_lines(out / "hip.headers", headers),
-        write_lines(out / "cuda-13.names", cuda_names(inv, cur)),
-        write_lines(out / "cuda-13.symbols", symbols),
+        write_lines(out / "cuda.releases", list(CUDA_RELEASES)),
+        write_lines(out / "cuda.names", cuda_names(inv, cur)),
+        write_lines(out / "cuda.symbols", symbols),
         write_lines(out / f"miopen-{inv.newest_full}.arity", miopen_arity(inv)),
     ]
 

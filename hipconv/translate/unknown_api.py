@@ -1,0 +1,142 @@
+"""HC001 for what looks like CUDA API but no inventory knows: an identifier with a CUDA prefix
+(`cudaFooBar`, `cuFoo`, `CU_FOO`, `CUDA_FOO`, `cublasFoo`, `nvtxFoo`, ...) or a cache-hinted load or
+store intrinsic (`__ldxx`, `__stxx`) that neither a rule nor the CUDA name list covers, and a CUDA name
+made by token pasting in a macro (`cuda##name`). Names the file declares itself (a `#define`, a
+macro parameter, a variable, parameter, function or type declared in it: `cudaStatus`, `CUDA_CHECK`)
+are the user's, not API, and stay quiet."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from hipconv.resources import cuda_releases
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.identifiers import is_member_or_foreign
+from hipconv.translate.includes import Directives
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
+from hipconv.translate.words import identifier_tokens, inside, token_occurrences
+
+# the prefixes of NVIDIA's APIs, in the cases the APIs spell them: camel case after a lower-case prefix
+# (cudaMalloc, cuMemAlloc, cublasSgemm, ncclAllReduce, nvtxRangePushA), `_` after an upper-case one
+# (CU_DEVICE_ATTRIBUTE_..., CUDA_R_32F, CUBLAS_OP_N, NVTX_VERSION); the cache-hinted load/store intrinsics
+_LOWER = ("cuda", "cu", "cublas", "cufft", "curand", "cusparse", "cusolver", "cudnn", "nccl", "nvrtc", "nvtx")
+_UPPER = ("CU", "CUDA", "CUBLAS", "CUFFT", "CURAND", "CUSPARSE", "CUSOLVER", "CUDNN", "NCCL", "NVRTC", "NVTX")
+CUDA_LOOKING = re.compile(
+    rb"(?:%s)[A-Z0-9]\w*|(?:%s)_\w+|__(?:ld|st)[a-z]{1,3}"
+    % (b"|".join(p.encode() for p in _LOWER), b"|".join(p.encode() for p in _UPPER))
+)
+# the left operand of `##` that makes a CUDA name (`cuda##name`, `CU_##x`): a prefix, or a CUDA-looking name
+_PASTE_STEMS = frozenset({*_LOWER, *_UPPER, *(p + "_" for p in _UPPER), "__ld", "__st"})
+_PASTE_WORDS = frozenset(p.encode() for p in _PASTE_STEMS)
+
+# keywords after which a name is being declared (`int cudaDev`, `struct cudaX`, `auto cudaStatus = ...`)
+_DECLARING_KEYWORDS = frozenset(
+    b"auto bool char char16_t char32_t char8_t class const constexpr double enum extern float inline int long "
+    b"mutable register short signed static struct thread_local typedef typename union unsigned void volatile "
+    b"wchar_t".split()
+)
+# what follows a declared name: its initializer, the end of the declaration, its parameters or its bounds
+_AFTER_DECLARATOR = ("=", ";", ",", ")", "(", "[", "{", ":")
+
+
+def cuda_looking(words: Iterable[bytes]) -> frozenset[bytes]:
+    """The words spelled like CUDA API (the prefilter's and the matcher's test)."""
+    return frozenset(w for w in words if CUDA_LOOKING.fullmatch(w))
+
+
+def pastes_cuda_name(body: bytes, words: frozenset[bytes]) -> bool:
+    """True when the body may paste a CUDA name together (`cuda##name`): worth lexing."""
+    return b"##" in body and not words.isdisjoint(_PASTE_WORDS | cuda_looking(words))
+
+
+def match_unknown_api(c: MatchCollector, skip: list[Span], words: frozenset[bytes], directives: Directives) -> None:
+    """Report (HC001) every CUDA-looking name outside `skip` that no rule and no inventory knows and the
+    file does not declare, and every `##` that pastes a CUDA name together."""
+    tokens = c.tokens
+    skip_starts = [s for s, _ in skip]
+    releases = cuda_releases()
+    known = f"CUDA {releases[0]}–{releases[-1]}" if releases else "CUDA"
+    unknown = cuda_looking(words) - c.table.names
+    found = [
+        i
+        for i in identifier_tokens(tokens, unknown)
+        if not (skip and inside(skip, skip_starts, tokens.starts[i]))
+        and not is_member_or_foreign(tokens, i, c.table.identifiers)
+    ]
+    if found:
+        declared = _declared(tokens, found, directives)
+        for i in found:
+            name = tokens.text(i)
+            if name not in declared:
+                message = f"{name} looks like CUDA API but is in no {known} inventory; left unchanged"
+                c.diag(tokens.starts[i], "HC001", message, symbol=name)
+    if b"##" in tokens.body:
+        _pasted_names(c, known)
+
+
+def _pasted_names(c: MatchCollector, known: str) -> None:
+    tokens = c.tokens
+    for i in token_occurrences(tokens, (b"##", b"%:%:"), (TokenKind.PUNCTUATION,)):
+        left = prev_code(tokens, i)
+        if left < 0 or tokens.kinds[left] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+            continue
+        stem = tokens.text(left)
+        if stem in _PASTE_STEMS or CUDA_LOOKING.fullmatch(stem.encode()):
+            message = (
+                f"{stem}## pastes a CUDA API name together in a macro: the name it makes is translated nowhere "
+                f"(hipconv renames {known} names where they are spelled out); left unchanged"
+            )
+            c.diag(tokens.starts[left], "HC001", message, symbol=f"{stem}##")
+
+
+def _declared(tokens: Tokens, found: list[int], directives: Directives) -> set[str]:
+    """The names among the tokens `found` that are the user's: #defined in the file, a macro's parameter,
+    in a declarator position (after a type: `cudaError_t cudaStatus;`, `int cudaDev)`, `struct cudaX {`),
+    or an upper-case name called like a function-like macro (`CUDA_SAFE_CALL(...)`, defined in a header of
+    the project: NVIDIA's function-like macros are all in the inventories, so an unknown one is not API)."""
+    declared = set(directives.defined) | _macro_parameters(tokens, directives)
+    for i in found:
+        name = tokens.text(i)
+        if name not in declared and (
+            _declarator(tokens, i) or (name.isupper() and is_punct(tokens, next_code(tokens, i), "("))
+        ):
+            declared.add(name)
+    return declared
+
+
+def _declarator(tokens: Tokens, i: int) -> bool:
+    after = next_code(tokens, i)
+    if not is_punct(tokens, after, *_AFTER_DECLARATOR):
+        return False
+    before = prev_code(tokens, i)
+    while is_punct(tokens, before, "*", "&", "&&"):  # `cudaStream_t *cudaStreams`
+        before = prev_code(tokens, before)
+    if before < 0:
+        return False
+    if tokens.kinds[before] == TokenKind.IDENTIFIER:
+        return True  # two names in a row: a type, then the name it declares
+    if tokens.kinds[before] == TokenKind.KEYWORD:
+        return tokens.raw(before) in _DECLARING_KEYWORDS
+    return is_punct(tokens, before, ">")  # `std::vector<int> cudaBuffers;`
+
+
+def _macro_parameters(tokens: Tokens, directives: Directives) -> set[str]:
+    """The parameters of the file's function-like macros (`#define CHECK(cudaCall) ...`)."""
+    params: set[str] = set()
+    for _, name_i, directive in directives.lines:
+        if directive != "define":
+            continue
+        k = next_code(tokens, name_i)
+        paren = k + 1
+        if k >= len(tokens) or paren >= len(tokens) or tokens.starts[paren] != tokens.ends[k]:
+            continue
+        if not is_punct(tokens, paren, "("):
+            continue
+        j = next_code(tokens, paren)
+        while j < len(tokens) and not is_punct(tokens, j, ")"):
+            if tokens.kinds[j] == TokenKind.IDENTIFIER:
+                params.add(tokens.text(j))
+            j = next_code(tokens, j)
+    return params

@@ -1,0 +1,102 @@
+"""Argument types of library calls (issue 10): for every cuBLAS, cuSOLVER, cuSPARSE, cuFFT and cuRAND function
+rule, each CUDA parameter type, mapped to HIP, against the parameter type of the HIP function the rule
+emits, in each ROCm release the rule applies to (tools/derive/calltypes.py compares them canonically).
+
+A call must compile as translated: the types agree, or the rule casts the argument (same layout:
+hipblasComplex and hipComplex), or the rule is unsupported there and its note says why.  What cannot be
+fixed is listed in ALLOWED, with the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from conftest import SHARED_INVENTORY
+
+from helpers import ruleset
+from hipconv.resources import hip_releases
+from hipconv.rules.model import Rule, RuleKind, RuleStatus
+from hipconv.settings import Version
+
+pytestmark = pytest.mark.skipif(
+    not (SHARED_INVENTORY / "MANIFEST.json").is_file(),
+    reason=f"{SHARED_INVENTORY} is not on this machine: the argument types cannot be compared",
+)
+REPO = Path(__file__).resolve().parents[1]
+LIBRARIES = ("cublas", "cusolver", "cusparse", "cufft", "curand")
+# CUDA name -> why its call cannot be made to compile by a rule (none so far)
+ALLOWED: dict[str, str] = {}
+
+
+@functools.cache
+def call_types():  # type: ignore[no-untyped-def]
+    """The derivation's comparison, with the type twins of the bundled rules."""
+    from tools.derive.calltypes import CallTypes
+    from tools.derive.core import Deriver
+    from tools.derive.curated import Curated
+    from tools.derive.inventory import Inventory
+
+    d = Deriver(Inventory.load(SHARED_INVENTORY), Curated.load(REPO / "tools" / "curated.yaml"))
+    for rule in ruleset().rules:
+        if rule.kind in (RuleKind.TYPE, RuleKind.ENUM) and rule.hip:
+            d.types.setdefault(rule.cuda, rule.hip)
+    return CallTypes(d)
+
+
+def releases_of(rule: Rule) -> list[str]:
+    return [r for r in hip_releases() if rule.rocm.available(Version.parse(r)) and rule.rocm.covers(Version.parse(r))]
+
+
+def library_calls() -> list[Rule]:
+    return [
+        r
+        for r in ruleset().rules
+        if r.library in LIBRARIES and r.kind is RuleKind.FUNCTION and r.hip and r.status is not RuleStatus.UNSUPPORTED
+    ]
+
+
+def test_every_library_call_takes_its_translated_arguments() -> None:
+    """No rule emits a HIP function whose parameter types the translated arguments do not convert to,
+    in any release it applies to, unless it casts them."""
+    types = call_types()
+    wrong = []
+    for rule in library_calls():
+        if rule.cuda in ALLOWED:
+            continue
+        cuda_recs = types.inv.cuda.records(rule.cuda) + [
+            r for r in types.inv.cuda.records(rule.cuda + "_v2") if r["kind"] == "function"
+        ]
+        for rel in releases_of(rule):
+            found = types.mismatches(cuda_recs, str(rule.hip), rel) or []
+            left = [m for m in found if rule.casts.get(m.param) != m.cast or m.cast is None]
+            wrong += [f"{rule.origin} ({rule.id}) ROCm {rel}: {m.param} {m.cuda} -> {m.hip}" for m in left]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    ("cuda", "release", "hip", "casts"),
+    [
+        pytest.param("cublasCgemm", "5.2", "hipblasCgemm", "const hipblasComplex*", id="v1-casts-5.2"),
+        pytest.param("cublasCgemm", "6.2", "hipblasCgemm_v2", None, id="v2-6.2"),
+        pytest.param("cublasZgemv", "6.4", "hipblasZgemv_v2", None, id="v2-6.4"),
+        pytest.param("cublasCgemm", "7.0", "hipblasCgemm", None, id="plain-7.0"),
+        pytest.param("cublasGemmEx", "6.3", "hipblasGemmEx_v2", None, id="gemmex-v2-6.3"),
+        pytest.param("cublasGemmStridedBatchedEx", "7.2", "hipblasGemmStridedBatchedEx", None, id="gemmex-7.2"),
+    ],
+)
+def test_hipblas_v1_v2_per_release(cuda: str, release: str, hip: str, casts: str | None) -> None:
+    rules = [r for r in ruleset().rules if r.cuda == cuda and release in releases_of(r)]
+    assert [r.hip for r in rules] == [hip]
+    assert rules[0].casts.get("alpha") == casts
+
+
+@pytest.mark.parametrize("cuda", ["cublasGemmEx", "cublasGemmStridedBatchedEx", "cublasGemmBatchedEx"])
+def test_hipblas_ex_before_6_0_says_why(cuda: str) -> None:
+    """hipBLAS v1's *Ex functions take hipblasDatatype_t, whose values are not hipDataType's: no cast fixes
+    that, and the diagnostic says so."""
+    (rule,) = [r for r in ruleset().rules if r.cuda == cuda and "5.7" in releases_of(r)]
+    assert rule.status is RuleStatus.UNSUPPORTED
+    assert "hipblasDatatype_t, not cudaDataType" in rule.note
+    assert "_v2 (from ROCm 6.0) takes them" in rule.note

@@ -1,0 +1,131 @@
+"""The derivation's call-level checks (tools/derive/call_forms.py, enum_consistency.py) against the API
+inventories: an enum type and its enumerators land on one HIP enum, and the committed rules hold no
+split; the derived call forms (overloads, kernel-pointer casts, tags) are the ones the inventories show."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import SHARED_INVENTORY
+
+from tools.derive.core import Family
+from tools.derive.enum_consistency import enum_splits
+from tools.derive.inventory import Inventory
+
+REPO = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.skipif(
+    not (SHARED_INVENTORY / "MANIFEST.json").is_file(),
+    reason=f"{SHARED_INVENTORY} is not on this machine: the derivation checks cannot run",
+)
+
+
+@functools.cache
+def inventory() -> Inventory:
+    return Inventory.load(SHARED_INVENTORY)
+
+
+@functools.cache
+def committed() -> tuple[Family, ...]:
+    """The committed rule files as the derivation's families."""
+    out = []
+    for path in sorted((REPO / "rules").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        library = doc["defaults"]["library"]
+        out.append(Family(path.name, library, "", [dict(r) for r in doc["rules"]]))
+    return tuple(out)
+
+
+def rule(cuda: str, hip: str, kind: str) -> dict[str, object]:
+    return {"cuda": cuda, "hip": hip, "kind": kind, "rocm": {"since": "5.2"}}
+
+
+def test_an_enum_split_across_two_hip_enums_is_a_problem() -> None:
+    """CUresourceViewFormat as the derivation first had it: the type on the runtime's enum, one enumerator
+    on the runtime's, the others on the driver-API enum."""
+    split = Family(
+        "driver.yaml",
+        "cuda_driver",
+        "",
+        [
+            rule("CUresourceViewFormat", "hipResourceViewFormat", "type"),
+            rule("CU_RES_VIEW_FORMAT_NONE", "hipResViewFormatNone", "enumerator"),
+            rule("CU_RES_VIEW_FORMAT_UINT_1X8", "HIP_RES_VIEW_FORMAT_UINT_1X8", "enumerator"),
+            rule("CU_RES_VIEW_FORMAT_UINT_2X8", "HIP_RES_VIEW_FORMAT_UINT_2X8", "enumerator"),
+        ],
+    )
+    problems = enum_splits(inventory(), [split])
+    assert problems == [
+        "enum CUresourceViewFormat_enum: the type maps to hipResourceViewFormat, 2 enumerator(s) to "
+        "HIPresourceViewFormat_enum (e.g. CU_RES_VIEW_FORMAT_UINT_1X8), 1 enumerator(s) to hipResourceViewFormat "
+        "(e.g. CU_RES_VIEW_FORMAT_NONE): map the type and its enumerators to one HIP enum (tools/curated.yaml)"
+    ]
+
+
+def test_an_enum_on_one_hip_enum_is_no_problem() -> None:
+    whole = Family(
+        "driver.yaml",
+        "cuda_driver",
+        "",
+        [
+            rule("CUresourceViewFormat", "HIPresourceViewFormat", "type"),
+            rule("CU_RES_VIEW_FORMAT_NONE", "HIP_RES_VIEW_FORMAT_NONE", "enumerator"),
+            rule("CU_RES_VIEW_FORMAT_UINT_1X8", "HIP_RES_VIEW_FORMAT_UINT_1X8", "enumerator"),
+        ],
+    )
+    assert enum_splits(inventory(), [whole]) == []
+
+
+def test_the_committed_rules_split_no_enum() -> None:
+    assert enum_splits(inventory(), list(committed())) == []
+
+
+def by_cuda(cuda: str) -> list[dict[str, object]]:
+    return [r for fam in committed() for r in fam.rules if r["cuda"] == cuda]
+
+
+@pytest.mark.parametrize(
+    "cuda",
+    [
+        "cudaFuncSetAttribute",
+        "cudaFuncGetAttributes",
+        "cudaFuncSetCacheConfig",
+        "cudaFuncSetSharedMemConfig",
+        "cudaLaunchKernel",
+        "cudaOccupancyAvailableDynamicSMemPerBlock",
+    ],
+)
+def test_kernel_parameters_taken_as_const_void_pointer_are_cast(cuda: str) -> None:
+    (r,) = by_cuda(cuda)
+    assert r["casts"] == {"func": "const void*"}
+
+
+@pytest.mark.parametrize(
+    "cuda",
+    [
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor",  # HIP has a template taking the kernel itself
+        "cudaLaunchCooperativeKernel",  # likewise, ROCm 5.2-6.3
+        "cudaMemAdvise",  # a data pointer converts to const void* without a cast
+        "cudaStreamAttachMemAsync",
+    ],
+)
+def test_no_cast_where_hip_takes_the_argument_as_it_is(cuda: str) -> None:
+    assert all("casts" not in r for r in by_cuda(cuda))
+
+
+def test_overloads_by_argument_count() -> None:
+    forms = {len(r["params"]): (r["hip"], r.get("uncalled", False)) for r in by_cuda("cudaGraphInstantiate")}
+    assert forms == {3: ("hipGraphInstantiateWithFlags", True), 5: ("hipGraphInstantiate", False)}
+    forms = {len(r["params"]): r["hip"] for r in by_cuda("cudaEventCreate")}
+    assert forms == {1: "hipEventCreate", 2: "hipEventCreateWithFlags"}
+
+
+def test_struct_tags_follow_hip_s_typedefs() -> None:
+    tags = {r["cuda"]: r["tag"] for fam in committed() for r in fam.rules if "tag" in r}
+    assert tags["cudaGraphicsResource"] == "_hipGraphicsResource"
+    assert tags["cudaExternalMemoryHandleDesc"] == "hipExternalMemoryHandleDesc_st"
+    # HIP's own tag (typedef struct hipFuncAttributes hipFuncAttributes) needs none
+    assert "cudaFuncAttributes" not in tags
