@@ -382,9 +382,9 @@ def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:
     if result.status is not FileStatus.CONVERTED or result.output is None:
         return
     with open(source_path, "rb") as fh:
-        before = fh.read().decode("utf-8").splitlines(keepends=True)
-    after = result.output.decode("utf-8").splitlines(keepends=True)
+        before = fh.read().decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    after = result.output.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     for line in difflib.unified_diff(before, after, f"a/{result.path}", f"b/{result.path}"):
-        out.write(line.encode("utf-8"))
+        out.write(line.encode("utf-8", "surrogateescape"))  # a byte that is not UTF-8 is diffed as it is
         if not line.endswith("\n"):
             out.write(b"\n\\ No newline at end of file\n")

@@ -102,8 +102,9 @@ def test_translate_source_keeps_bom_and_line_endings() -> None:
 
 
 def test_translate_source_refuses_what_the_cli_refuses() -> None:
-    with pytest.raises(SourceError, match=r"^bad\.cu: not valid UTF-8 \(byte 0xff on line 2\)") as caught:
-        hipconv.translate_source(b"int a;\n\xff\n", path="bad.cu")
+    mixed = "// \uf7ff\n".encode() + b"\xff\n"  # hipconv keeps a non-UTF-8 byte as U+F7xx: not both
+    with pytest.raises(SourceError, match=r"^bad\.cu: not valid UTF-8 \(byte 0xff on line 2\), and it holds") as caught:
+        hipconv.translate_source(mixed, path="bad.cu")
     assert isinstance(caught.value, HipconvError)
     with pytest.raises(SourceError, match="binary file"):
         hipconv.translate_source(b"a\0b", path="bin.cu")
@@ -156,11 +157,14 @@ def test_translate_tree_writes_what_the_cli_writes(tmp_path: Path) -> None:
 
 def test_translate_tree_reports_a_bad_file_and_translates_the_others(tmp_path: Path) -> None:
     src = _project(tmp_path)
+    (src / "blob.cu").write_bytes(b"\x7fELF\x00cudaMalloc")
     (src / "latin1.cu").write_bytes(b"// caf\xe9\nvoid f(float** p) { cudaMalloc(p, 4); }\n")
     result = hipconv.translate_tree(src, tmp_path / "hip")
-    assert [(Path(r.path).name, r.status) for r in result.failed] == [("latin1.cu", FileStatus.FAILED)]
-    assert "not valid UTF-8" in result.failed[0].reason
-    assert (tmp_path / "hip" / "latin1.cu").read_bytes() == (src / "latin1.cu").read_bytes()  # copied unchanged
+    assert [(Path(r.path).name, r.status) for r in result.failed] == [("blob.cu", FileStatus.FAILED)]
+    assert "binary file" in result.failed[0].reason
+    assert (tmp_path / "hip" / "blob.cu").read_bytes() == (src / "blob.cu").read_bytes()  # copied unchanged
+    latin1 = (tmp_path / "hip" / "latin1.cu").read_bytes()  # translated, its Latin-1 byte kept
+    assert latin1.startswith(b"// caf\xe9\n") and latin1.endswith(b"void f(float** p) { hipMalloc(p, 4); }\n")
     assert "hipMalloc" in (tmp_path / "hip" / "kernels" / "reduce.cu").read_text()
 
 

@@ -101,8 +101,13 @@ def test_foreign_output_directory_is_refused(project: Path, tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
-        pytest.param(b"int x = 1; // caf\xe9\ncudaFree(p);\n", "not valid UTF-8 (byte 0xe9 on line 1)", id="latin1"),
+        pytest.param(
+            "// \uf7a9 private use\n".encode() + b"int x = 1; // caf\xe9\ncudaFree(p);\n",
+            "not valid UTF-8 (byte 0xe9 on line 2), and it holds private-use characters U+F780-U+F7FF",
+            id="latin1-and-private-use",
+        ),
         pytest.param(b"\x7fELF\x00\x00\x01cudaFree", "binary file", id="binary"),
+        pytest.param("cudaFree(p);\n".encode("utf-16"), "UTF-16 text", id="utf16"),
     ],
 )
 def test_bad_file_is_reported_and_others_go_on(project: Path, tmp_path: Path, content: bytes, reason: str) -> None:
@@ -113,6 +118,24 @@ def test_bad_file_is_reported_and_others_go_on(project: Path, tmp_path: Path, co
     assert f"{project / 'bad.cu'}: error: {reason}" in result.stderr
     assert (out / "bad.cu").read_bytes() == content  # copied unchanged: nothing lost
     assert b"hipMalloc" in (out / "kernels" / "k.cu").read_bytes()
+
+
+def test_latin1_file_is_translated_and_its_bytes_kept(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    cp1252 = b"// \xa9 2011 Jos\xe9\n#include <cuda_runtime.h>\n/* 5 \xb5s */ void f(float** p) { cudaMalloc(p, 4); }\n"
+    (src / "k.cu").write_bytes(cp1252)
+    (src / "u.cu").write_bytes(b"/* \xe9\xe9 */ int x = cudaFooBar();\n")
+    out = tmp_path / "out"
+    result = run_cli("translate", src, "-o", out)
+    assert result.code == 0, result.stderr
+    assert (out / "k.cu").read_bytes() == cp1252.replace(b"cuda_runtime.h", b"hip/hip_runtime.h").replace(
+        b"cudaMalloc", b"hipMalloc"
+    )
+    assert (out / "u.cu").read_bytes() == (src / "u.cu").read_bytes()
+    assert f"{src / 'u.cu'}:1:18: warning[HC001]" in result.stderr  # columns count the file's bytes
+    diff = run_cli("translate", src / "k.cu", "--diff")
+    assert diff.code == 0 and b"-/* 5 \xb5s */ void f(float** p) { cudaMalloc(p, 4); }" in diff.stdout
 
 
 def test_empty_and_crlf_files(tmp_path: Path) -> None:

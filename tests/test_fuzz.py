@@ -6,9 +6,9 @@ tokens, preprocessor lines between tokens, line splices between and inside token
 not UTF-8), a BOM, and LF, CRLF or mixed line endings. Each file is translated for one target
 (`--rocm-version` 5.2 or 6.3, `--kernel-launch` chevron or hip, a .cu, .cpp or .cuh name), and:
 
-  1. no crash: translation never raises and never reports an internal error; a file that is not
-     UTF-8 is refused with DecodeFailure, and through the CLI the exit code is 0, 1 or 2 with no
-     traceback (2 exactly for the undecodable files);
+  1. no crash: translation never raises and never reports an internal error; a binary file (a NUL
+     byte) is refused with DecodeFailure, one that is not UTF-8 is translated with its bytes kept,
+     and through the CLI the exit code is 0, 1 or 2 with no traceback (2 exactly for the refused files);
   2. idempotence: translating the output again changes nothing;
   3. the output lexes to the same comments and preprocessor directives, in the same order;
   4. every byte outside the edits (located from FileResult.replacements) is unchanged;
@@ -318,11 +318,17 @@ def translate(data: bytes, setup: Setup, tokens: Tokens | None = None) -> FileRe
 
 
 def decodable(data: bytes) -> bool:
+    """hipconv translates it (a byte that is not UTF-8 is kept; a NUL byte makes it binary)."""
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
+        SourceFile.from_bytes("f.cu", data)
+    except DecodeFailure:
         return False
-    return b"\0" not in data
+    return True
+
+
+def lexed(data: bytes) -> Tokens:
+    """The tokens hipconv sees in a file: its body, with a byte that is not UTF-8 escaped."""
+    return lex(SourceFile.from_bytes("f.cu", data).body)
 
 
 @functools.cache
@@ -355,7 +361,7 @@ def check(data: bytes, setup: Setup) -> list[str]:
     """Properties 1-4 for one file: the problems found (empty when all hold)."""
     bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
     try:
-        before = lex(data[len(bom) :]) if decodable(data) else None
+        before = lexed(data) if decodable(data) else None
         result = translate(data, setup, before)
     except DecodeFailure as exc:
         return [] if not decodable(data) else [f"1 no crash: decodable file refused: {exc}"]
@@ -370,7 +376,7 @@ def check(data: bytes, setup: Setup) -> list[str]:
     out = result.output
     if not out.startswith(bom):
         return ["4 bytes: the BOM was lost"]
-    after = lex(out[len(bom) :])
+    after = lexed(out)
     problems = []
     try:
         again = translate(out, setup, after)
@@ -406,10 +412,21 @@ def edit_regions(tokens: Tokens, result: FileResult) -> list[Region]:
     starts = _line_starts(body)
     regions = []
     for r in result.replacements:
-        offset = starts[r.line - 1] + r.col - 1
+        offset = _body_offset(body, starts[r.line - 1], r.col)
         regions.append(_region(body, tokens, offset, r.cuda, r.hip, r.rule_id))
     regions += _mask_regions(tokens)
     return sorted(regions, key=lambda g: (g.start, -g.end))
+
+
+_ESCAPED_BYTE = re.compile(b"\xef[\x9e\x9f][\x80-\xbf]")  # a byte that is not UTF-8, as hipconv's body holds it
+
+
+def _body_offset(body: bytes, line_start: int, col: int) -> int:
+    """The body offset of a column of the file as read: an escaped byte is one column, three bytes of body."""
+    at = line_start
+    for _ in range(col - 1):
+        at += 3 if _ESCAPED_BYTE.match(body, at) else 1
+    return at
 
 
 def _line_starts(body: bytes) -> list[int]:
@@ -740,7 +757,7 @@ def comments_are_invisible(f: FuzzFile, setup: Setup) -> list[str]:
 def _code_tokens(result: FileResult, data: bytes) -> list[str]:
     """The output's tokens but comments, spelled without line splices (a token's extent may start with one)."""
     out = result.output if result.output is not None else data
-    tokens = lex(out.removeprefix(UTF8_BOM))
+    tokens = lexed(out)
     return [
         _UID.sub(r"\1_L_C", re.sub(r"\\\r?\n", "", tokens.raw(k).decode()))
         for k in range(len(tokens))

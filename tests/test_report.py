@@ -40,7 +40,7 @@ MARKDOWN_LINES = 500  # the whole file
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A tree: lines.cu at the top, a failure (not UTF-8), an unported API in two files two and three
+    """A tree: lines.cu at the top, a failure (UTF-16), an unported API in two files two and three
     levels deep, a rarer one (alphabetically first) in one file, and a CMakeLists.txt."""
     src = tmp_path / "src"
     (src / "lib" / "deep" / "er").mkdir(parents=True)
@@ -57,7 +57,7 @@ def project(tmp_path: Path) -> Path:
 def report(project: Path, tmp_path: Path, name: str, *args: str) -> Path:
     path = tmp_path / name
     result = run_cli("translate", project, "-o", tmp_path / "hip", "--report", path, "--force", *args)
-    assert result.code == 2, result.stderr  # bad.cu could not be decoded; everything else was translated
+    assert result.code == 2, result.stderr  # bad.cu is UTF-16; everything else was translated
     return path
 
 
@@ -77,7 +77,7 @@ def test_json_summary(project: Path, tmp_path: Path) -> None:
     ]
     assert list(summary["files"].items()) == [("failed", 1), ("converted", 5)]  # failures first
     [failure] = summary["failures"]
-    assert failure["path"] == str(project / "bad.cu") and "not valid UTF-8" in failure["reason"]
+    assert failure["path"] == str(project / "bad.cu") and "UTF-16 text" in failure["reason"]
     # by count, not by name: cudaCtxResetPersistingL2Cache sorts first alphabetically but occurs once
     flush, rare = summary["unported"]
     assert (flush["symbol"], flush["code"], flush["count"], flush["files"]) == (
@@ -134,7 +134,7 @@ def test_markdown_opens_with_the_summary(project: Path, tmp_path: Path) -> None:
     ]
     assert "| failed | 1 |\n| converted | 5 |" in text
     assert "| translated automatically | 6 | 54.5% |\n| needing a human | 5 | 45.5% |\n| all | 11 | |" in text
-    assert f"| `{project / 'bad.cu'}` | not valid UTF-8" in text
+    assert f"| `{project / 'bad.cu'}` | UTF-16 text" in text
     apis = (
         "| `cudaDeviceFlushGPUDirectRDMAWrites` | HC002 | 4 | 3 |\n| `cudaCtxResetPersistingL2Cache` | HC002 | 1 | 1 |"
     )
@@ -156,7 +156,7 @@ def test_csv_has_one_row_per_finding(project: Path, tmp_path: Path) -> None:
     assert b'"' + str(odd).replace('"', '""').encode() + b'",2,' in raw
     rows = list(csv.reader(io.StringIO(raw.decode(), newline="")))
     assert rows[1][:7] == [str(project / "bad.cu"), "", "", "error", "failed", "", ""]  # failures first
-    assert "not valid UTF-8" in rows[1][7]
+    assert "UTF-16 text" in rows[1][7]
     data = json.loads(report(project, tmp_path, "r.json").read_text())
     expected = [
         [e["path"], str(d["line"]), str(d["col"]), d["severity"], d["code"], d["rule"], d["symbol"], d["message"]]

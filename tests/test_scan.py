@@ -77,11 +77,12 @@ def test_usage_errors_exit_2(src: Path, tmp_path: Path) -> None:
 
 
 def test_unreadable_file_exits_2_and_others_are_scanned(src: Path) -> None:
-    (src / "latin1.cu").write_bytes(b"// caf\xe9\n")
+    (src / "blob.cu").write_bytes(b"\x7fELF\x00\x01")
     result = run_cli("scan", "--format", "json", src)
     assert result.code == 2
     data = json.loads(result.stdout)
-    assert [f["path"].rsplit("/", 1)[-1] for f in data["failures"]] == ["latin1.cu"]
+    assert [f["path"].rsplit("/", 1)[-1] for f in data["failures"]] == ["blob.cu"]
+    assert "blob.cu: error: binary file (contains NUL bytes)" in result.stderr  # not only in the JSON
     assert {"HC002", "HC301"} <= {f["code"] for f in data["findings"]}
 
 

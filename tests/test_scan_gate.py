@@ -160,10 +160,10 @@ def test_the_hook_passes_files_one_by_one_and_from_a_subfolder(repo: Path, monke
 
 
 def test_a_file_that_cannot_be_read_is_not_recorded_and_exits_2(repo: Path) -> None:
-    (repo / "src" / "latin1.cu").write_bytes(b"// caf\xe9\n")
+    (repo / "src" / "blob.cu").write_bytes(b"\x7fELF\x00\x01")
     written = run_cli("scan", "src", "--write-baseline", ".hipconv-baseline.json")
     assert written.code == 2
-    assert "src/latin1.cu: error:" in written.stderr and "3 findings recorded" in written.stderr
+    assert "src/blob.cu: error:" in written.stderr and "3 findings recorded" in written.stderr
     recorded = json.loads((repo / ".hipconv-baseline.json").read_text())["findings"]
     assert sorted(e["path"] for e in recorded) == ["src/flush.cu", "src/kernels/reduce.cuh", "src/lane.cu"]
 
@@ -196,7 +196,7 @@ def test_the_hook_runs_on_every_source_suffix_scan_reads_and_nothing_else() -> N
 
 
 def test_findings_on_stdout_failures_and_summary_on_stderr(repo: Path) -> None:
-    (repo / "src" / "latin1.cu").write_bytes(b"// caf\xe9\n")
+    (repo / "src" / "blob.cu").write_bytes(b"\x7fELF\x00\x01")
     result = run_cli("scan", "src")
     assert result.code == 2
     out = result.stdout.decode()
@@ -206,7 +206,7 @@ def test_findings_on_stdout_failures_and_summary_on_stderr(repo: Path) -> None:
         "src/lane.cu",
     ]
     assert "\x1b[" not in out  # not a terminal: no colour
-    assert "src/latin1.cu: error:" in result.stderr and "latin1" not in out
+    assert "src/blob.cu: error:" in result.stderr and "blob" not in out
     assert "hipconv scan: 4 files, 3 findings (1 files not scanned)" in result.stderr
     assert "[HC" not in result.stderr
 

@@ -96,6 +96,7 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
         print_failures(console, report)
         print_summary(console, report)
     else:
+        print_failures(console, report)  # also in the document, but a failure must reach stderr
         text = render(report, request.fmt) if request.fmt != "text" else _plain_text(report)
         if request.output is not None:
             write_named(request.output, text.encode(), option="--output")

@@ -106,7 +106,7 @@ def _annotated(
     if result.output is None:
         text, text_tokens, findings = source, tokens, result.diagnostics
     elif any(d.unported for d in result.diagnostics) or has_markers(result.output):
-        text = SourceFile(source.path, source.bom, result.output[len(source.bom) :])
+        text = SourceFile.from_bytes(source.path, result.output)
         text_tokens = lex(text.body)
         findings = match_file(text, text_tokens, table, settings, is_cu=_is_cu(source)).diagnostics
     else:
@@ -114,7 +114,7 @@ def _annotated(
     markers = marker_edits(text, text_tokens, findings)
     if not markers:
         return result
-    return replace(result, status=FileStatus.CONVERTED, output=source.bom + apply(text.body, markers).data)
+    return replace(result, status=FileStatus.CONVERTED, output=text.output(apply(text.body, markers).data))
 
 
 def edited_result(
@@ -136,7 +136,7 @@ def edited_result(
     return FileResult(
         source.path,
         FileStatus.CONVERTED if changed else FileStatus.UNCHANGED,
-        output=source.bom + result.data if changed else None,
+        output=source.output(result.data) if changed else None,
         diagnostics=tuple(found),
         replacements=tuple(r for r in replacements if r.rule_id not in rejected),
         size=len(source.data),
