@@ -21,6 +21,7 @@ from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
+from hipconv.translate.unknown_api import project_names
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 BATCH_FILES = 64  # files lexed per libclang call (its per-call set-up dominates for small files)
@@ -58,16 +59,21 @@ def read_job(job: Job) -> SourceFile | FileResult:
 
 
 def translate_jobs(
-    jobs: Sequence[Job], table: LookupTable, settings: Settings, *, offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
+    jobs: Sequence[Job],
+    table: LookupTable,
+    settings: Settings,
+    *,
+    offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,
+    project: frozenset[str] = frozenset(),
 ) -> list[FileResult]:
     """Read and translate a batch of files; never raises for a file's sake.
 
     Build files (CMakeLists.txt, *.cmake, Makefiles) go to hipconv.buildfiles, with `offload_archs`
-    replacing CUDA architectures.
+    replacing CUDA architectures. `project`: the names the run's files declare (declared_in_jobs).
     """
     read = [_build_file(r, offload_archs) for r in (read_job(job) for job in jobs)]
     sources = [r for r in read if isinstance(r, SourceFile)]
-    translated = iter(translate_sources(sources, table, settings))
+    translated = iter(translate_sources(sources, table, settings, project=project))
     return [next(translated) if isinstance(r, SourceFile) else r for r in read]
 
 
@@ -90,6 +96,15 @@ def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> 
         return failed_result(source, exc)
 
 
+def declared_in_jobs(jobs: Sequence[Job], table: LookupTable) -> frozenset[str]:
+    """The CUDA-looking names that the sources among `jobs` declare (unknown_api.project_names): read
+    once before translation, so that each file of the run knows the project's own names."""
+    sources = (
+        read_job(job) for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None
+    )
+    return project_names((s.body for s in sources if isinstance(s, SourceFile)), table.names)
+
+
 def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
     batch: list[Job] = []
     size = 0
@@ -109,15 +124,23 @@ class _Worker:
     table: LookupTable
     settings: Settings
     offload_archs: Sequence[str]
+    project: frozenset[str]
 
     @classmethod
-    def init(cls, table: LookupTable, settings: Settings, offload_archs: Sequence[str], parent: int) -> None:
+    def init(
+        cls,
+        table: LookupTable,
+        settings: Settings,
+        offload_archs: Sequence[str],
+        project: frozenset[str],
+        parent: int,
+    ) -> None:
         interrupts.in_worker(parent)
-        cls.table, cls.settings, cls.offload_archs = table, settings, offload_archs
+        cls.table, cls.settings, cls.offload_archs, cls.project = table, settings, offload_archs, project
 
     @classmethod
     def run(cls, batch: list[Job]) -> list[FileResult]:
-        return translate_jobs(batch, cls.table, cls.settings, offload_archs=cls.offload_archs)
+        return translate_jobs(batch, cls.table, cls.settings, offload_archs=cls.offload_archs, project=cls.project)
 
 
 def run(
@@ -126,13 +149,15 @@ def run(
     """Yield one FileResult per job, in job order. In-process for one job or one file.
 
     Leaving the generator early (an exception, an interruption, close()) kills the workers at once.
+    The names the jobs' sources declare are gathered first (declared_in_jobs) and go to every batch.
     """
+    project = declared_in_jobs(jobs, table) if len(jobs) > 1 else frozenset()
     if settings.jobs <= 1 or len(jobs) <= 1:
         for batch in batches(jobs):
-            yield from translate_jobs(batch, table, settings, offload_archs=offload_archs)
+            yield from translate_jobs(batch, table, settings, offload_archs=offload_archs, project=project)
         return
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    initargs = (table, settings, offload_archs, os.getpid())
+    initargs = (table, settings, offload_archs, project, os.getpid())
     work = batches(jobs)
     for results in ordered_map(context, settings.jobs, _Worker.run, work, init=_Worker.init, initargs=initargs):
         yield from results

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from hipconv.config import fails_on
 from hipconv.diagnostics import CODES, Diagnostic, Severity
-from hipconv.pipeline import batches, read_job
+from hipconv.pipeline import batches, declared_in_jobs, read_job
 from hipconv.results import FileResult, Job
 from hipconv.rules.model import LookupTable
 from hipconv.scan.checks import CHECKS, Check
@@ -64,18 +64,26 @@ def scan_jobs(
     jobs: Sequence[Job], table: LookupTable, settings: Settings, *, disabled: frozenset[str] = frozenset()
 ) -> Iterator[FileScan]:
     """Scan files in batches (each batch lexed with one libclang call per stage); yields one FileScan per
-    job, in order, as each batch is done (the caller shows progress)."""
+    job, in order, as each batch is done (the caller shows progress). The names the jobs' sources declare
+    are gathered first (pipeline.declared_in_jobs): the project's own in every file."""
+    project = declared_in_jobs(jobs, table) if len(jobs) > 1 else frozenset()
     for batch in batches(jobs):
         read = [read_job(job) for job in batch]
         sources = [r for r in read if isinstance(r, SourceFile)]
-        scanned = iter(scan_sources(sources, table, settings, disabled=disabled))
+        scanned = iter(scan_sources(sources, table, settings, disabled=disabled, project=project))
         yield from (next(scanned) if isinstance(r, SourceFile) else _failed(r) for r in read)
 
 
 def scan_sources(
-    sources: Sequence[SourceFile], table: LookupTable, settings: Settings, *, disabled: frozenset[str] = frozenset()
+    sources: Sequence[SourceFile],
+    table: LookupTable,
+    settings: Settings,
+    *,
+    disabled: frozenset[str] = frozenset(),
+    project: frozenset[str] = frozenset(),
 ) -> list[FileScan]:
     """Scan decoded sources: the translator's diagnostics plus every enabled check. Pure: no I/O.
+    `project`: the names the run's files declare (translate_sources).
 
     Each file's words are computed once and the files are lexed once, for the translator and
     the checks together."""
@@ -84,7 +92,7 @@ def scan_sources(
     for_checks = [n for n, w in enumerate(words) if any(not w.isdisjoint(c.words) for c in checks) or b"hipconv" in w]
     for_translation = [n for n, source in enumerate(sources) if needs_translation(source, words[n], table, settings)]
     tokens = lex_sources(sources, sorted(set(for_checks) | set(for_translation)))
-    translated = translate_sources(sources, table, settings, words=words, lexed=tokens)
+    translated = translate_sources(sources, table, settings, words=words, lexed=tokens, project=project)
     scans = []
     for n, (source, result) in enumerate(zip(sources, translated)):
         path = normalise(source.path)

@@ -49,8 +49,10 @@ def match_file(
     *,
     is_cu: bool,
     words: frozenset[bytes] | None = None,
+    project: frozenset[str] = frozenset(),
 ) -> FileMatches:
-    """`words`: the file's identifier-like words, when the caller has already scanned for them."""
+    """`words`: the file's identifier-like words, when the caller has already scanned for them;
+    `project`: the CUDA-looking names the run's files declare (unknown_api.project_names)."""
     c = MatchCollector(source, tokens, table, settings)
     directives = directive_lines(tokens)
     c.directive_spans = directives.spans
@@ -58,7 +60,7 @@ def match_file(
     skip = sorted(include_spans + directives.message_spans)
     words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
-    match_unknown_api(c, skip, words, directives)
+    match_unknown_api(c, skip, words, directives, project)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]

@@ -39,11 +39,14 @@ def translate_sources(
     *,
     words: Sequence[frozenset[bytes]] | None = None,
     lexed: Mapping[int, Tokens] | None = None,
+    project: frozenset[str] = frozenset(),
 ) -> list[FileResult]:
     """Translate decoded sources, lexing those that need it with one libclang call.
 
     `words` (per source, from words.file_words) and `lexed` (tokens by source index) let a caller
-    that scanned or lexed the sources already (hipconv scan) share that work.
+    that scanned or lexed the sources already (hipconv scan) share that work. `project`: the
+    CUDA-looking names that the files of the whole run declare (unknown_api.project_names), the
+    project's own in each of them (no HC001).
     """
     words = words if words is not None else [file_words(s.body) for s in sources]
     results: list[FileResult | None] = [None] * len(sources)
@@ -55,7 +58,7 @@ def translate_sources(
     for n in todo:
         source = sources[n]
         try:
-            results[n] = _translate_tokens(source, tokens[n], table, settings, words[n])
+            results[n] = _translate_tokens(source, tokens[n], table, settings, words[n], project)
         except HipconvError:
             raise
         except Exception as exc:  # a bug: keep the traceback, go on with the other files
@@ -86,15 +89,25 @@ def lex_sources(sources: Sequence[SourceFile], wanted: Sequence[int]) -> dict[in
 
 
 def _translate_tokens(
-    source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings, words: frozenset[bytes]
+    source: SourceFile,
+    tokens: Tokens,
+    table: LookupTable,
+    settings: Settings,
+    words: frozenset[bytes],
+    project: frozenset[str],
 ) -> FileResult:
-    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words)
+    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words, project=project)
     result = edited_result(source, found.edits, found.diagnostics, found.replacements)
-    return _annotated(result, source, tokens, table, settings) if settings.annotate else result
+    return _annotated(result, source, tokens, table, settings, project) if settings.annotate else result
 
 
 def _annotated(
-    result: FileResult, source: SourceFile, tokens: Tokens, table: LookupTable, settings: Settings
+    result: FileResult,
+    source: SourceFile,
+    tokens: Tokens,
+    table: LookupTable,
+    settings: Settings,
+    project: frozenset[str],
 ) -> FileResult:
     """The translation of source (`result`, `tokens` its tokens) with a marker comment above each line
     that still holds unported CUDA, and without the stale markers of an earlier run (--annotate).
@@ -108,7 +121,7 @@ def _annotated(
     elif any(d.unported for d in result.diagnostics) or has_markers(result.output):
         text = SourceFile.from_bytes(source.path, result.output)
         text_tokens = lex(text.body)
-        findings = match_file(text, text_tokens, table, settings, is_cu=_is_cu(source)).diagnostics
+        findings = match_file(text, text_tokens, table, settings, is_cu=_is_cu(source), project=project).diagnostics
     else:
         return result
     markers = marker_edits(text, text_tokens, findings)

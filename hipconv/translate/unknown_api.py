@@ -3,20 +3,22 @@
 store intrinsic (`__ldxx`, `__stxx`) that neither a rule nor the CUDA name list covers, and a CUDA name
 made by token pasting in a macro (`cuda##name`). Names the file declares itself (a `#define`, a
 macro parameter, a variable, parameter, function or type declared in it: `cudaStatus`, `CUDA_CHECK`)
-are the user's, not API, and stay quiet."""
+are the user's, not API, and stay quiet; so do the names that any file of the same run declares
+(`project_names`: `#define cudaCheckError(msg)` in a header, called in every .cu file)."""
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from hipconv.resources import cuda_releases
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.identifiers import is_member_or_foreign
-from hipconv.translate.includes import Directives
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.includes import Directives, directive_lines
+from hipconv.translate.lexer import TokenKind, Tokens, lex_many
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
-from hipconv.translate.words import identifier_tokens, inside, token_occurrences
+from hipconv.translate.words import file_words, identifier_tokens, inside, token_occurrences
 
 # the prefixes of NVIDIA's APIs, in the cases the APIs spell them: camel case after a lower-case prefix
 # (cudaMalloc, cuMemAlloc, cublasSgemm, ncclAllReduce, nvtxRangePushA), `_` after an upper-case one
@@ -51,9 +53,16 @@ def pastes_cuda_name(body: bytes, words: frozenset[bytes]) -> bool:
     return b"##" in body and not words.isdisjoint(_PASTE_WORDS | cuda_looking(words))
 
 
-def match_unknown_api(c: MatchCollector, skip: list[Span], words: frozenset[bytes], directives: Directives) -> None:
-    """Report (HC001) every CUDA-looking name outside `skip` that no rule and no inventory knows and the
-    file does not declare, and every `##` that pastes a CUDA name together."""
+def match_unknown_api(
+    c: MatchCollector,
+    skip: list[Span],
+    words: frozenset[bytes],
+    directives: Directives,
+    project: frozenset[str] = frozenset(),
+) -> None:
+    """Report (HC001) every CUDA-looking name outside `skip` that no rule and no inventory knows and
+    neither the file nor the project (`project`: project_names of the run's files) declares, and every
+    `##` that pastes a CUDA name together."""
     tokens = c.tokens
     skip_starts = [s for s, _ in skip]
     releases = cuda_releases()
@@ -64,6 +73,7 @@ def match_unknown_api(c: MatchCollector, skip: list[Span], words: frozenset[byte
         for i in identifier_tokens(tokens, unknown)
         if not (skip and inside(skip, skip_starts, tokens.starts[i]))
         and not is_member_or_foreign(tokens, i, c.table.identifiers)
+        and tokens.text(i) not in project
     ]
     if found:
         declared = _declared(tokens, found, directives)
@@ -91,35 +101,98 @@ def _pasted_names(c: MatchCollector, known: str) -> None:
             c.diag(tokens.starts[left], "HC001", message, symbol=f"{stem}##")
 
 
-def _declared(tokens: Tokens, found: list[int], directives: Directives) -> set[str]:
-    """The names among the tokens `found` that are the user's: #defined in the file, a macro's parameter,
-    in a declarator position (after a type: `cudaError_t cudaStatus;`, `int cudaDev)`, `struct cudaX {`),
-    or an upper-case name called like a function-like macro (`CUDA_SAFE_CALL(...)`, defined in a header of
-    the project: NVIDIA's function-like macros are all in the inventories, so an unknown one is not API)."""
-    declared = set(directives.defined) | _macro_parameters(tokens, directives)
+def project_names(bodies: Iterable[bytes], known: frozenset[bytes]) -> frozenset[str]:
+    """The CUDA-looking names that no rule knows (`known`: the table's names) and one of the bodies
+    declares (declared_names: #defined, or in a declarator position): the project's own, quiet in
+    every file of the run. One pass over the bytes keeps the few bodies where such a name follows a
+    word, `*`, `&` or `>` on its line, or `#define`; only those are lexed, and their tokens decide."""
+    candidates: list[tuple[bytes, frozenset[bytes]]] = []
+    for body in bodies:
+        unknown = cuda_looking(file_words(body)) - known
+        if unknown and _may_declare(body, unknown):
+            candidates.append((body, unknown))
+    names: set[str] = set()
+    for start in range(0, len(candidates), _LEX_BATCH):
+        batch = candidates[start : start + _LEX_BATCH]
+        for (_, unknown), tokens in zip(batch, lex_many([body for body, _ in batch])):
+            found = identifier_tokens(tokens, unknown)
+            names |= declared_names(tokens, found, directive_lines(tokens))
+    return frozenset(names)
+
+
+_LEX_BATCH = 64  # bodies lexed with one libclang call (pipeline.BATCH_FILES)
+
+
+def _may_declare(body: bytes, unknown: frozenset[bytes]) -> bool:
+    """One of the names after a word, `*`, `&` or `>` on its line (`void cudaCheck(`, `int *cudaBuf;`,
+    `#define cudaCheckError(msg)`): where a declaration of it may be."""
+    names = b"|".join(re.escape(w) for w in sorted(unknown))
+    return re.search(rb"[\w*&>][ \t]*\b(?:%s)\b" % names, body) is not None
+
+
+def declared_names(tokens: Tokens, found: Sequence[int], directives: Directives) -> set[str]:
+    """The names among the tokens `found` that the file declares for all to use: #defined in it, or in a
+    declarator position (after a type: `cudaError_t cudaStatus;`, `int cudaDev)`, `struct cudaX {`,
+    `void cudaCheck(const char *msg)`)."""
+    names = {tokens.text(i) for i in found}
+    declared = names & directives.defined
+    lines = _DirectiveLines(tokens, directives)
     for i in found:
         name = tokens.text(i)
-        if name not in declared and (
-            _declarator(tokens, i) or (name.isupper() and is_punct(tokens, next_code(tokens, i), "("))
-        ):
+        if name not in declared and _declarator(tokens, i, lines):
             declared.add(name)
     return declared
 
 
-def _declarator(tokens: Tokens, i: int) -> bool:
+def _declared(tokens: Tokens, found: list[int], directives: Directives) -> set[str]:
+    """The names among the tokens `found` that are the user's: declared in the file (declared_names), a
+    macro's parameter, or an upper-case name called like a function-like macro (`CUDA_SAFE_CALL(...)`,
+    defined in a header of the project: NVIDIA's function-like macros are all in the inventories, so an
+    unknown one is not API)."""
+    declared = declared_names(tokens, found, directives) | _macro_parameters(tokens, directives)
+    for i in found:
+        name = tokens.text(i)
+        if name not in declared and name.isupper() and is_punct(tokens, next_code(tokens, i), "("):
+            declared.add(name)
+    return declared
+
+
+def _declarator(tokens: Tokens, i: int, lines: _DirectiveLines) -> bool:
     after = next_code(tokens, i)
     if not is_punct(tokens, after, *_AFTER_DECLARATOR):
         return False
     before = prev_code(tokens, i)
     while is_punct(tokens, before, "*", "&", "&&"):  # `cudaStream_t *cudaStreams`
         before = prev_code(tokens, before)
-    if before < 0:
-        return False
+    if before < 0 or before in lines.heads or not lines.same_line(before, i, after):
+        return False  # `#endif` then `cudaFoo(x);`, `#define POP nvtxRangePop();`: no type before the name
     if tokens.kinds[before] == TokenKind.IDENTIFIER:
         return True  # two names in a row: a type, then the name it declares
     if tokens.kinds[before] == TokenKind.KEYWORD:
         return tokens.raw(before) in _DECLARING_KEYWORDS
     return is_punct(tokens, before, ">")  # `std::vector<int> cudaBuffers;`
+
+
+class _DirectiveLines:
+    """Which preprocessor line a token is on, and the words that head one (`ifdef`, `define` and the
+    name it defines): a declaration lies wholly in code or wholly in one directive, after no head."""
+
+    def __init__(self, tokens: Tokens, directives: Directives) -> None:
+        self.tokens = tokens
+        self.spans = directives.spans
+        self.span_starts = [s for s, _ in directives.spans]
+        self.heads = {name_i for _, name_i, _ in directives.lines}
+        self.heads |= {next_code(tokens, name_i) for _, name_i, d in directives.lines if d == "define"}
+
+    def same_line(self, *indices: int) -> bool:
+        return len({self._line(i) for i in indices}) == 1
+
+    def _line(self, i: int) -> int:
+        if i >= len(self.tokens):
+            return -1
+        pos = self.tokens.starts[i]
+        k = bisect.bisect_right(self.span_starts, pos) - 1
+        return k if k >= 0 and pos < self.spans[k][1] else -1
 
 
 def _macro_parameters(tokens: Tokens, directives: Directives) -> set[str]:
