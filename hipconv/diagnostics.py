@@ -350,7 +350,7 @@ CODES = _codes(
         example=Example(
             "cudaDeviceProp prop;\nint n = prop.maxBlocksPerMultiProcessor;",
             "example.cu:2:14: error[HC314 amd.device-prop-field]: cudaDeviceProp::maxBlocksPerMultiProcessor "
-            "has no hipDeviceProp_t counterpart in ROCm 5.2 (it appears in ROCm 6.3)",
+            "has no hipDeviceProp_t counterpart in ROCm 5.2 (it appears in ROCm 6.0)",
             argv=("scan", "--rocm-version", "5.2", "example.cu"),
         ),
     ),

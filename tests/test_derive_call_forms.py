@@ -1,6 +1,7 @@
 """The derivation's call-level checks (tools/derive/call_forms.py, enum_consistency.py) against the API
 inventories: an enum type and its enumerators land on one HIP enum, and the committed rules hold no
-split; the derived call forms (overloads, kernel-pointer casts, tags) are the ones the inventories show."""
+split; the derived call forms (overloads, kernel-pointer casts, tags, driver struct copies) are the ones the
+inventories show."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 import yaml
 from conftest import SHARED_INVENTORY
 
-from tools.derive.core import Family
+from tools.derive.call_forms import CallForms
+from tools.derive.core import Deriver, Family
+from tools.derive.curated import Curated
 from tools.derive.enum_consistency import enum_splits
 from tools.derive.inventory import Inventory
 
@@ -129,3 +132,72 @@ def test_struct_tags_follow_hip_s_typedefs() -> None:
     assert tags["cudaExternalMemoryHandleDesc"] == "hipExternalMemoryHandleDesc_st"
     # HIP's own tag (typedef struct hipFuncAttributes hipFuncAttributes) needs none
     assert "cudaFuncAttributes" not in tags
+
+
+def call_forms() -> CallForms:
+    """A fresh CallForms that knows the committed type rules (CUDA_MEMCPY2D -> hip_Memcpy2D, ...)."""
+    forms = CallForms(Deriver(inventory(), Curated.load(REPO / "tools" / "curated.yaml")))
+    forms.learn_types(list(committed()))
+    return forms
+
+
+@pytest.mark.parametrize(
+    ("cuda", "hip"),
+    [
+        ("cuMemcpy2D", "hipMemcpyParam2D"),
+        ("cuMemcpy2D_v2", "hipMemcpyParam2D"),
+        ("cuMemcpy2DAsync", "hipMemcpyParam2DAsync"),
+        ("cuMemcpy2DAsync_v2", "hipMemcpyParam2DAsync"),
+        ("cuMemcpy2DUnaligned", "hipDrvMemcpy2DUnaligned"),
+        ("cuMemcpy2DUnaligned_v2", "hipDrvMemcpy2DUnaligned"),
+        ("cuMemcpy3D", "hipDrvMemcpy3D"),
+        ("cuMemcpy3D_v2", "hipDrvMemcpy3D"),
+        ("cuMemcpy3DAsync", "hipDrvMemcpy3DAsync"),
+        ("cuMemcpy3DAsync_v2", "hipDrvMemcpy3DAsync"),
+    ],
+)
+def test_driver_struct_copies_go_to_hip_s_descriptor_copies(cuda: str, hip: str) -> None:
+    """Each takes CUDA's driver descriptor; the HIP function takes its twin (hip_Memcpy2D, HIP_MEMCPY3D) in
+    every release, and the parameter and member check finds nothing."""
+    (r,) = by_cuda(cuda)
+    assert (r["hip"], r.get("status", "supported"), r["rocm"]) == (hip, "supported", {"since": "5.2"})
+    forms = call_forms()
+    forms.check_types(cuda, hip)
+    assert forms.d.problems == []
+
+
+@pytest.mark.parametrize(
+    ("cuda", "runtime_copy", "takes", "given"),
+    [
+        (
+            "cuMemcpy2D",
+            "hipMemcpy2D",
+            "('void*', 'unsignedlong', 'void*', 'unsignedlong', 'unsignedlong', 'unsignedlong', 'hipMemcpyKind')",
+            "('hip_Memcpy2D*',)",
+        ),
+        ("cuMemcpy3D", "hipMemcpy3D", "('hipMemcpy3DParms*',)", "('HIP_MEMCPY3D*',)"),
+    ],
+)
+def test_a_driver_copy_sent_to_the_runtime_s_copy_is_a_problem(
+    cuda: str, runtime_copy: str, takes: str, given: str
+) -> None:
+    """One problem per full ROCm release (5.2 ... 6.3); the host-only ones are compared by count elsewhere."""
+    forms = call_forms()
+    forms.check_types(cuda, runtime_copy)
+    assert forms.d.problems == [
+        f"call_forms {cuda} -> {runtime_copy}: ROCm {rel} takes [{takes}], CUDA's map to [{given}]"
+        for rel in ("5.2", "5.7", "6.0", "6.1", "6.2", "6.3")
+    ]
+
+
+def test_a_descriptor_whose_hip_twin_lacks_members_is_a_problem() -> None:
+    """CUDA_MEMCPY3D mapped (wrongly) onto hip_Memcpy2D: the code filling srcZ, Depth ... would not compile.
+    Its reserved0/reserved1, which HIP_MEMCPY3D lacks, are no problem."""
+    forms = call_forms()
+    forms.hip_types["CUDA_MEMCPY3D"] = "hip_Memcpy2D"
+    forms.check_fields("cuMemcpy3D_v2", "hipMemcpyParam2D", forms.cuda_protos["cuMemcpy3D_v2"][:1])
+    missing = "CUDA_MEMCPY3D's members ['depth', 'dstheight', 'dstlod', 'dstz', 'srcheight', 'srclod', 'srcz']"
+    assert forms.d.problems == [
+        f"call_forms cuMemcpy3D_v2 -> hipMemcpyParam2D: ROCm {rel}'s hip_Memcpy2D lacks {missing}"
+        for rel in ("5.2", "5.7", "6.0", "6.1", "6.2", "6.3", "6.4", "7.0", "7.1", "7.2")
+    ]

@@ -10,9 +10,10 @@ from conftest import FIXTURES, SHARED_INVENTORY
 
 from helpers import comment_annotations
 from hipconv.diagnostics import CODES
+from hipconv.resources import cuda_releases, hip_releases
 from hipconv.rules import load_ruleset
 from hipconv.scan.checks import CHECKS
-from hipconv.scan.device_props import DEVICE_PROP_SINCE
+from hipconv.scan.device_props import DeviceProp, device_props
 from hipconv.scan.scanner import scan_sources
 from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
@@ -60,10 +61,76 @@ def test_every_check_has_a_code_and_a_fixture() -> None:
     assert all(CODES[c].hint for c in scan_codes)
 
 
+def device_prop_messages(member: str, rocm: str) -> list[str]:
+    src = f"void f() {{ cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); int x = prop.{member}; }}\n"
+    return [f.diagnostic.message for f in scan_text(src.encode(), rocm).findings if f.diagnostic.code == "HC314"]
+
+
 def test_device_prop_field_follows_the_target_release() -> None:
     src = b"void f() { cudaDeviceProp prop; cudaGetDeviceProperties(&prop, 0); int x = prop.luid[0]; }\n"
     assert check_codes(src, rocm="5.2") == {(1, "HC314")}
-    assert check_codes(src, rocm="6.3") == set()
+    assert check_codes(src, rocm="5.7") == {(1, "HC314")}
+    assert check_codes(src, rocm="6.0") == set()
+    assert check_codes(src, rocm="7.2") == set()
+
+
+@pytest.mark.parametrize(
+    ("member", "rocm", "message"),
+    [
+        pytest.param(
+            "luid[0]",
+            "5.7",
+            "cudaDeviceProp::luid has no hipDeviceProp_t counterpart in ROCm 5.7 (it appears in ROCm 6.0)",
+            id="later-release",
+        ),
+        pytest.param(
+            "deviceOverlap",
+            "5.2",
+            "cudaDeviceProp::deviceOverlap has no hipDeviceProp_t counterpart in ROCm 5.2 (it appears in ROCm 6.0; "
+            "CUDA 13.0 removed it from cudaDeviceProp)",
+            id="cuda-12-member",
+        ),
+        pytest.param(
+            "sparseCudaArraySupported",
+            "5.2",
+            "cudaDeviceProp::sparseCudaArraySupported has no hipDeviceProp_t counterpart in ROCm 5.2 (it appears in "
+            "ROCm 6.0 as sparseHipArraySupported)",
+            id="hip-spelling-later",
+        ),
+        pytest.param(
+            "sparseCudaArraySupported",
+            "7.2",
+            "cudaDeviceProp::sparseCudaArraySupported has no hipDeviceProp_t counterpart of that name in ROCm 7.2 "
+            "(hipDeviceProp_t spells it sparseHipArraySupported, from ROCm 6.0 on)",
+            id="hip-spelling",
+        ),
+        pytest.param(
+            "deviceNumaId",
+            "7.2",
+            "cudaDeviceProp::deviceNumaId has no hipDeviceProp_t counterpart in ROCm 7.2 (no bundled ROCm release has "
+            "it)",
+            id="none",
+        ),
+    ],
+)
+def test_device_prop_message_names_the_first_release(member: str, rocm: str, message: str) -> None:
+    assert device_prop_messages(member, rocm) == [message]
+
+
+@pytest.mark.parametrize("member", ["clockRate", "memoryClockRate", "maxTexture1DLinear", "computeMode"])
+def test_device_prop_member_cuda_13_removed_but_hip_has_is_no_finding(member: str) -> None:
+    """Code written for CUDA 12 reads these; every bundled hipDeviceProp_t has them."""
+    assert device_prop_messages(member, "5.2") == []
+
+
+def test_device_prop_member_a_rocm_release_dropped() -> None:
+    """No member has been dropped by a bundled release so far; the message for one that is."""
+    prop = DeviceProp("gcnArch", ("11.8", "12.9", "13.0"), ("5.2", "5.7"), "gcnArch")
+    assert prop.problem(Version.parse("5.7")) is None
+    assert prop.problem(Version.parse("6.3")) == (
+        "cudaDeviceProp::gcnArch has no hipDeviceProp_t counterpart in ROCm 6.3 (it appears in ROCm 5.2; "
+        "ROCm 6.0 removed it)"
+    )
 
 
 def test_checks_see_every_preprocessor_branch_and_macro_body() -> None:
@@ -83,15 +150,38 @@ def test_disabled_check_is_not_run() -> None:
 
 @pytest.mark.skipif(not SHARED_INVENTORY.is_dir(), reason="../shared/api-inventory not present")
 def test_device_prop_table_matches_the_inventories() -> None:
-    def fields(folder: str, name: str) -> set[str]:
-        inventory = SHARED_INVENTORY / folder / ("cuda_runtime.jsonl" if folder == "cuda" else "hip_runtime.jsonl")
-        for line in inventory.open():
-            record = json.loads(line)
-            if record["name"] == name and record.get("fields"):
-                return set(record["fields"])
-        raise AssertionError(f"{name} has no fields in {folder}")
+    """Every member of cudaDeviceProp (CUDA 11.8, 12.9, 13.0) with the ROCm releases whose hipDeviceProp_t has
+    it, in every bundled release: the full header parses (5.2 ... 6.3) and the host-only sets (6.4 ...), whose
+    records carry hipDeviceProp_t's members too (ROCm 6.0 on it is hipDeviceProp_tR0600 by a macro)."""
 
-    cuda = fields("cuda", "cudaDeviceProp")
-    hip = {"5.2": fields("hip-debian-5.2", "hipDeviceProp_t"), "6.3": fields("hip", "hipDeviceProp_tR0600")}
-    derived = {f: next((v for v in ("5.2", "6.3") if f in hip[v]), None) for f in cuda}
-    assert DEVICE_PROP_SINCE == {f: v for f, v in derived.items() if v != "5.2"}
+    def fields(folder: str, file: str, names: tuple[str, ...]) -> list[str]:
+        for line in (SHARED_INVENTORY / folder / file).open(encoding="utf-8"):
+            record = json.loads(line)
+            if record["name"] in names and record.get("fields"):
+                return list(record["fields"])
+        raise AssertionError(f"{names[0]} has no fields in {folder}")
+
+    cuda_folders = {"11.8": "cuda-11.8", "12.9": "cuda-12.9", "13.0": "cuda"}
+    hip_folders = {rel: "hip" if rel == "6.3" else f"hip-{rel}" for rel in hip_releases()}
+    assert cuda_releases() == list(cuda_folders)
+    cuda = {rel: fields(folder, "cuda_runtime.jsonl", ("cudaDeviceProp",)) for rel, folder in cuda_folders.items()}
+    hip = {
+        rel: set(fields(folder, "hip_runtime.jsonl", ("hipDeviceProp_t", "hipDeviceProp_tR0600")))
+        for rel, folder in hip_folders.items()
+    }
+    expected = {}
+    for member in {m for have in cuda.values() for m in have}:
+        spelling = member
+        if not any(member in have for have in hip.values()):  # HIP spells `Cuda` as `Hip`
+            spelling = member.replace("Cuda", "Hip")
+        expected[member] = DeviceProp(
+            member,
+            tuple(rel for rel, have in cuda.items() if member in have),
+            tuple(rel for rel, have in hip.items() if spelling in have),
+            spelling if any(spelling in have for have in hip.values()) else member,
+        )
+    assert dict(device_props()) == expected
+    # what the inventories say today, as HC314's messages rely on it
+    assert expected["luid"].hip[0] == "6.0" and expected["deviceNumaId"].hip == ()
+    assert expected["sparseCudaArraySupported"].spelling == "sparseHipArraySupported"
+    assert expected["clockRate"].cuda == ("11.8", "12.9")

@@ -7,10 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hipconv.scan.device_props import DEVICE_PROP_SINCE
+from hipconv.scan.device_props import device_props
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import FileView
-from hipconv.settings import Version
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
 
@@ -74,20 +73,15 @@ def device_prop_field(view: FileView, words: frozenset[str]) -> Iterator[Finding
     tokens = view.tokens
     target = view.settings.rocm
     props = _declared_names(view, words)
+    members = device_props()
     for i in range(len(tokens)):
-        if tokens.kinds[i] != TokenKind.IDENTIFIER or view.text(i) not in DEVICE_PROP_SINCE:
+        if tokens.kinds[i] != TokenKind.IDENTIFIER or view.text(i) not in members:
             continue
         dot = prev_code(tokens, i)
         if not view.is_punct(dot, ".", "->") or view.text(prev_code(tokens, dot)) not in props:
             continue
-        since = DEVICE_PROP_SINCE[view.text(i)]
-        if since is not None and Version.parse(since) <= target:
-            continue
-        when = f"it appears in ROCm {since}" if since else "no ROCm release has it"
-        yield (
-            tokens.starts[i],
-            (f"cudaDeviceProp::{view.text(i)} has no hipDeviceProp_t counterpart in ROCm {target} ({when})"),
-        )
+        if problem := members[view.text(i)].problem(target):
+            yield tokens.starts[i], problem
 
 
 def _declared_names(view: FileView, types: frozenset[str]) -> set[str]:

@@ -1,7 +1,8 @@
 """Call-level rewrites of the runtime and driver rules (issue #10), applied once the families are derived:
 
-- curated `call_forms:` (tools/curated.yaml): another HIP target, checked by parameter types
-  (cuMemcpy3D -> hipDrvMemcpy3D, cuOccupancy* -> hipModuleOccupancy*); overloads told apart by argument
+- curated `call_forms:` (tools/curated.yaml): another HIP target, checked by parameter types and by the
+  members of the structs they point to (cuMemcpy2D -> hipMemcpyParam2D, cuMemcpy3D -> hipDrvMemcpy3D,
+  cuOccupancy* -> hipModuleOccupancy*); overloads told apart by argument
   count (cudaEventCreate, cudaGraphInstantiate), their `params` checked against CUDA's prototypes of
   that count (CUDA 11.8, 12.9, 13); `optional` parameters that CUDA's C++ declaration defaults;
 - kernel-pointer casts, derived: a parameter that CUDA's cuda_runtime.h template takes as a kernel
@@ -173,6 +174,7 @@ class CallForms:
         if not protos:  # a macro alias (`#define cuMemcpy3D cuMemcpy3D_v2`): the function it names
             protos = [r for lib in HOST_FILES for r in self.d.cuda_records(cuda, lib) if r["kind"] == "function"]
         wanted = {tuple(self.mapped_type(p["type"]) for p in r["params"]) for r in protos}
+        self.check_fields(cuda, hip, protos)
         for rel in RELEASES:
             if rel in self.inv.host_only:
                 continue
@@ -185,6 +187,25 @@ class CallForms:
                 self.d.problems.append(
                     f"call_forms {cuda} -> {hip}: ROCm {rel} takes {sorted(have)}, CUDA's map to {sorted(wanted)}"
                 )
+
+    def check_fields(self, cuda: str, hip: str, protos: list[Record]) -> None:
+        """A struct that CUDA's call takes (CUDA_MEMCPY2D) has every member, reserved ones aside, in the HIP
+        struct its type maps to (hip_Memcpy2D), in every ROCm release that has `hip`, host-only ones too
+        (their records carry struct fields): the code that fills the descriptor compiles."""
+        structs = {w for r in protos for p in r["params"] for w in re.findall(r"\b[A-Za-z_]\w*\b", p["type"])}
+        for name in sorted(structs):
+            members, hip_type = self.inv.cuda.fields(name), self.hip_types.get(name)
+            if not members or hip_type is None:
+                continue
+            wanted = {m for m in members if not m.startswith("reserved")}
+            for rel in RELEASES:
+                if not self.inv.hip[rel].records(hip):
+                    continue
+                missing = sorted(wanted - (self.inv.hip[rel].fields(hip_type) or set()))
+                if missing:
+                    self.d.problems.append(
+                        f"call_forms {cuda} -> {hip}: ROCm {rel}'s {hip_type} lacks {name}'s members {missing}"
+                    )
 
     # -- kernel-pointer casts ----------------------------------------------------------------------
     def casts(self, fam: Family) -> None:

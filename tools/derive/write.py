@@ -11,6 +11,7 @@ import yaml
 from hipconv.rules.load import load_rules
 from tools.derive.core import Family
 from tools.derive.curated import Curated
+from tools.derive.device_props import device_props
 from tools.derive.inventory import CUDA_RELEASES, RELEASES, Inventory
 from tools.derive.records import IDENT, Rule
 from tools.derive.symbols import miopen_arity
@@ -83,11 +84,12 @@ def cuda_names(inv: Inventory, cur: Curated) -> list[str]:
     )
 
 
-def span_list(releases: list[str]) -> str:
-    """Releases (a subset of RELEASES, in order) as consecutive spans: `5.2-6.3,7.0-7.2`, `6.0`."""
+def span_list(releases: list[str], order: tuple[str, ...] = RELEASES) -> str:
+    """Releases (a subset of `order`, the ROCm RELEASES or CUDA_RELEASES, in order) as consecutive spans:
+    `5.2-6.3,7.0-7.2`, `6.0`."""
     runs: list[list[str]] = []
     for rel in releases:
-        if runs and RELEASES.index(rel) == RELEASES.index(runs[-1][-1]) + 1:
+        if runs and order.index(rel) == order.index(runs[-1][-1]) + 1:
             runs[-1].append(rel)
         else:
             runs.append([rel])
@@ -134,6 +136,17 @@ def release_lines(inv: Inventory) -> list[str]:
     return [f"{rel}\t{inv.host_only[rel]}" if rel in inv.host_only else rel for rel in RELEASES]
 
 
+def device_prop_lines(inv: Inventory) -> list[str]:
+    """cuda-device-prop.fields: `member<TAB>CUDA releases<TAB>ROCm releases[<TAB>HIP spelling]` (spans; ROCm's
+    empty where no release has it; the spelling where hipDeviceProp_t's differs)."""
+    return [
+        "\t".join(
+            [p.member, span_list(p.cuda, CUDA_RELEASES), span_list(p.hip)] + [p.spelling] * (p.spelling != p.member)
+        )
+        for p in device_props(inv)
+    ]
+
+
 def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     names, headers = hip_presence(inv)
@@ -145,6 +158,7 @@ def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str]) -> l
         write_lines(out / "cuda.names", cuda_names(inv, cur)),
         write_lines(out / "cuda.symbols", symbols),
         write_lines(out / f"miopen-{inv.newest_full}.arity", miopen_arity(inv)),
+        write_lines(out / "cuda-device-prop.fields", device_prop_lines(inv)),
     ]
 
 
