@@ -149,6 +149,15 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC010",
+        Severity.NOTE,
+        "CUDA header guard tested with #ifdef/defined(): now tests a macro of the HIP counterpart header",
+        example=Example(
+            "#include <curand.h>\n#ifdef CURAND_H_\nconst char *name(curandStatus_t s);\n#endif",
+            "PLACEHOLDER",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
@@ -233,8 +242,8 @@ CODES = _codes(
     Code(
         "HC301",
         Severity.WARNING,
-        "literal warp size 32 (or lane mask 31 / 0x1f): AMD wavefronts have 64 lanes",
-        "use warpSize (or a constant derived from it) and warpSize - 1",
+        "literal warp size 32 (or lane mask 31 / 0x1f, or a shift by 5): AMD wavefronts have 64 lanes",
+        "use warpSize (or a constant derived from it), warpSize - 1, and / warpSize for a shift by 5",
         example=Example(
             "int lane = threadIdx.x % 32;",
             "example.cu:1:26: warning[HC301 wavefront.warp-size-literal]: `% 32` uses 32 as the warp size: a "

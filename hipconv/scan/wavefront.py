@@ -12,7 +12,7 @@ from hipconv.translate.lane_masks import MASK_VERDICTS
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
 
-_LANE_OPERATORS = ("%", "/", "&", "%=", "/=", "&=")
+_LANE_OPERATORS = ("%", "/", "&", ">>", "%=", "/=", "&=", ">>=")
 _WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
 _NARROW_TYPES = frozenset({"int", "unsigned", "uint32_t", "int32_t", "uint", "__uint32_t"})
 _WIDE_TYPES = frozenset({"long", "uint64_t", "int64_t", "auto", "size_t", "uintptr_t", "decltype", "lanemask_t"})
@@ -22,7 +22,7 @@ _LANE_SRC_SHUFFLES = frozenset({"__shfl", "__shfl_sync"})  # their last argument
 
 @check("HC301", "wavefront.warp-size-literal", words=WARP_INTRINSICS | {"threadIdx", "blockDim", "define"})
 def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    """`threadIdx.x % 32`, `& 31`, `/ 32` in warp code; `#define WARP_SIZE 32`, `kWarpSize = 32`."""
+    """`threadIdx.x % 32`, `& 31`, `/ 32`, `>> 5` in warp code; `#define WARP_SIZE 32`, `kWarpSize = 32`."""
     kinds = view.tokens.kinds
     for i in range(len(view.tokens)):
         # the spelling with line splices joined (not is_punct's raw one): `%\<newline>=` is `%=` here
@@ -33,16 +33,22 @@ def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding
 
 
 def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
-    """`% 32`, `/ 32`, `& 31` at operator i, in lane arithmetic or near warp code."""
+    """`% 32`, `/ 32`, `& 31`, `>> 5` at operator i, in lane arithmetic or near warp code."""
     tokens = view.tokens
     op = view.text(i)
     j = next_code(tokens, i)
-    wanted = 31 if op.startswith("&") else 32
+    wanted = 31 if op.startswith("&") else 5 if op.startswith(">>") else 32
     if view.value(j) != wanted or view.in_shared_dims(i):
         return
     lane_math = any(view.text(k) in ("threadIdx", "blockDim") for k in range(view.statement_start(i), i))
     if lane_math or view.near_warp_code(i):
-        role = "lane mask" if wanted == 31 else "warp size"
+        role = (
+            "lane mask"
+            if wanted == 31
+            else "log2 of the warp size (a shift by 5 divides by 32)"
+            if wanted == 5
+            else "warp size"
+        )
         yield (
             tokens.starts[j],
             (f"`{op} {view.text(j)}` uses {view.text(j)} as the {role}: a 64-wide wavefront has lanes 0-63"),
