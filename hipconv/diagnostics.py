@@ -154,7 +154,8 @@ CODES = _codes(
         "CUDA header guard tested with #ifdef/defined(): now tests a macro of the HIP counterpart header",
         example=Example(
             "#include <curand.h>\n#ifdef CURAND_H_\nconst char *name(curandStatus_t s);\n#endif",
-            "PLACEHOLDER",
+            "example.cu:2:8: note[HC010 curand.CURAND_H_]: CURAND_H_ rewritten to HIPRAND_VERSION (the include "
+            "guard of NVIDIA's curand.h; hiprand/hiprand.h defines HIPRAND_VERSION (hiprand_version.h))",
         ),
     ),
     Code(

@@ -146,6 +146,7 @@ RECORD_KEYS = [
     "tag",
     "tagless",
     "defined_only",
+    "rewrite_code",
     "lane_mask",
     "requires_define",
     "template",

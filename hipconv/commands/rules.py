@@ -94,6 +94,7 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "tag": rule.tag,
         "tagless": rule.tagless,
         "defined_only": rule.defined_only,
+        "rewrite_code": rule.rewrite_code,
         "lane_mask": rule.lane_mask,
         "requires_define": rule.requires_define,
         "template": _template_name(rule.template),

@@ -312,6 +312,7 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         tag=fields.get("tag"),
         tagless=bool(fields.get("tagless", False)),
         defined_only=bool(fields.get("defined_only", False)),
+        rewrite_code=fields.get("rewrite_code"),
     )
 
 

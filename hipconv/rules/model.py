@@ -116,6 +116,7 @@ class Rule:
     tag: str | None = None  # the HIP struct/union/enum tag of HIP's typedef, for `struct cudaX` (elaborated uses)
     tagless: bool = False  # HIP's typedef names an anonymous struct/enum: `struct cudaX` loses its keyword
     defined_only: bool = False  # a macro rewritten only where its definition is tested (#ifdef, defined(X))
+    rewrite_code: str | None = None  # a note reported at each rewrite (HC010: a CUDA header guard's test)
 
     @property
     def arity(self) -> range | None:
@@ -168,6 +169,7 @@ class LookupTable:
     names: frozenset[bytes]  # identifier keys (first names of qualified keys) as bytes, for scanning bodies
     qualified_heads: frozenset[str]  # first names of qualified keys: only these start an a::b lookup
     runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
+    hip_headers: frozenset[str] = frozenset()  # the HIP header paths include rules write, in any release
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,7 @@ class RuleSet:
             names=frozenset(name.split("::", 1)[0].encode() for name in identifiers),
             qualified_heads=frozenset(name.split("::", 1)[0] for name in identifiers if "::" in name),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
+            hip_headers=frozenset(r.hip for rs in headers.values() for r in rs if r.hip),
         )
 
     def find(self, name: str) -> tuple[Rule, ...]:

@@ -66,6 +66,9 @@ RULE_FIELDS: Mapping[str, Field] = {
     "tag": _STRING,
     "tagless": Field(FieldType.BOOL),
     "defined_only": Field(FieldType.BOOL),
+    "rewrite_code": Field(
+        FieldType.STRING, tuple(sorted(CODES)), choices_hint="a diagnostic code (see `hipconv codes`)"
+    ),
     "rocm": Field(FieldType.VERSIONS, keys=ROCM_VERSION_KEYS),
     "nvidia": Field(FieldType.VERSIONS, keys=NVIDIA_VERSION_KEYS),
 }

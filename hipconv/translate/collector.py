@@ -163,6 +163,9 @@ def _rename(c: MatchCollector, start: int, end: int, cuda: str, rule: Rule, spel
             parts = keep_comments(c.tokens, (start, end), parts, c.source.newline_at(start))
         c.edits.append(Edit(start, end, parts, rule.id))
         c.replaced(start, cuda, hip, rule.id, rule.library)
+        if rule.rewrite_code:  # a rewrite worth a note (a CUDA header guard's test: HC010)
+            said = f" ({rule.note})" if rule.note else ""
+            c.diag(start, rule.rewrite_code, f"{cuda} rewritten to {hip}{said}", rule, cuda)
 
 
 # libraries NVIDIA versions apart from the CUDA toolkit: a rule's `nvidia:` versions are theirs

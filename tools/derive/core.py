@@ -40,6 +40,7 @@ KEY_ORDER = (
     "tag",
     "tagless",
     "defined_only",
+    "rewrite_code",
     "template",
     "scope",
     "lane_mask",

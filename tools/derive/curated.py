@@ -106,6 +106,8 @@ COMPILER_MACRO = Entry(
     {k: RULE_FIELDS[k] for k in ("hip", "defined_only", "code", "note")},
     required=("hip", "note"),
 )
+# header_guards: a macro a CUDA header defines (its include guard) -> one the HIP counterpart of `header` defines
+HEADER_GUARD = Entry({"header": _STRING, "hip": _STRING, "note": _STRING}, required=("header", "hip", "note"))
 # twins: what the evidence search (tools/derive/twins.py) cannot decide: a CUDA name -> its HIP twin with a
 # note (read like `mappings:`), or `hip: null` / `reject: [HIP names]` with the reason a candidate is wrong
 TWIN = Entry(
@@ -124,6 +126,7 @@ DOCUMENT = Entry(
         "cudnn": _MAPPING,
         "call_forms": _MAPPING,
         "compiler_macros": _MAPPING,
+        "header_guards": _MAPPING,
         "cuda_legacy": _MAPPING,
         "twins": _MAPPING,
     },
@@ -136,6 +139,7 @@ DOCUMENT = Entry(
         "libraries": Section(LIBRARY),
         "call_forms": Section(CALL_FORMS),
         "compiler_macros": Section(COMPILER_MACRO),
+        "header_guards": Section(HEADER_GUARD),
         # names of CUDA 11.8 / 12.9 that CUDA removed or renamed: mappings like `mappings:`, read by Curated.mapping
         "cuda_legacy": Section(MAPPING),
         "twins": Section(TWIN),

@@ -12,6 +12,7 @@ from tools.derive.curated import Curated
 from tools.derive.cxx import CxxLibrary
 from tools.derive.device import DeviceFamilies
 from tools.derive.enum_consistency import enum_splits
+from tools.derive.header_guards import HeaderGuards
 from tools.derive.includes import Includes
 from tools.derive.inventory import RELEASES, Inventory
 from tools.derive.libraries import CLibraries
@@ -85,6 +86,9 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
             inc.cxx(fam, spec)
     families = [runtime, driver, device, complex_, fp16, includes] + [fam for _, fam in lib_families] + [cudnn]
     families.append(CallForms(d).apply(runtime, driver, families))
+    guards = HeaderGuards(d)
+    families.append(guards.family())
+    print("\n".join(guards.messages))
     d.problems.extend(enum_splits(inv, families))
     return Derivation(families, d, host)
 
