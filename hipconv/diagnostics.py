@@ -407,7 +407,7 @@ CODES = _codes(
         "unknown nvcc flag: left unchanged in a build file, not passed to hipcc by build",
         example=Example(
             "NVCCFLAGS = -O3 --frobnicate",
-            "Makefile:1:13: warning[HC402]: unknown nvcc flag --frobnicate; left unchanged",
+            "Makefile:1:17: warning[HC402]: unknown nvcc flag --frobnicate; left unchanged",
             file="Makefile",
         ),
     ),
@@ -417,7 +417,7 @@ CODES = _codes(
         "nvcc flag with no hipcc counterpart: dropped",
         example=Example(
             "NVCCFLAGS = -O3 -Xptxas -v",
-            "Makefile:1:13: note[HC403]: -Xptxas -v dropped: PTX assembler options have no AMD counterpart",
+            "Makefile:1:17: note[HC403]: -Xptxas -v dropped: PTX assembler options have no AMD counterpart",
             file="Makefile",
         ),
     ),
@@ -427,14 +427,15 @@ CODES = _codes(
         "NVIDIA GPU architectures replaced by the --offload-arch targets",
         example=Example(
             "NVCCFLAGS = -O3 -arch=sm_80",
-            "Makefile:1:13: note[HC404]: -arch=sm_80: NVIDIA architecture replaced by --offload-arch=gfx90a",
+            "Makefile:1:17: note[HC404]: -arch=sm_80: NVIDIA architecture replaced by --offload-arch=gfx90a",
             file="Makefile",
         ),
     ),
     Code(
         "HC405",
         Severity.NOTE,
-        "build file: commands added (.cu sources marked LANGUAGE HIP, -fgpu-rdc for separable compilation)",
+        "build file: commands added or the compiler re-pointed (.cu sources marked LANGUAGE HIP, -fgpu-rdc for "
+        "separable compilation, nvcc's path -> $(ROCM_PATH)/bin/hipcc)",
         example=Example(
             "add_executable(app main.cu)",
             "CMakeLists.txt:1:1: note[HC405]: main.cu: marked LANGUAGE HIP (CMake compiles .cu files as CUDA "

@@ -13,12 +13,13 @@ import pytest
 
 from helpers import run_cli
 from hipconv.build.hipcc import parse_diagnostics
-from hipconv.build.plan import Unit, UnitResult, group_failures, plan_compile_commands
+from hipconv.build.plan import Unit, UnitResult, expand_options_files, group_failures, plan_compile_commands
 from hipconv.rules import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT = FIXTURES / "build_project" / "cuda"
 UNPORTED = FIXTURES / "build_unported" / "cuda"
+MAKEFILE_PROJECT = FIXTURES / "makefile_project" / "cuda"
 DEBIAN_CMAKE = Path("/usr/lib/x86_64-linux-gnu/cmake")
 
 
@@ -156,6 +157,23 @@ def test_failures_grouped_by_cause() -> None:
     assert groups[0].first.file == "a.cu"  # the first TU in path order, whatever order they finished in
 
 
+def test_nvcc_options_files_are_expanded(tmp_path: Path) -> None:
+    """CMake's Makefile generator hands nvcc its include directories in a response file."""
+    (tmp_path / "includes_CUDA.rsp").write_text('-I"/src/include" -isystem /opt/dep\n')
+    (tmp_path / "defines.rsp").write_text("-DNDEBUG\n")
+    words = ["-O3", "--options-file", "includes_CUDA.rsp", "-optf=defines.rsp", "--options-file", "gone.rsp", "-c"]
+    assert expand_options_files(words, str(tmp_path)) == [
+        "-O3",
+        "-I/src/include",
+        "-isystem",
+        "/opt/dep",
+        "-DNDEBUG",
+        "--options-file",
+        "gone.rsp",
+        "-c",
+    ]
+
+
 # ---------------------------------------------------------------- with Debian's hipcc
 
 
@@ -291,3 +309,35 @@ def test_cmake_builds_the_translated_cmakelists(tmp_path: Path, hip_env: dict[st
     assert (build / "libvecops.a").stat().st_size > 0
     assert os.access(build / "vecops_demo", os.X_OK)
     assert "--offload-arch=gfx90a" in (build / "CMakeFiles" / "vecops.dir" / "flags.make").read_text()
+
+
+@pytest.mark.hipcc
+def test_build_uses_the_makefile_flags(tmp_path: Path) -> None:
+    """Without -p, each TU gets the translated Makefile's -I/-D/-std flags (TILE is defined nowhere else)."""
+    out = tmp_path / "hip"
+    result = run_cli("build", MAKEFILE_PROJECT, "-o", out, "--check-only", "--rocm-version", "5.2", "-j", "2")
+    assert result.code == 0, result.stderr
+    database = {
+        Path(e["file"]).relative_to(out.resolve()).as_posix(): e["arguments"]
+        for e in json.loads((out / "compile_commands.json").read_text())
+    }
+    assert sorted(database) == ["src/main.cu", "src/reduce.cu", "src/stencil.cu", "tools/checksum.cu"]
+    stencil = database["src/stencil.cu"]
+    assert "-DTILE=16" in stencil and "-std=c++14" in stencil and f"-I{out.resolve()}/include" in stencil
+    assert "-DCHECKSUM_BLOCK=256" in database["tools/checksum.cu"] and "-fgpu-rdc" in database["tools/checksum.cu"]
+
+
+@pytest.mark.hipcc
+def test_make_builds_the_translated_makefile_project(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """CC = $(CUDA_HOME)/bin/nvcc and $(shell which nvcc) projects build with make and Debian's hipcc."""
+    out = tmp_path / "hip"
+    result = run_cli("translate", MAKEFILE_PROJECT, "-o", out, "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
+    for directory, extra in ((out, ["ROCM_PATH=/usr"]), (out / "tools", [])):
+        done = subprocess.run(
+            ["make", "-C", str(directory), "-j4", *extra], env=hip_env, capture_output=True, text=True, timeout=600
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "nvcc" not in done.stdout and "-arch=sm_" not in done.stdout
+    assert os.access(out / "build" / "heat", os.X_OK)
+    assert os.access(out / "tools" / "checksum", os.X_OK)

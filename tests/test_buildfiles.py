@@ -19,7 +19,7 @@ from hipconv.results import FileStatus
 from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
-BUILD_CASES = ["build_files", "build_project"]
+BUILD_CASES = ["build_files", "build_project", "makefile_project"]
 
 
 def translate_tree(case: str, out: Path, *extra: str) -> str:
@@ -70,15 +70,16 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "CMakeLists.txt:27:54 warning[HC401]",
         "Makefile:2:1 warning[HC401]",
         "Makefile:2:14 warning[HC401]",
+        "Makefile:3:9 note[HC405]",
         "Makefile:4:18 note[HC404]",
-        "Makefile:5:14 warning[HC402]",
-        "Makefile:5:14 note[HC403]",
+        "Makefile:5:59 note[HC403]",
+        "Makefile:5:70 warning[HC402]",
         "Makefile:7:12 warning[HC401]",
         "Makefile:8:37 warning[HC401]",
         "Makefile:10:1 warning[HC401]",
         "Makefile:19:13 warning[HC401]",
         "rules.mk:2:12 note[HC403]",
-        "rules.mk:2:12 note[HC404]",
+        "rules.mk:2:37 note[HC404]",
         "legacy/CMakeLists.txt:2:1 warning[HC401]",
         "legacy/CMakeLists.txt:3:1 warning[HC401]",
         "legacy/CMakeLists.txt:4:34 warning[HC401]",
@@ -187,11 +188,104 @@ def test_noop(name: str, text: str) -> None:
         pytest.param(
             "Makefile", "LIBS = -lcudart_static -lcuda\n", "LIBS = -lamdhip64 -lamdhip64\n", id="make-libraries"
         ),
+        pytest.param(
+            "Makefile",
+            "CC = nvcc\nCFLAGS = -O2 -arch=sm_60 -Iinc\napp: app.cu\n\t$(CC) $(CFLAGS) $< -o $@\n",
+            "CC = hipcc\nCFLAGS = -O2 --offload-arch=gfx90a -Iinc\napp: app.cu\n\t$(CC) $(CFLAGS) $< -o $@\n",
+            id="make-cc-is-nvcc",
+        ),
+        pytest.param(
+            "Makefile",
+            "NVCC := /usr/local/cuda/bin/nvcc\nBASE ?= -Xcompiler -fPIC\nOPTS := $(BASE) --use_fast_math\n"
+            "OPTS += -rdc=true\nx.o: x.cu\n\t$(NVCC) $(OPTS) -c $<\n",
+            "ROCM_PATH ?= /opt/rocm\nNVCC := $(ROCM_PATH)/bin/hipcc\nBASE ?= -fPIC\nOPTS := $(BASE) -ffast-math\n"
+            "OPTS += -fgpu-rdc\nx.o: x.cu\n\t$(NVCC) $(OPTS) -c $<\n",
+            id="make-nested-references",
+        ),
+        pytest.param(
+            "Makefile",
+            "NVCC = $(CUDA_DIR)/bin/nvcc\nNVCC_FLAGS = -I.\nifeq ($(dbg),1)\n\tNVCC_FLAGS += -G -O0\nendif\n",
+            "ROCM_PATH ?= /opt/rocm\nNVCC = $(ROCM_PATH)/bin/hipcc\nNVCC_FLAGS = -I.\nifeq ($(dbg),1)\n"
+            "\tNVCC_FLAGS += -g -O0\nendif\n",
+            id="make-tab-assignment-in-conditional",
+        ),
+        pytest.param(
+            "Makefile",
+            "ROCM_PATH = /opt/rocm-6.3.0\nall:\n\t$(CUDA_HOME)/bin/nvcc -maxrregcount=32 a.cu\n",
+            "ROCM_PATH = /opt/rocm-6.3.0\nall:\n\t$(ROCM_PATH)/bin/hipcc a.cu\n",
+            id="make-rocm-path-already-set",
+        ),
+        pytest.param(
+            "Makefile",
+            "all:\n\t/usr/local/cuda/bin/nvcc --ptxas-options=-v a.cu\n",
+            "ROCM_PATH ?= /opt/rocm\nall:\n\t$(ROCM_PATH)/bin/hipcc a.cu\n",
+            id="make-nvcc-path-in-recipe",
+        ),
+        pytest.param(
+            "Makefile",
+            "NVCC ?= $(shell command -v nvcc)\nFLAGS = -O3 -expt-extended-lambda\nall:\n\t$(NVCC) $(FLAGS) a.cu\n",
+            "NVCC ?= $(shell command -v hipcc)\nFLAGS = -O3\nall:\n\t$(NVCC) $(FLAGS) a.cu\n",
+            id="make-shell-command-v",
+        ),
+        pytest.param(
+            "common.mk",
+            "# flags for the including Makefile\nGPU_FLAGS = -gencode arch=compute_80,code=sm_80 -DUSE_GPU\n",
+            "# flags for the including Makefile\nGPU_FLAGS = --offload-arch=gfx90a -DUSE_GPU\n",
+            id="make-fragment-nvcc-only-flag",
+        ),
     ],
 )
 def test_mapping(name: str, src: str, expected: str) -> None:
     result = translate_build_file(SourceFile.from_bytes(name, src.encode()))
     assert result.output is not None and result.output.decode() == expected
+
+
+def _diagnostics(name: str, text: str) -> list[str]:
+    result = translate_build_file(SourceFile.from_bytes(name, text.encode()))
+    return [f"{d.line}:{d.col} {d.code} {d.message}" for d in result.diagnostics]
+
+
+def test_make_host_compiler_variables_are_not_nvcc_flags() -> None:
+    """A variable that only reaches gcc keeps its host flags without a report; nvcc's variables are mapped."""
+    text = (
+        "CC = gcc\nCFLAGS = -O2 -fopenmp -Wall\nNVCC = nvcc\nNVCCFLAGS = -O2 --frobnicate\n"
+        "app: main.o k.o\n\t$(CC) $(CFLAGS) $^ -o $@ -lcudart\n"
+        "k.o: k.cu\n\t$(NVCC) $(NVCCFLAGS) -c $<\n"
+    )
+    result = translate_build_file(SourceFile.from_bytes("Makefile", text.encode()))
+    assert result.output is not None
+    assert "CFLAGS = -O2 -fopenmp -Wall\n" in result.output.decode()
+    assert "$^ -o $@ -lamdhip64\n" in result.output.decode()
+    assert _diagnostics("Makefile", text) == ["4:17 HC402 unknown nvcc flag --frobnicate; left unchanged"]
+
+
+def test_make_compiler_rewrites_are_reported() -> None:
+    assert _diagnostics("Makefile", "NVCC := $(shell which nvcc)\n") == [
+        "1:9 HC405 $(shell which nvcc): replaced by $(shell which hipcc)"
+    ]
+    assert _diagnostics("Makefile", "CC := $(CUDA_PATH)/bin/nvcc\n") == [
+        "1:7 HC405 $(CUDA_PATH)/bin/nvcc: replaced by $(ROCM_PATH)/bin/hipcc; ROCM_PATH defaults to /opt/rocm "
+        "(set it where ROCm is installed)"
+    ]
+
+
+def test_makefile_project_diagnostics(tmp_path: Path) -> None:
+    """Flags that reach nvcc through CC, nested variables and an included fragment are mapped and reported."""
+    stderr = translate_tree("makefile_project", tmp_path / "hip")
+    lines = [line.split("/cuda/", 1)[1] for line in stderr.splitlines() if "/cuda/" in line]
+    assert lines == [
+        "Makefile:4:7: note[HC405]: $(CUDA_HOME)/bin/nvcc: replaced by $(ROCM_PATH)/bin/hipcc; "
+        "ROCM_PATH defaults to /opt/rocm (set it where ROCm is installed)",
+        "config.mk:2:1: warning[HC401]: CUDA_HOME: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
+        "config.mk:2:14: warning[HC401]: /usr/local/cuda: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) "
+        "by hand",
+        "config.mk:4:11: note[HC404]: -gencode arch=compute_$(SM),code=sm_$(SM): NVIDIA architecture replaced by "
+        "--offload-arch=gfx90a",
+        "config.mk:5:16: note[HC403]: --ptxas-options=-v dropped: PTX assembler options have no AMD counterpart",
+        "tools/Makefile:2:9: note[HC405]: $(shell which nvcc): replaced by $(shell which hipcc)",
+        "tools/Makefile:3:15: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
+        "tools/Makefile:7:10: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
+    ]
 
 
 def test_cmake_commands_and_make_words() -> None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from hipconv.buildfiles.nvcc_flags import FLAGS, LIBRARIES, flag_table_markdown, lookup, map_flags, map_library
+from hipconv.buildfiles.nvcc_flags import (
+    FLAGS,
+    LIBRARIES,
+    flag_table_markdown,
+    lookup,
+    map_flags,
+    map_library,
+    nvcc_only,
+)
 
 ARCHS = ("gfx90a", "gfx942")
 OFFLOAD = ("--offload-arch=gfx90a", "--offload-arch=gfx942")
@@ -106,3 +114,26 @@ def test_markdown_table_has_every_flag_and_library() -> None:
     text = flag_table_markdown()
     assert all(f"`{flag.names[0]}`" in text for flag in FLAGS)
     assert all(f"`{lib.cuda}`" in text for lib in LIBRARIES)
+
+
+@pytest.mark.parametrize(
+    ("word", "only"),
+    [
+        ("-arch=sm_70", True),
+        ("-gencode", True),
+        ("-Xcompiler", True),
+        ("--use_fast_math", True),
+        ("-rdc=true", True),
+        ("--ptxas-options=-v", True),
+        ("-lineinfo", True),
+        ("-O3", False),
+        ("-Iinclude", False),
+        ("-std=c++17", False),
+        ("-o", False),
+        ("-lcudart", False),
+        ("-Wall", False),
+    ],
+)
+def test_nvcc_only(word: str, only: bool) -> None:
+    """What makes a Makefile variable nvcc's even when no recipe of the file uses it."""
+    assert nvcc_only(word) is only

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
+from hipconv.build.makeflags import makefile_flags
 from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
 from hipconv.errors import ConfigError
 from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
@@ -84,20 +85,26 @@ def plan_tree(
     build_dir: Path,
     check_only: bool,
     extra: Sequence[str] = (),
+    environ: Mapping[str, str] | None = None,
 ) -> list[Unit]:
-    """One unit per translation unit among `files` (paths relative to out_root); includes: every header directory."""
+    """One unit per translation unit among `files` (paths relative to out_root).
+
+    Its flags: those the tree's Makefiles give it (`make -n`, see makeflags.py), then every header directory.
+    """
     rels = sorted(files)
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
     flags = [f"-I{d}" for d in header_dirs] + list(extra)
+    from_make = makefile_flags(out_root, rels, TU_SUFFIXES, environ)
     units = []
     for rel in rels:
         if Path(rel).suffix.lower() not in TU_SUFFIXES:
             continue
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
-        units.append(Unit(rel, file, _command(hipcc, flags, file, obj, archs), str(out_root), obj))
+        command = _command(hipcc, [*from_make.get(rel, ()), *flags], file, obj, archs)
+        units.append(Unit(rel, file, command, str(out_root), obj))
     return units
 
 
@@ -167,7 +174,7 @@ def plan_compile_commands(
         if not words:
             skipped.append(f"{source}: no command; not built")
             continue
-        compiler, args = words[0], _drop_output(words[1:])
+        compiler, args = words[0], _drop_output(expand_options_files(words[1:], directory))
         if "nvcc" in os.path.basename(compiler):
             mapped = map_flags(args, archs)
             flags, notes = [w for w in mapped.words if w not in mapped.sources], mapped.notes
@@ -181,6 +188,37 @@ def plan_compile_commands(
         obj = None if check_only else _object_path(build_dir, rel)
         units.append(Unit(rel, file, _command(hipcc, flags, file, obj, archs), directory, obj, tuple(notes)))
     return units, skipped
+
+
+_OPTIONS_FILE = ("--options-file", "-optf")
+
+
+def expand_options_files(words: Sequence[str], directory: str) -> list[str]:
+    """nvcc's `--options-file F` / `-optf F` / `--options-file=F` (CMake's includes_CUDA.rsp) -> F's words.
+
+    A file that cannot be read is left as written (and then reported as an unknown flag).
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        name, eq, value = word.partition("=")
+        if word in _OPTIONS_FILE and i + 1 < len(words):
+            path, used = words[i + 1], 2
+        elif eq and name in _OPTIONS_FILE:
+            path, used = value, 1
+        else:
+            out.append(word)
+            i += 1
+            continue
+        try:
+            texts = [Path(directory, p).read_text(encoding="utf-8", errors="replace") for p in path.split(",") if p]
+        except OSError:
+            out += words[i : i + used]
+        else:
+            out += [w for text in texts for w in expand_options_files(shlex.split(text), directory)]
+        i += used
+    return out
 
 
 def _drop_output(args: Sequence[str]) -> list[str]:

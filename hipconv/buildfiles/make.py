@@ -1,22 +1,34 @@
 """Makefiles (Makefile, *.mk) -> their HIP versions: read line by line, words split outside $(...).
 
-nvcc becomes hipcc and the flags on nvcc's command lines are mapped; what cannot be mapped
-is left as it is, with HC401/HC402.
+A first pass finds the variables that hold nvcc (`CC = nvcc`, `NVCC := $(CUDA_PATH)/bin/nvcc`,
+`NVCC := $(shell which nvcc)`) and the variables whose values reach nvcc's command lines (a
+`$(VAR)` after the compiler on a recipe or in a variable, followed through nested references and
+every assignment: `=`, `:=`, `+=`, `?=`). The second pass rewrites: nvcc becomes hipcc, and the
+flags on nvcc's command lines and in those variables are mapped; what cannot be mapped is left as
+it is, with HC401/HC402.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from hipconv.buildfiles.common import MAKE_REFERENCE, BuildFileEdits
-from hipconv.buildfiles.nvcc_flags import map_flags, map_library
+from hipconv.buildfiles.nvcc_flags import map_flags, map_library, nvcc_only
 
 _ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?::::=|::=|:=|\+=|\?=|!=|=)")
 _NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
-_NVCC_WORD = re.compile(r"[@+-]*(?:\S*/)?nvcc")
-_NVCC_REFERENCE = re.compile(r"[@+-]*\$[({]\w*NVCC[)}]")
+_NVCC_WORD = re.compile(r"([@+-]*)((?:\S*/)?)nvcc")
+_NVCC_NAME = re.compile(r"\w*NVCC")  # $(NVCC), $(MY_NVCC): nvcc also where the variable is set elsewhere
+_SHELL_NVCC = re.compile(r"(\$[({]shell\s+(?:which|command\s+-v|type\s+-[pP])\s+)nvcc(\s*[)}])")
+_COMPILER_REFERENCE = re.compile(r"[@+-]*\$[({]([A-Za-z_][\w.]*)[)}]")
+_REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
+_CONDITIONAL = re.compile(r"\s*(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b")
 _CUDA_PATH = re.compile(r"CUDA_(?:PATH|HOME|ROOT|DIR|TOOLKIT\w*)|/usr/local/cuda|/opt/cuda")
 _NVCC_FLAG_TEXT = re.compile(r"-gencode|-arch\b|--expt-|-rdc\b|--use_fast_math")
+ROCM_PATH_DEFAULT = "/opt/rocm"
+HIPCC_PATH = "$(ROCM_PATH)/bin/hipcc"
 
 
 def make_words(line: str) -> list[tuple[str, int]]:
@@ -45,51 +57,175 @@ def make_words(line: str) -> list[tuple[str, int]]:
     return words
 
 
-def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> None:
-    offset = 0
-    continued_nvcc = False
+@dataclass(frozen=True)
+class _Line:
+    """One physical line of a Makefile."""
+
+    start: int  # byte offset in the file
+    code: str  # the line less its comment and line end
+    recipe: bool  # a command of a rule (a tab line in a rule's context), also its continuation lines
+    first: bool  # the first physical line of a logical line (not a continuation)
+    variable: str | None  # the variable the line's logical line assigns
+    value_at: int  # where the value starts in `code` (first lines of assignments)
+    continues: bool  # ends with a backslash
+
+
+def _read_lines(body: bytes) -> list[_Line]:
+    """Physical lines with what make sees in them: recipes only in a rule's context, assignments elsewhere."""
+    lines: list[_Line] = []
+    offset, in_rule, previous = 0, False, None
     for raw in body.splitlines(keepends=True):
-        line_start = offset
-        offset += len(raw)
-        line = raw.decode("utf-8").rstrip("\r\n")
-        recipe = line.startswith("\t")
+        text = raw.decode("utf-8").rstrip("\r\n")
+        if previous is not None and previous.continues:  # a continuation: the logical line's kind
+            recipe, variable, value_at = previous.recipe, previous.variable, 0
+        else:
+            recipe = text.startswith("\t") and in_rule
+            variable, value_at = None, 0
         # a comment: make's (outside recipes), or the shell's (in a recipe, after a blank)
-        code = re.split(r"(?<=\s)#" if recipe else r"(?<!\\)#", line, maxsplit=1)[0]
+        code = re.split(r"(?<=\s)#" if recipe else r"(?<!\\)#", text, maxsplit=1)[0]
+        first = previous is None or not previous.continues
+        if first and not recipe:
+            assignment = _ASSIGNMENT.match(code)
+            if assignment is not None:
+                variable, value_at = assignment.group(1), assignment.end()
+                in_rule = False
+            elif code.strip() and not _CONDITIONAL.match(code):
+                in_rule = ":" in _outside_references(code)
+        line = _Line(offset, code, recipe, first, variable, value_at, code.rstrip().endswith("\\"))
+        lines.append(line)
+        previous = line
+        offset += len(raw)
+    return lines
+
+
+def _outside_references(code: str) -> str:
+    """The text of a line less its $(...) and ${...} references."""
+    return "".join(word for word, _ in make_words(code) if not word.startswith("$"))
+
+
+def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
+    """Each logical line (its first physical line) and the words of its value or command, continuations joined."""
+    current: tuple[_Line, list[str]] | None = None
+    for line in lines:
+        words = [w for w, _ in make_words(line.code[line.value_at :]) if w != "\\"]
+        if line.first:
+            if current is not None:
+                yield current
+            current = (line, words)
+        elif current is not None:
+            current[1].extend(words)
+    if current is not None:
+        yield current
+
+
+def _is_nvcc(word: str, compilers: set[str]) -> bool:
+    """Is this word nvcc: the program, its path, `$(shell which nvcc)`, or a variable that holds it."""
+    if _NVCC_WORD.fullmatch(word) or _SHELL_NVCC.fullmatch(word.lstrip("@+-")):
+        return True
+    reference = _COMPILER_REFERENCE.fullmatch(word)
+    return reference is not None and (reference.group(1) in compilers or bool(_NVCC_NAME.fullmatch(reference.group(1))))
+
+
+def _nvcc_variables(lines: list[_Line]) -> tuple[set[str], set[str]]:
+    """The variables that hold nvcc, and those whose values reach nvcc's command lines."""
+    logical = list(_logical(lines))
+    values: dict[str, list[list[str]]] = {}
+    for line, words in logical:
+        if line.variable is not None:
+            values.setdefault(line.variable, []).append(words)
+    compilers: set[str] = set()
+    changed = True
+    while changed:  # CC = $(NVCC) holds nvcc as well
+        changed = False
+        for name, assigned in values.items():
+            if name not in compilers and any(words and _is_nvcc(words[0], compilers) for words in assigned):
+                compilers.add(name)
+                changed = True
+    # named like nvcc's flags, or holding a flag only nvcc takes (also in a fragment such as common.mk)
+    flags = {
+        name
+        for name, assigned in values.items()
+        if name not in compilers
+        and (_NVCC_VARIABLE.search(name) or any(nvcc_only(word) for words in assigned for word in words))
+    }
+    pending = []
+    for _, words in logical:
+        at = next((n for n, word in enumerate(words) if _is_nvcc(word, compilers)), None)
+        if at is not None:
+            pending += [ref for word in words[at + 1 :] for ref in _REFERENCE.findall(word)]
+    pending += list(flags)
+    while pending:  # follow the references inside the values of the variables found
+        name = pending.pop()
+        if name in compilers:
+            continue
+        flags.add(name)
+        for words in values.get(name, ()):
+            pending += [ref for word in words for ref in _REFERENCE.findall(word) if ref not in flags]
+    return compilers, flags
+
+
+def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> None:
+    lines = _read_lines(body)
+    compilers, flag_variables = _nvcc_variables(lines)
+    continued_nvcc = False
+    rocm_path_at: int | None = None  # where ROCM_PATH's default goes, once nvcc's path is rewritten
+    for line in lines:
         # byte offsets of the words (build files are almost always ASCII; be exact anyway)
-        words = [(w, line_start + len(code[:pos].encode("utf-8"))) for w, pos in make_words(code)]
-        first_flag = 0 if continued_nvcc else _nvcc_variable_value(code, words, line_start, recipe=recipe)
-        first_flag = _rewrite_nvcc(words, first_flag, out)
-        _report_cuda_paths(words, out)
+        words = [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in make_words(line.code)]
+        first_flag: int | None = None
+        if not line.first:
+            first_flag = 0 if continued_nvcc else None
+        elif line.variable in flag_variables:
+            value_start = line.start + len(line.code[: line.value_at].encode("utf-8"))
+            first_flag = next((n for n, (_, pos) in enumerate(words) if pos >= value_start), len(words))
+        compiler, path_rewritten = _rewrite_nvcc(words, compilers, out)
+        if compiler is not None:
+            first_flag = compiler + 1 if first_flag is None else max(first_flag, compiler + 1)
+        if path_rewritten and rocm_path_at is None:
+            rocm_path_at = 0 if line.recipe else line.start
+        _report_cuda_paths(words, compilers, out)
         if first_flag is not None and first_flag < len(words):
             _make_flags(words[first_flag:], archs, out)
         else:
             _map_libraries(words, out)
-        continued_nvcc = first_flag is not None and code.rstrip().endswith("\\")
+        continued_nvcc = first_flag is not None and line.continues
+    if rocm_path_at is not None and not any(line.variable == "ROCM_PATH" for line in lines):
+        out.rewrite(rocm_path_at, rocm_path_at, f"ROCM_PATH ?= {ROCM_PATH_DEFAULT}\n", "rocm-path")
 
 
-def _nvcc_variable_value(code: str, words: list[tuple[str, int]], line_start: int, *, recipe: bool) -> int | None:
-    """`NVCCFLAGS = ...` (a variable of nvcc's): the index of the first word of its value."""
-    assignment = None if recipe else _ASSIGNMENT.match(code)
-    if assignment is None or not _NVCC_VARIABLE.search(assignment.group(1)):
-        return None
-    return next((n for n, (_, pos) in enumerate(words) if pos - line_start >= assignment.end()), len(words))
-
-
-def _rewrite_nvcc(words: list[tuple[str, int]], first_flag: int | None, out: BuildFileEdits) -> int | None:
-    """nvcc -> hipcc; the index of the first word of its arguments (or first_flag, when already known)."""
+def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> tuple[int | None, bool]:
+    """nvcc -> hipcc: the index of the (first) compiler word, and whether a path to nvcc was rewritten."""
+    found, path_rewritten = None, False
     for n, (word, pos) in enumerate(words):
-        if _NVCC_WORD.fullmatch(word):
-            prefix = word[: len(word) - len(word.lstrip("@+-"))]
-            out.rewrite(pos, pos + len(word.encode("utf-8")), prefix + "hipcc", "compiler")
-            first_flag = n + 1 if first_flag is None else first_flag
-        elif _NVCC_REFERENCE.fullmatch(word) and first_flag is None:
-            first_flag = n + 1
-    return first_flag
+        if not _is_nvcc(word, compilers):
+            continue
+        found = n if found is None else found
+        end = pos + len(word.encode("utf-8"))
+        program = _NVCC_WORD.fullmatch(word)
+        shell = _SHELL_NVCC.search(word)
+        if program is not None and program.group(2):  # $(CUDA_PATH)/bin/nvcc: the ROCm installation's hipcc
+            new = program.group(1) + HIPCC_PATH
+            out.rewrite(pos, end, new, "compiler")
+            out.report(
+                pos,
+                "HC405",
+                f"{word}: replaced by {new}; ROCM_PATH defaults to {ROCM_PATH_DEFAULT} (set it where ROCm is "
+                "installed)",
+                word,
+            )
+            path_rewritten = True
+        elif program is not None:
+            out.rewrite(pos, end, program.group(1) + "hipcc", "compiler")
+        elif shell is not None:
+            new = word[: shell.start()] + shell.expand(r"\1hipcc\2") + word[shell.end() :]
+            out.rewrite(pos, end, new, "compiler")
+            out.report(pos, "HC405", f"{word}: replaced by {new}", word)
+    return found, path_rewritten
 
 
-def _report_cuda_paths(words: list[tuple[str, int]], out: BuildFileEdits) -> None:
+def _report_cuda_paths(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> None:
     for word, pos in words:
-        if _CUDA_PATH.search(word) and not _NVCC_WORD.fullmatch(word):
+        if _CUDA_PATH.search(word) and not _is_nvcc(word, compilers):
             out.report(pos, "HC401", f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand", word)
         elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
             out.report(pos, "HC401", f"nvcc flags assembled by a make function are not mapped: {word}", word)
@@ -114,6 +250,10 @@ def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: Build
     texts = [w for w, _ in words]
     start, end = words[0][1], words[-1][1] + len(texts[-1].encode("utf-8"))
     mapped = map_flags(texts, archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
-    out.notes(start, mapped.notes)
+    at = 0
+    for note in mapped.notes:  # each note where its flag is written
+        first = note.flag.split()[0] if note.flag.split() else ""
+        at = next((n for n in range(at, len(texts)) if texts[n] == first), at)
+        out.notes(words[at][1] if at < len(words) else start, [note])
     if list(mapped.words) != texts:
         out.rewrite(start, end, " ".join(mapped.words), "flags")

@@ -335,6 +335,21 @@ def _map_known(
     return [part.format(value=value) for part in flag.hip], None
 
 
+def nvcc_only(word: str) -> bool:
+    """Is this one word a flag that only nvcc takes (-arch=sm_80, -gencode, -Xcompiler, --use_fast_math)?
+
+    A host compiler's flag (-O3, -I..., -std=..., -Wall) or a library (-lcudart) is not.
+    """
+    found = lookup(word)
+    if found is None or found[0].action is FlagAction.LIBRARY:
+        return False
+    flag, value = found
+    if flag.value is FlagValue.ANY and value is None:  # its value is the next word: -gencode X, but also -o X
+        return flag.action in (FlagAction.ARCH, FlagAction.SPLIT, FlagAction.DROP, FlagAction.UNSUPPORTED)
+    mapped = map_flags([word], keep_unknown=True)
+    return mapped.words != (word,)
+
+
 def flag_table_markdown() -> str:
     """The README's generated nvcc -> hipcc table (and the library table), from FLAGS and LIBRARIES."""
     rows = ["| nvcc | hipcc | note |", "| --- | --- | --- |"]
