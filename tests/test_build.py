@@ -13,6 +13,7 @@ import pytest
 
 from helpers import run_cli
 from hipconv.build.hipcc import parse_diagnostics
+from hipconv.build.makeflags import makefile_flags
 from hipconv.build.plan import Unit, UnitResult, expand_options_files, group_failures, plan_compile_commands
 from hipconv.rules import load_ruleset
 
@@ -341,3 +342,17 @@ def test_make_builds_the_translated_makefile_project(tmp_path: Path, hip_env: di
         assert "nvcc" not in done.stdout and "-arch=sm_" not in done.stdout
     assert os.access(out / "build" / "heat", os.X_OK)
     assert os.access(out / "tools" / "checksum", os.X_OK)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+def test_makefile_flags_keep_what_shapes_the_compilation_only(tmp_path: Path) -> None:
+    """A Makefile's linker flags on a compile-and-link line (-export-dynamic, which clang refuses) stay out."""
+    (tmp_path / "app.cu").write_text("int main() { return 0; }\n")
+    (tmp_path / "Makefile").write_text(
+        "all:\n\thipcc -export-dynamic -rdynamic -DUSE_X -DALPHA=0.2f -O2 -fopenmp -std=c++17 -Wall "
+        "-Wl,--as-needed -Iinc -ldl -o app app.cu\n"
+    )
+    flags = makefile_flags(tmp_path, ["Makefile", "app.cu"], [".cu"])
+    assert flags == {
+        "app.cu": ["-DUSE_X", "-DALPHA=0.2f", "-O2", "-fopenmp", "-std=c++17", "-Wall", f"-I{tmp_path / 'inc'}"]
+    }

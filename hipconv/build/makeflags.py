@@ -20,7 +20,11 @@ from pathlib import Path
 
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 _DIRECTORY = re.compile(r"^\S*make(?:\[\d+\])?: (Entering|Leaving) directory [`'‘](.*)['’]$")
-_LINK_ONLY = re.compile(r"-[lL].*|-Wl,.*|-shared|-static|-rdynamic|--hip-link|-c|-S|-E")
+# the flags that shape a TU's compilation (-DX=1, -std, -f/-m options, warnings, optimization, debug info);
+# anything else on the line (linker flags such as -export-dynamic, which clang refuses) is left out
+_COMPILE_FLAG = re.compile(
+    r"-[DU].+|--?std=.*|-f.*|-m.*|-W(?!l,|a,|p,).*|-O.*|-g.*|-pthread|-pedantic|-w|--offload-arch=.*"
+)
 _WITH_VALUE = frozenset({"-o", "-MF", "-MT", "-MQ", "-Xlinker"})
 _PATH_VALUE = frozenset({"-I", "-isystem", "-iquote", "-idirafter", "-include", "-x", "-D", "-U"})
 DRY_RUN_SECONDS = 60
@@ -101,7 +105,7 @@ def _compile_flags(words: Sequence[str], cwd: Path, suffixes: frozenset[str]) ->
             skip = True
         elif word.startswith("-I") and len(word) > 2:
             flags.append("-I" + _absolute(word[2:], cwd))
-        elif word.startswith("-") and not _LINK_ONLY.fullmatch(word):
+        elif _COMPILE_FLAG.fullmatch(word):
             flags.append(word)
     return [(os.path.normpath(cwd / source), flags) for source in sources if (cwd / source).is_file()]
 
