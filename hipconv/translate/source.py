@@ -35,7 +35,9 @@ class SourceFile:
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> SourceFile:
         if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise DecodeFailure("UTF-16 text (it starts with a UTF-16 byte-order mark); convert the file to UTF-8 first")
+            raise DecodeFailure(
+                "UTF-16 text (it starts with a UTF-16 byte-order mark); convert the file to UTF-8 first"
+            )
         if b"\0" in data:
             raise DecodeFailure("binary file (contains NUL bytes)")
         bom = UTF8_BOM if data.startswith(UTF8_BOM) else b""
