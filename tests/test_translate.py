@@ -195,6 +195,21 @@ def test_unreadable_launch_is_reported() -> None:
     assert [d.code for d in result.diagnostics] == ["HC008"]
 
 
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param('k<<<g, " b\n>>>(p);', id="launch"),
+        pytest.param('cudnnAddTensor(h, &a, bD, " b\n, &b, yD, y);', id="statement-template"),
+    ],
+)
+def test_rewrite_over_an_unterminated_literal_is_left(src: str) -> None:
+    """The literal runs to its line's end: a rewrite joining lines would put the code after it inside it."""
+    text, result = translate(src, launch="hip")
+    assert text == src
+    assert [d.code for d in result.diagnostics] in (["HC008"], ["HC007"])
+    assert "without its closing quote" in result.diagnostics[0].message
+
+
 # ---------------------------------------------------------------- implicit runtime include
 
 
@@ -355,6 +370,31 @@ def test_cudnn_convolution_in_a_declaration_declares_once() -> None:
         in out
     )
     assert out.endswith("  use(s);\n}\n")
+
+
+CONV = "cudnnConvolutionForward(h, &a, xD, x, wD, w, cD, algo, ws, n, &b, yD, y)"
+ADD = "cudnnAddTensor(h, &a, bD, bias, &b, yD, y)"
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        pytest.param(f"s = {CONV}, {ADD};", id="comma"),
+        pytest.param(f'cudnnStatus_t s = {CONV} " ;\n{ADD};', id="unterminated-literal-hides-the-semicolon"),
+    ],
+)
+def test_two_statement_rewrites_in_one_statement_are_both_left(statement: str) -> None:
+    """Each rebuilds the whole statement, so neither can: both are left with HC007, and a second run
+    does the same (found by the slow fuzz lane, where an unterminated string hid a `;`)."""
+    src = f"void f() {{\n  {statement}\n}}\n"
+    out, result = translate(src, rocm="5.2", path="t.cu")
+    assert CONV in out and ADD in out and "miopen" not in out.replace("miopenStatus_t", "")
+    assert [(d.code, d.message.split(" ")[0]) for d in result.diagnostics if d.code == "HC007"] == [
+        ("HC007", "cudnnConvolutionForward"),
+        ("HC007", "cudnnAddTensor"),
+    ]
+    assert "beside another call whose rewrite takes the statement" in result.diagnostics[0].message
+    assert translate(out, rocm="5.2", path="t.cu")[0] == out
 
 
 @pytest.mark.parametrize(

@@ -19,15 +19,17 @@ from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import (
     Call,
     Span,
+    holds_unterminated_literal,
     is_punct,
     matching_close,
+    next_code,
     parse_call,
     prev_code,
     statement_bounds,
     template_close,
 )
 from hipconv.translate.templates import render_file
-from hipconv.translate.words import WORDY_KINDS
+from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
 
 def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *, called: bool) -> Resolution | None:
@@ -177,8 +179,11 @@ def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, *, reshapes: bo
             f"{cuda} is called with {count} argument{'s' * (count != 1)} (a macro standing for several?); "
             f"its HIP rewrite moves or drops arguments and needs at least {least} of {form}"
         )
-    if moves and c.crosses_directive(c.tokens.starts[call.callee], c.tokens.ends[call.close]):
+    region = (c.tokens.starts[call.callee], c.tokens.ends[call.close])
+    if moves and c.crosses_directive(*region):
         return f"{cuda}'s arguments hold a preprocessor line, which its HIP rewrite would move or drop"
+    if holds_unterminated_literal(c.tokens, region):
+        return f"{cuda}'s arguments hold a string or character literal without its closing quote"
     return ""
 
 
@@ -256,10 +261,16 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
     call_region = region = (start, tokens.ends[call.close])
     if rule.scope is Scope.STATEMENT:
         statement = _statement_context(c, call, ctx, context)
-        if statement is None or c.crosses_directive(*statement, inside_ok=False):
+        if (
+            statement is None
+            or c.crosses_directive(*statement, inside_ok=False)
+            or holds_unterminated_literal(tokens, statement)
+            or _shared(c, call, statement)
+        ):
             message = (
                 f"{cuda} needs a statement of its own for its HIP rewrite (not inside a control statement's "
-                "head, a return or a macro definition, nor across a preprocessor line); left unchanged"
+                "head, a return or a macro definition, nor across a preprocessor line or an unterminated "
+                "literal, nor beside another call whose rewrite takes the statement); left unchanged"
             )
             _leave(c, call_region, "HC007", message, rule, cuda)
             return
@@ -297,6 +308,48 @@ def _statement_context(c: MatchCollector, call: Call, ctx: _TemplateContext, con
         uid="{}_{}".format(*c.source.line_col(start)),
     )
     return region
+
+
+def _shared(c: MatchCollector, call: Call, statement: Span) -> bool:
+    """Whether the statement overlaps that of another call with a statement-scope template: both would
+    rebuild it, so neither can (leaving only one would change what a second run does). Unbalanced
+    brackets can stretch a statement over its neighbours, so every such call of the file is checked."""
+    for k, other in _statement_calls(c):
+        if k == call.callee:
+            continue
+        if statement[0] <= c.tokens.starts[k] < statement[1]:
+            return True
+        if other is not None and other[0] < statement[1] and statement[0] < other[1]:
+            return True
+    return False
+
+
+def _statement_calls(c: MatchCollector) -> list[tuple[int, Span | None]]:
+    """(callee, its statement's span) of each call of the file with a statement-scope template; found
+    once per file."""
+    if c.statement_calls is None:
+        tokens, found = c.tokens, []
+        names = {
+            k.encode()
+            for k in {tokens.text(i) for i in range(len(tokens)) if tokens.kinds[i] == TokenKind.IDENTIFIER}
+            if (r := c.table.identifiers.get(k)) is not None and _takes_statement(r)
+        }
+        for k in token_occurrences(tokens, names, (TokenKind.IDENTIFIER,)):
+            open_ = next_code(tokens, k)
+            close = matching_close(tokens, open_) if is_punct(tokens, open_, "(") else None
+            if close is not None:
+                bounds = statement_bounds(tokens, k, close)
+                found.append((k, None if bounds is None else (tokens.starts[bounds[0]], tokens.ends[bounds[1]])))
+        c.statement_calls = found
+    return c.statement_calls
+
+
+def _takes_statement(resolution: Resolution) -> bool:
+    """A resolution (any of an overload's) that renders a statement-scope template."""
+    if resolution.overloads is not None:
+        return any(map(_takes_statement, resolution.overloads.by_count.values()))
+    rule = resolution.rule
+    return resolution.rewrites and rule is not None and rule.template is not None and rule.scope is Scope.STATEMENT
 
 
 def _declared_name(tokens: Tokens, first: int, callee: int) -> str:

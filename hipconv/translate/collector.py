@@ -39,6 +39,8 @@ class MatchCollector:
     dropped: list[Span] = field(default_factory=list)  # arguments a rewrite left out of its output
     kept: list[Span] = field(default_factory=list)  # calls a rewrite left as they are, arguments included
     directive_spans: list[Span] = field(default_factory=list)  # the preprocessor lines, in order
+    # (callee, statement) of each call whose template takes its statement (calls._statement_calls)
+    statement_calls: list[tuple[int, Span | None]] | None = None
     # where each diagnostic points, and whether it is about the API there (forgotten when that API is dropped)
     _anchors: list[tuple[int, bool]] = field(default_factory=list)
     _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements

@@ -8,7 +8,7 @@ from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.syntax import Span, parse_launch
+from hipconv.translate.syntax import Span, holds_unterminated_literal, parse_launch
 
 # HIP spellings used by launch rewrites (checked against the HIP inventory in the tests).
 HIP_LAUNCH = "hipLaunchKernelGGL"
@@ -28,6 +28,13 @@ def match_launches(c: MatchCollector) -> None:
         region = (tokens.starts[launch.start], tokens.ends[launch.close])
         if c.crosses_directive(*region):
             message = "this kernel launch crosses a preprocessor line; left as a <<<...>>> launch"
+            c.diag(tokens.starts[i], "HC008", message)
+            continue
+        if holds_unterminated_literal(tokens, region):
+            message = (
+                "this kernel launch holds a string or character literal without its closing quote; "
+                "left as a <<<...>>> launch"
+            )
             c.diag(tokens.starts[i], "HC008", message)
             continue
         name: list[Part] = [HIP_KERNEL_NAME + "(", launch.name, ")"] if launch.templated else [launch.name]

@@ -7,6 +7,7 @@ spans; nothing here knows about rules.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -316,6 +317,22 @@ def starts_line(tokens: Tokens, i: int) -> bool:
             return False
         j -= 1
     return True
+
+
+# A string or character literal without its closing quote: the lexer makes it one punctuation token
+# that runs to the end of its line.
+_UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
+
+
+def holds_unterminated_literal(tokens: Tokens, region: Span) -> bool:
+    """Whether region holds an unterminated literal: a rewrite that put code after it on its line would
+    put that code inside it."""
+    i = bisect.bisect_left(tokens.starts, region[0])
+    while i < len(tokens) and tokens.ends[i] <= region[1]:
+        if tokens.kinds[i] == TokenKind.PUNCTUATION and _UNTERMINATED_LITERAL.match(tokens.raw(i)):
+            return True
+        i += 1
+    return False
 
 
 _STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"do", b"else", b"switch", b"return", b"case", b"default"})
