@@ -387,7 +387,7 @@ def check(data: bytes, setup: Setup) -> list[str]:
     if again.status is FileStatus.FAILED or (again.output is not None and again.output != out):
         problems.append(f"2 idempotence: second pass gives {again.output!r} ({again.reason})")
     table, _ = _table(setup.rocm, setup.launch)
-    regions = edit_regions(before, result)
+    regions = edit_regions(before, result, table)
     problems += bytes_outside_edits(before, after.body, regions, table)
     problems += same_comments(before, after, regions)
     problems += same_directives(before, after, regions, table)
@@ -405,11 +405,11 @@ class Region:
     kind: str
 
 
-def edit_regions(tokens: Tokens, result: FileResult) -> list[Region]:
+def edit_regions(tokens: Tokens, result: FileResult, table: LookupTable) -> list[Region]:
     """The input regions the translation rewrote, from FileResult.replacements (a Replacement records the
-    line, column, CUDA and HIP spellings and rule of a rename, a reshaped call or a launch), plus the two
-    edits it does not record: a widened 32-bit lane-mask literal and the lines inserted at the top
-    (handled by bytes_outside_edits)."""
+    line, column, CUDA and HIP spellings and rule of a rename, a reshaped call or a launch), plus the
+    edits it does not record: a widened 32-bit lane-mask literal, a runtime include line (which may move up),
+    and the lines inserted at the top or above an include (handled by bytes_outside_edits)."""
     body = tokens.body
     starts = _line_starts(body)
     regions = []
@@ -417,7 +417,25 @@ def edit_regions(tokens: Tokens, result: FileResult) -> list[Region]:
         offset = _body_offset(body, starts[r.line - 1], r.col)
         regions.append(_region(body, tokens, offset, r.cuda, r.hip, r.rule_id))
     regions += _mask_regions(tokens)
+    regions += _runtime_lines(tokens, table)
     return sorted(regions, key=lambda g: (g.start, -g.end))
+
+
+def _is_runtime_include(d: Directive, runtime: str | None) -> bool:
+    paths = {"cuda_runtime.h", runtime or "cuda_runtime.h"}
+    return d.name == "include" and any(f"<{p}>" in d.text or f'"{p}"' in d.text for p in paths)
+
+
+def _runtime_lines(tokens: Tokens, table: LookupTable) -> list[Region]:
+    """A runtime include line, whole (to its line break): kept, its path (and what follows it on the line)
+    rewritten, or removed when the runtime moves before the first HIP include."""
+    body = tokens.body
+    regions = []
+    for d in directives(tokens):
+        if _is_runtime_include(d, table.runtime_header):
+            nl = body.find(b"\n", d.end)
+            regions.append(Region(body.rfind(b"\n", 0, d.start) + 1, len(body) if nl < 0 else nl + 1, None, "runtime"))
+    return regions
 
 
 _ESCAPED_BYTE = re.compile(b"\xef[\x9e\x9f][\x80-\xbf]")  # a byte that is not UTF-8, as hipconv's body holds it
@@ -530,18 +548,33 @@ def _top_level(regions: Sequence[Region]) -> list[Region]:
     return top
 
 
-def _insert_patterns(table: LookupTable) -> list[re.Pattern[bytes]]:
+def _insert_patterns(table: LookupTable, *, runtime_only: bool = False) -> list[re.Pattern[bytes]]:
     """What the translator may insert at the top: guarded #defines the rules require, then the runtime
-    include; one pattern per shape, so that each possible length is tried."""
+    include; one pattern per shape, so that each possible length is tried. `runtime_only`: what it may
+    insert above an include line of a header (the runtime include)."""
     names = b"|".join(re.escape(d.encode()) for d in _required_defines())
     guard = rb"#ifndef (?:%s)\r?\n#define (?:%s)\r?\n#endif\r?\n" % (names, names)
     header = rb"#include <%s>\r?\n" % re.escape((table.runtime_header or "").encode())
+    if runtime_only:
+        return [re.compile(header)]
     return [
         re.compile(rb"(?:\r?\n)?" + guard * n + header * h)
         for n in range(len(_required_defines()) + 1)
         for h in (0, 1)
         if n or h
     ]
+
+
+def _include_lines(tokens: Tokens) -> set[int]:
+    """Where the runtime include may go in a header: the start of an include directive's line, or before
+    the blank lines that line splices join to it."""
+    body, points = tokens.body, set()
+    for d in directives(tokens):
+        if d.name == "include":
+            line = body.rfind(b"\n", 0, d.start) + 1
+            run = re.search(rb"(?:^|\n)((?:[ \t]*\\\r?\n)+)$", body[:line])  # blank lines spliced onto it
+            points |= {line} | ({run.start(1)} if run else set())
+    return points
 
 
 def _insert_points(tokens: Tokens) -> set[int]:
@@ -563,12 +596,16 @@ def bytes_outside_edits(tokens: Tokens, after: bytes, regions: Sequence[Region],
     anything for a reshaped call or launch) and at most the top insertion added; nothing else differs."""
     pieces: list[tuple[int, object]] = []  # (input offset, piece): bytes, alternatives, None (any) or patterns
     before = tokens.body
-    insert, points = _insert_patterns(table), sorted(_insert_points(tokens))
+    insert, runtime = _insert_patterns(table), _insert_patterns(table, runtime_only=True)
+    at = {p: runtime for p in _include_lines(tokens)} | {p: insert for p in _insert_points(tokens)}
+    points = sorted(at.items(), key=lambda point: point[0])
     pos = 0
     for g in [*_top_level(regions), Region(len(before), len(before), (b"",), "end")]:
-        while points and pos <= points[0] <= g.start:
-            p = points.pop(0)
-            pieces += [(pos, before[pos:p]), (p, insert)]
+        while points and points[0][0] < pos:  # inside a rewritten region: nothing goes there
+            points.pop(0)
+        while points and pos <= points[0][0] <= g.start:
+            p, patterns = points.pop(0)
+            pieces += [(pos, before[pos:p]), (p, patterns)]
             pos = p
         pieces += [(pos, before[pos : g.start]), (g.start, g.alts)]
         pos = g.end
@@ -691,6 +728,13 @@ def same_directives(before: Tokens, after: Tokens, regions: Sequence[Region], ta
     the lines inserted at the top (guarded #defines and the runtime include), which must end like the
     file's lines (see _newline_ok)."""
     want, got = directives(before), directives(after)
+    runtime = [d for d in got if _is_runtime_include(d, table.runtime_header)]
+    if len(runtime) > 1 + sum(_is_runtime_include(d, table.runtime_header) for d in want):
+        return [f"3 directives: more than one runtime include added: {[d.text for d in got]}"]
+    want, got = (
+        [d for d in want if not _is_runtime_include(d, table.runtime_header)],
+        [d for d in got if d not in runtime],
+    )  # a runtime include may move before the first HIP include: the order of the others is checked
     extra = len(got) - len(want)
     inserted, rest = got[: max(extra, 0)], got[max(extra, 0) :]
     problems = []
@@ -810,17 +854,68 @@ FOUND = [
         Setup("5.2", "chevron", "t.cu"),
         id="two-statement-templates-one-statement",
     ),
+    pytest.param(  # the runtime goes above the header's first HIP include, after a statement template
+        b"\xef\xbb\xbf x\ncudnnAddTensor(h, &one, biasDesc, bias, &one, yDesc, y);\n#include <stdio.h>\n"
+        b'#include "cuda_fp16.h"',
+        Setup("5.2", "chevron", "t.cuh"),
+        id="runtime-above-an-include-after-a-statement",
+    ),
+    pytest.param(  # ... before the blank lines that splices join to the include's line
+        b'\xef\xbb\xbf x\n\\\n#include "cuda_fp16.h"', Setup("6.3", "chevron", "t.cuh"), id="runtime-before-splices"
+    ),
     pytest.param(  # a stray `)` stretched the second statement over the first: both templates are left
         b"cudnnAddTensor(h, &one, biasDesc, bias, &one, yDesc, y);\n )\n"
         b"cudnnAddTensor(h, &one, biasDesc, bias, &one, yDesc, y);\n#include <cuda_runtime.h>",
         Setup("6.3", "chevron", "t.cu"),
         id="overlapping-statements",
     ),
+    pytest.param(  # an include's path must be on its line
+        b'#include "cuda_fp16.h"\n#// c 0\ninclude <cuda_runtime.h>\n#include // c 1\n<cuda_runtime.h>',
+        Setup("5.2", "chevron", "t.cu"),
+        id="include-path-on-the-next-line",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("data", "setup"), FOUND)
 def test_found_inputs(data: bytes, setup: Setup) -> None:
+    assert check(data, setup) == []
+
+
+VOTE = b'#include "cuda_fp16.h"\nunsigned vote = __ballot_sync(__activemask(), x > 0);\n'
+
+
+@pytest.mark.parametrize(
+    ("data", "plain", "setup"),
+    [
+        pytest.param(  # the runtime include moves up whether or not a comment shares its line (it stays)
+            VOTE + b"/* c 0 */#include <cuda_runtime.h>",
+            VOTE + b" #include <cuda_runtime.h>",
+            Setup("5.2", "chevron", "t.cu"),
+            id="comment-on-a-moved-runtime-include",
+        ),
+        pytest.param(  # ... or a blank line is spliced onto it
+            VOTE + b"\\\n/* c */#include <cuda_runtime.h>",
+            VOTE + b"\\\n#include <cuda_runtime.h>",
+            Setup("5.2", "chevron", "t.cu"),
+            id="spliced-blank-line-before-a-moved-runtime-include",
+        ),
+        pytest.param(  # ... or splices run inside it
+            VOTE + b"/* c */#\\\ninclude <cuda_runtime.h>",
+            VOTE + b"#\\\ninclude <cuda_runtime.h>",
+            Setup("5.2", "chevron", "t.cu"),
+            id="spliced-moved-runtime-include",
+        ),
+        pytest.param(  # a header's runtime include follows the defines a rewrite needs, comment or not
+            b'/* c 0 */#include "cuda_fp16.h"\n__global__ void k(float v) { v += __shfl_down_sync(0xffffffff, v, 1); }',
+            b' #include "cuda_fp16.h"\n__global__ void k(float v) { v += __shfl_down_sync(0xffffffff, v, 1); }',
+            Setup("6.3", "chevron", "t.cuh"),
+            id="header-defines-then-runtime",
+        ),
+    ],
+)
+def test_found_comment_inputs(data: bytes, plain: bytes, setup: Setup) -> None:
+    assert comments_are_invisible(FuzzFile(data, plain), setup) == []
     assert check(data, setup) == []
 
 

@@ -252,6 +252,104 @@ def test_cu_with_only_a_library_header_still_gets_the_runtime() -> None:
     assert text == "#include <hip/hip_runtime.h>\n#include <hip/hip_complex.h>\n__global__ void k() {}\n"
 
 
+# ---------------------------------------------------------------- the runtime before the first HIP include
+
+RT, CG, FP16 = (
+    "#include <hip/hip_runtime.h>\n",
+    "#include <hip/hip_cooperative_groups.h>\n",
+    "#include <hip/hip_fp16.h>\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("path", "src", "expected"),
+    [
+        pytest.param(
+            "k.cu",
+            "// c\n#include <cooperative_groups.h>\n#include <cuda_runtime.h>\n#include <cstdio>\n",
+            f"// c\n{RT}{CG}#include <cstdio>\n",
+            id="cu-runtime-after-cg-moves-up",
+        ),
+        pytest.param(
+            "k.cu",
+            "#include <cooperative_groups.h>\r\n#ifdef X\r\n#include <cuda_runtime.h>\r\n#endif\r\n",
+            "#include <hip/hip_runtime.h>\r\n#include <hip/hip_cooperative_groups.h>\r\n#ifdef X\r\n#endif\r\n",
+            id="cu-conditional-runtime-moves-up-crlf",
+        ),
+        pytest.param(
+            "k.cu",
+            "#include <cuda_fp16.h>  // half\n#include <cuda_runtime.h>  // runtime\n",
+            f"{RT}#include <hip/hip_fp16.h>  // half\n// runtime\n",
+            id="cu-runtime-moves-its-comment-stays",
+        ),
+        pytest.param(
+            "k.cu", "#include <hip/hip_cooperative_groups.h>\n#include <hip/hip_runtime.h>\n", f"{RT}{CG}", id="cu-hip"
+        ),
+        pytest.param("k.cu", "#include <cuda_fp16.h>\n", f"{RT}{FP16}", id="cu-fp16-only"),
+        pytest.param(
+            "k.cu",
+            "#include <cuda_fp16.h>\n#include <cuda_runtime.h> \\\n\n",
+            f"{RT}{FP16}",
+            id="cu-spliced-runtime-line-moves",
+        ),
+        pytest.param(
+            "k.cuh",
+            "int x;\n\\\n#include <cuda_fp16.h>\n",
+            f"int x;\n{RT}\\\n{FP16}",
+            id="header-insertion-before-spliced-blank-lines",
+        ),
+        pytest.param(
+            "k.cuh",
+            "// h\n#ifndef K_CUH\n#define K_CUH\n#include <cstdio>\n#include <cuda_fp16.h>\n#endif\n",
+            f"// h\n#ifndef K_CUH\n#define K_CUH\n#include <cstdio>\n{RT}{FP16}#endif\n",
+            id="header-inside-its-guard",
+        ),
+        pytest.param(
+            "k.h",
+            "#pragma once\n#ifdef HALF\n#include <cuda_fp16.h>\n#endif\n#include <cooperative_groups.h>\n",
+            f"{RT}#pragma once\n#ifdef HALF\n{FP16}#endif\n{CG}",
+            id="header-first-hip-include-conditional-goes-to-top",
+        ),
+        pytest.param(
+            "k.hpp",
+            "#include <cooperative_groups.h>\n#include <cuda_runtime.h>\n",
+            f"{RT}{CG}",
+            id="header-runtime-after-cg-moves-up",
+        ),
+        pytest.param(
+            "k.cuh",
+            "#ifndef A\n#define A\n#endif\n#include <cuda_fp16.h>\n",
+            f"#ifndef A\n#define A\n#endif\n{RT}{FP16}",
+            id="header-guard-that-closes-early-is-no-guard",
+        ),
+    ],
+)
+def test_runtime_comes_before_the_first_hip_include(path: str, src: str, expected: str) -> None:
+    """nvcc includes cuda_runtime.h before anything in a .cu file; HIP's cooperative groups (5.x) and
+    driver_types.h need hip/hip_runtime.h before them. One copy: a later runtime include moves up."""
+    for rocm in ("5.2", "6.3"):
+        text, _ = translate(src, rocm=rocm, path=path)
+        assert text == expected
+        assert translate(text, rocm=rocm, path=path)[0] == text
+
+
+@pytest.mark.parametrize(
+    ("path", "src"),
+    [
+        pytest.param("k.cu", "#include <cuda_runtime.h>\n#include <cooperative_groups.h>\n", id="cu-runtime-first"),
+        pytest.param("k.cuh", "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n", id="header-runtime-first"),
+        pytest.param("k.cuh", "#include <cstdio>\nint f();\n", id="header-no-hip-include"),
+        pytest.param("k.cpp", "#include <cooperative_groups.h>\n#include <cuda_runtime.h>\n", id="cpp-source"),
+    ],
+)
+def test_runtime_include_noop(path: str, src: str) -> None:
+    """Only the paths change: the runtime comes first already, the header includes no HIP header, or
+    the file is a C++ source (neither a .cu file nor a header)."""
+    text, _ = translate(src, path=path)
+    assert text.count("hip_runtime.h") == src.count("cuda_runtime.h")
+    assert [line.split("<")[0] for line in text.splitlines()] == [line.split("<")[0] for line in src.splitlines()]
+
+
 # ---------------------------------------------------------------- qualified names and namespaces
 
 # Made-up libraries, so the mechanism is tested apart from the bundled CUB/Thrust data.

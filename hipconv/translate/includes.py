@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from hipconv.rules.model import Resolution
 from hipconv.translate.collector import MatchCollector, apply_resolution
-from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.edits import Edit, Part
+from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.syntax import Span, next_code, starts_line
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
 _MESSAGE_DIRECTIVES = (b"error", b"warning")
 _INCLUDE_DIRECTIVES = ("include", "include_next", "import")
+INSERT_RULE_ID = "insert.top"  # the id of the lines inserted at the top (defines, the runtime include) and
+# of the removal of a runtime include that came after a HIP header (it moves to the top)
 
 
 class Directives(NamedTuple):
@@ -34,7 +38,7 @@ def directive_lines(tokens: Tokens) -> Directives:
         j = next_code(tokens, i)
         if j > last or tokens.kinds[j] not in WORDY_KINDS:  # `#` alone on its line: a null directive
             continue
-        name = tokens.raw(j)
+        name = tokens.text(j).encode()  # spliced (`#in\<newline>clude`), the compiler reads it whole
         found.append((i, j, name.decode()))
         if name in _MESSAGE_DIRECTIVES:
             message_spans.append((tokens.ends[j], logical_line_end(body, tokens.ends[j])))
@@ -71,11 +75,12 @@ def logical_line_end(body: bytes, pos: int) -> int:
         return nl
 
 
-def _include_path(tokens: Tokens, name_i: int) -> Span | None:
-    """The span of the path of `#include "path"` or `#include <path>`; None for a computed include."""
+def _include_path(tokens: Tokens, name_i: int, last: int) -> Span | None:
+    """The span of the path of `#include "path"` or `#include <path>` (the directive's tokens end at
+    `last`); None for a computed include, or none."""
     body = tokens.body
     j = next_code(tokens, name_i)
-    if j >= len(tokens):
+    if j > last:
         return None
     first = tokens.raw(j)
     if tokens.kinds[j] == TokenKind.LITERAL and first.startswith(b'"'):
@@ -87,22 +92,109 @@ def _include_path(tokens: Tokens, name_i: int) -> Span | None:
     return None
 
 
-def match_includes(c: MatchCollector, directives: Directives) -> tuple[list[Span], bool]:
-    """Rewrite include paths; (the spans of the include lines, whether the runtime header is included)."""
-    tokens, body = c.tokens, c.tokens.body
-    spans: list[Span] = []
-    has_runtime = False
+class Includes(NamedTuple):
+    spans: list[Span]  # the include lines
+    runtime: bool  # the runtime header is included, and before every HIP header
+    hip: bool  # a HIP header (other than the runtime) is included
+    hip_line: int | None  # where the line of the first HIP include starts, when it is at the file's top level
+
+
+class _Include(NamedTuple):
+    hash_i: int  # the `#` token
+    path_span: Span
+    path: str  # as written
+    resolution: Resolution | None
+    written: str  # the path as the translation writes it
+
+
+def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: bool) -> Includes:
+    """Rewrite include paths. `runtime_first`: the runtime header must come before the file's first HIP
+    header (a .cu file or a header); when the file includes it after one, that include is removed, and
+    the caller inserts the runtime again before the first HIP header (Includes.runtime is False)."""
+    tokens, body, table = c.tokens, c.tokens.body, c.table
+    found = []
     for hash_i, name_i, name in directives.lines:
         if name not in _INCLUDE_DIRECTIVES:
             continue
-        path_span = _include_path(tokens, name_i)
+        path_span = _include_path(tokens, name_i, _directive_last_token(tokens, hash_i))
         if path_span is None:
             continue
-        spans.append((tokens.starts[hash_i], path_span[1] + 1))
         path = body[path_span[0] : path_span[1]].decode()
-        resolution = c.table.includes.get(path)
-        translated = resolution.rule.hip if resolution and resolution.rewrites and resolution.rule else None
-        has_runtime = has_runtime or c.table.runtime_header in (path, translated)
-        if resolution is not None:
-            apply_resolution(c, path_span[0], path_span[1], path, resolution, rename=True)
-    return spans, has_runtime
+        resolution = table.includes.get(path)
+        written = resolution.rule.hip if resolution and resolution.rewrites and resolution.rule else None
+        found.append(_Include(hash_i, path_span, path, resolution, written or path))
+    runtimes = [n for n, f in enumerate(found) if table.runtime_header in (f.path, f.written)]
+    runtime = runtimes[0] if runtimes else None
+    hip = next((n for n, f in enumerate(found) if f.written in table.hip_headers and n not in runtimes), None)
+    late = runtime is not None and hip is not None and hip < runtime
+    moved = found[runtime] if late and runtime_first and runtime is not None else None
+    if moved is not None and not _remove_line(c, moved.hash_i):
+        moved = None  # a line splice joins code to it: it stays (a second copy, which is harmless)
+    for f in found:
+        if f.resolution is not None and f is not moved:
+            apply_resolution(c, f.path_span[0], f.path_span[1], f.path, f.resolution, rename=True)
+    spans = [(tokens.starts[f.hash_i], f.path_span[1] + 1) for f in found]
+    hip_line = None
+    if hip is not None and found[hip].hash_i in _top_level(tokens, directives):
+        hip_line = line_before_splices(body, tokens.starts[found[hip].hash_i])
+    return Includes(spans, runtime is not None and not (late and runtime_first), hip is not None, hip_line)
+
+
+def _top_level(tokens: Tokens, directives: Directives) -> set[int]:
+    """The `#` tokens of the directives outside every #if block, the include guard's aside (a first
+    `#ifndef X` followed by `#define X`, whose #endif is the file's last directive)."""
+    lines = directives.lines
+    depths, depth = [], 0  # each directive's depth (an #if and its #endif: the depth outside them)
+    for _, _, name in lines:
+        depth -= name == "endif"
+        depths.append(depth)
+        depth += name in ("if", "ifdef", "ifndef")
+    guarded = (
+        len(lines) >= 3
+        and [name for _, _, name in lines[:2]] == ["ifndef", "define"]
+        and lines[-1][2] == "endif"
+        and depths[-1] == 0
+        and min(depths[1:-1]) >= 1
+        and tokens.raw(next_code(tokens, lines[0][1])) == tokens.raw(next_code(tokens, lines[1][1]))
+    )
+    base = 1 if guarded else 0
+    return {hash_i for (hash_i, _, _), d in zip(lines, depths) if d == base}
+
+
+def line_before_splices(body: bytes, pos: int) -> int | None:
+    """Where the line holding pos starts, before the blank lines that line splices join to it (a line
+    inserted there stays a line of its own); None when a splice joins code to it."""
+    line_start = body.rfind(b"\n", 0, pos) + 1
+    while after_splice(body, line_start):
+        before = body.rfind(b"\n", 0, line_start - 1) + 1
+        if unsplice(body[before:line_start]).strip():
+            return None
+        line_start = before
+    return line_start
+
+
+def _remove_line(c: MatchCollector, hash_i: int) -> bool:
+    """Remove the preprocessor line starting at token hash_i with its line break, keeping the comments on
+    it (on a line of their own), line splices inside it included; False when a splice joins code to it."""
+    tokens, body = c.tokens, c.tokens.body
+    first, last = hash_i, _directive_last_token(tokens, hash_i)
+    while first > 0 and tokens.kinds[first - 1] == TokenKind.COMMENT and b"\n" not in _gap(tokens, first - 1):
+        first -= 1  # comments before the `#` on its line
+    line_start = body.rfind(b"\n", 0, tokens.starts[first]) + 1
+    line_end = logical_line_end(body, tokens.ends[last])
+    if line_before_splices(body, line_start) is None:
+        return False  # (blank lines spliced onto it stay: joined to the next line, they still read as nothing)
+    comments: list[Part] = []
+    for k in range(first, last + 1):
+        if tokens.kinds[k] == TokenKind.COMMENT:
+            comments += [" "] * bool(comments) + [(tokens.starts[k], tokens.ends[k])]
+    if comments:  # the line keeps its comments: the code around them does not change
+        c.edits.append(Edit(line_start, line_end, tuple(comments), INSERT_RULE_ID))
+    else:
+        c.edits.append(Edit.replace(line_start, min(line_end + 1, len(body)), "", INSERT_RULE_ID))
+    return True
+
+
+def _gap(tokens: Tokens, k: int) -> bytes:
+    """The bytes between token k and the next one."""
+    return tokens.body[tokens.ends[k] : tokens.starts[k + 1]]

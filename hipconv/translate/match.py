@@ -3,7 +3,8 @@
 One module per kind of construct, run here in order: include directives (includes),
 identifiers with call reshapes (identifiers, calls, lane_masks), CUDA-looking names no inventory
 knows (unknown_api), kernel launches
-(launches), then the implicit runtime include of .cu files and required defines.
+(launches), then the runtime include (implicit in .cu files; before the first HIP include of a
+header) and required defines.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from hipconv.settings import KernelLaunch, Settings
 from hipconv.translate.collector import FileMatches, MatchCollector
 from hipconv.translate.edits import Edit
 from hipconv.translate.identifiers import match_identifiers
-from hipconv.translate.includes import directive_lines, match_includes
+from hipconv.translate.includes import INSERT_RULE_ID, directive_lines, match_includes
 from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.source import SourceFile
@@ -38,7 +39,6 @@ CUDA_CONSTRUCTS = frozenset(
     }
 )
 CUDA_CONSTRUCT_WORDS = frozenset(w.encode() for w in CUDA_CONSTRUCTS)
-INSERT_RULE_ID = "insert.top"  # the id of the lines inserted at the top (defines, the runtime include)
 
 
 def match_file(
@@ -48,6 +48,7 @@ def match_file(
     settings: Settings,
     *,
     is_cu: bool,
+    is_header: bool = False,
     words: frozenset[bytes] | None = None,
     project: frozenset[str] = frozenset(),
 ) -> FileMatches:
@@ -56,8 +57,8 @@ def match_file(
     c = MatchCollector(source, tokens, table, settings)
     directives = directive_lines(tokens)
     c.directive_spans = directives.spans
-    include_spans, has_runtime = match_includes(c, directives)  # includes the (HIP or CUDA) runtime header
-    skip = sorted(include_spans + directives.message_spans)
+    includes = match_includes(c, directives, runtime_first=is_cu or is_header)
+    skip = sorted(includes.spans + directives.message_spans)
     words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
     match_unknown_api(c, skip, words, directives, project)
@@ -65,12 +66,19 @@ def match_file(
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]
     if (
-        is_cu
-        and not has_runtime
-        and table.runtime_header
-        and (uses_api or c.edits or _uses_cuda_constructs(tokens, words))
+        table.runtime_header
+        and not includes.runtime
+        and (
+            (includes.hip and (is_cu or is_header))  # the runtime goes before the first HIP header
+            or (is_cu and (uses_api or c.edits or _uses_cuda_constructs(tokens, words)))  # nvcc includes it
+        )
     ):
-        lines.append(f"#include <{table.runtime_header}>")
+        runtime = f"#include <{table.runtime_header}>"
+        if is_cu or includes.hip_line is None or lines:  # nvcc includes it before anything in a .cu file;
+            lines.append(runtime)  # the defines a rewrite needs must come before it
+        else:  # a header: right above its first HIP include (inside its include guard)
+            nl = c.source.newline_at(includes.hip_line)
+            c.edits.append(Edit.replace(includes.hip_line, includes.hip_line, runtime + nl, INSERT_RULE_ID))
     if lines:
         _insert_at_top(c, "\n".join(lines))
     return c.result()

@@ -25,6 +25,8 @@ from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.words import file_words
 
 CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
+# headers: when they include a HIP header, the HIP runtime header goes before it (as in a .cu file)
+HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp"})
 
 
 def translate_source(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
@@ -96,7 +98,16 @@ def _translate_tokens(
     words: frozenset[bytes],
     project: frozenset[str],
 ) -> FileResult:
-    found = match_file(source, tokens, table, settings, is_cu=_is_cu(source), words=words, project=project)
+    found = match_file(
+        source,
+        tokens,
+        table,
+        settings,
+        is_cu=_is_cu(source),
+        is_header=_is_header(source),
+        words=words,
+        project=project,
+    )
     result = edited_result(source, found.edits, found.diagnostics, found.replacements)
     return _annotated(result, source, tokens, table, settings, project) if settings.annotate else result
 
@@ -121,7 +132,9 @@ def _annotated(
     elif any(d.unported for d in result.diagnostics) or has_markers(result.output):
         text = SourceFile.from_bytes(source.path, result.output)
         text_tokens = lex(text.body)
-        findings = match_file(text, text_tokens, table, settings, is_cu=_is_cu(source), project=project).diagnostics
+        findings = match_file(
+            text, text_tokens, table, settings, is_cu=_is_cu(source), is_header=_is_header(source), project=project
+        ).diagnostics
     else:
         return result
     markers = marker_edits(text, text_tokens, findings)
@@ -158,6 +171,10 @@ def edited_result(
 
 def _is_cu(source: SourceFile) -> bool:
     return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
+
+
+def _is_header(source: SourceFile) -> bool:
+    return os.path.splitext(source.path)[1].lower() in HEADER_SUFFIXES
 
 
 def needs_translation(source: SourceFile, words: frozenset[bytes], table: LookupTable, settings: Settings) -> bool:
