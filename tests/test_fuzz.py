@@ -869,6 +869,13 @@ FOUND = [
         Setup("6.3", "chevron", "t.cu"),
         id="overlapping-statements",
     ),
+    pytest.param(  # a stray `]` stretched a statement to the top, where the second pass finds a directive
+        b'cudaError_t err = cudaGetLastError();\nif (err != cudaSuccess) printf("%s\\n", cudaGetErrorString(err));\n'
+        b"cudnnAddTensor(h, &one, biasDesc, bias, &one, yDesc, y);\n"
+        b" ] cudnnAddTensor(h, &one, biasDesc, bias, &one, yDesc, y);",
+        Setup("6.3", "chevron", "t.cu"),
+        id="statement-stretched-to-an-inserted-directive",
+    ),
     pytest.param(  # an include's path must be on its line
         b'#include "cuda_fp16.h"\n#// c 0\ninclude <cuda_runtime.h>\n#include // c 1\n<cuda_runtime.h>',
         Setup("5.2", "chevron", "t.cu"),

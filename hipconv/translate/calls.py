@@ -26,6 +26,7 @@ from hipconv.translate.syntax import (
     parse_call,
     prev_code,
     statement_bounds,
+    statement_extent,
     template_close,
 )
 from hipconv.translate.templates import render_file
@@ -338,8 +339,9 @@ def _statement_calls(c: MatchCollector) -> list[tuple[int, Span | None]]:
             open_ = next_code(tokens, k)
             close = matching_close(tokens, open_) if is_punct(tokens, open_, "(") else None
             if close is not None:
-                bounds = statement_bounds(tokens, k, close)
-                found.append((k, None if bounds is None else (tokens.starts[bounds[0]], tokens.ends[bounds[1]])))
+                extent = statement_extent(tokens, k, close)  # what is not a plain statement counts too:
+                # a directive an insertion puts before it must not change what a second run decides
+                found.append((k, None if extent is None else (tokens.starts[extent[0]], tokens.ends[extent[1]])))
         c.statement_calls = found
     return c.statement_calls
 

@@ -342,13 +342,21 @@ def statement_bounds(tokens: Tokens, first: int, last: int) -> tuple[int, int] |
     """(first token, closing `;`) of the statement around tokens[first..last], or None when it is not a
     plain statement: a control statement's head, a return, or text holding a `#` (only a directive or a
     macro body has one, and a rewrite that adds lines would put it at the start of one)."""
+    extent = statement_extent(tokens, first, last)
+    if extent is None or tokens.raw(extent[0]) in _STATEMENT_HEADS:
+        return None
+    begin, end = extent
+    if any(is_punct(tokens, k, "#", "%:") for k in range(begin, end)):
+        return None
+    return extent
+
+
+def statement_extent(tokens: Tokens, first: int, last: int) -> tuple[int, int] | None:
+    """(first token, closing `;`) of the text from the `;`, `{` or `}` before tokens[first..last] to the
+    `;` after them, whatever it holds; None when a brace comes first after them."""
     begin = _statement_begin(tokens, first)
-    if begin >= len(tokens) or tokens.raw(begin) in _STATEMENT_HEADS:
-        return None
     end = _statement_end(tokens, last)
-    if end is None or any(is_punct(tokens, k, "#", "%:") for k in range(begin, end)):
-        return None
-    return (begin, end)
+    return None if begin >= len(tokens) or end is None else (begin, end)
 
 
 def _statement_begin(tokens: Tokens, first: int) -> int:
