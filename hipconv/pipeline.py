@@ -19,9 +19,9 @@ from hipconv.pool import ordered_map
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
+from hipconv.translate.project import NO_PROJECT, Project, gather_project
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
-from hipconv.translate.unknown_api import project_names
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 BATCH_FILES = 64  # files lexed per libclang call (its per-call set-up dominates for small files)
@@ -64,12 +64,12 @@ def translate_jobs(
     settings: Settings,
     *,
     offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,
-    project: frozenset[str] = frozenset(),
+    project: Project = NO_PROJECT,
 ) -> list[FileResult]:
     """Read and translate a batch of files; never raises for a file's sake.
 
     Build files (CMakeLists.txt, *.cmake, Makefiles) go to hipconv.buildfiles, with `offload_archs`
-    replacing CUDA architectures. `project`: the names the run's files declare (declared_in_jobs).
+    replacing CUDA architectures. `project`: what the run's files tell each other (project_of_jobs).
     """
     read = [_build_file(r, offload_archs) for r in (read_job(job) for job in jobs)]
     sources = [r for r in read if isinstance(r, SourceFile)]
@@ -96,13 +96,15 @@ def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> 
         return failed_result(source, exc)
 
 
-def declared_in_jobs(jobs: Sequence[Job], table: LookupTable) -> frozenset[str]:
-    """The CUDA-looking names that the sources among `jobs` declare (unknown_api.project_names): read
-    once before translation, so that each file of the run knows the project's own names."""
+def project_of_jobs(jobs: Sequence[Job], table: LookupTable) -> Project:
+    """What the sources among `jobs` tell each other (project.gather_project): read once before
+    translation, so that each file of the run knows the project's own names and lane masks."""
+    if len(jobs) <= 1:
+        return Project()
     sources = (
         read_job(job) for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None
     )
-    return project_names((s.body for s in sources if isinstance(s, SourceFile)), table.names)
+    return gather_project([s for s in sources if isinstance(s, SourceFile)], table)
 
 
 def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
@@ -124,7 +126,7 @@ class _Worker:
     table: LookupTable
     settings: Settings
     offload_archs: Sequence[str]
-    project: frozenset[str]
+    project: Project
 
     @classmethod
     def init(
@@ -132,7 +134,7 @@ class _Worker:
         table: LookupTable,
         settings: Settings,
         offload_archs: Sequence[str],
-        project: frozenset[str],
+        project: Project,
         parent: int,
     ) -> None:
         interrupts.in_worker(parent)
@@ -149,9 +151,9 @@ def run(
     """Yield one FileResult per job, in job order. In-process for one job or one file.
 
     Leaving the generator early (an exception, an interruption, close()) kills the workers at once.
-    The names the jobs' sources declare are gathered first (declared_in_jobs) and go to every batch.
+    What the jobs' sources tell each other is gathered first (project_of_jobs) and goes to every batch.
     """
-    project = declared_in_jobs(jobs, table) if len(jobs) > 1 else frozenset()
+    project = project_of_jobs(jobs, table)
     if settings.jobs <= 1 or len(jobs) <= 1:
         for batch in batches(jobs):
             yield from translate_jobs(batch, table, settings, offload_archs=offload_archs, project=project)

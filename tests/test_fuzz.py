@@ -513,28 +513,45 @@ _INT = re.compile(rb"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)")
 
 
 def _mask_regions(tokens: Tokens) -> list[Region]:
-    """The first argument of a lane-mask builtin when it is one 32-bit integer literal: kept, or widened
-    to 64 bits (0xffffffff -> 0xffffffffffffffffull, other literals get `ull`). Not recorded as a
-    replacement, so it is located here."""
+    """The first argument of a lane-mask builtin, or the value of a #define (a mask given by name), when
+    it is one 32-bit integer literal: kept, or widened to 64 bits (0xffffffff -> 0xffffffffffffffffull,
+    other literals get `ull`). Not recorded as a replacement, so it is located here."""
     found = []
     for k in range(len(tokens)):
         if tokens.kinds[k] != TokenKind.LITERAL:
             continue
         m = _INT.fullmatch(tokens.raw(k))
-        paren = prev_code(tokens, k)
-        callee = prev_code(tokens, paren)
-        if (
-            m is None
-            or callee < 0
-            or tokens.raw(paren) != b"("
-            or tokens.text(callee).encode() not in _lane_mask_builtins()
-        ):
-            continue
+        if m is None or not (_is_mask_argument(tokens, k) or _defines_a_macro(tokens, k)):
+            continue  # (`#define NAME 0xffffffff`: a lane mask widened where it is defined)
         digits, suffix = m.groups()
         value = int(digits, 16 if digits[:2].lower() == b"0x" else 8 if len(digits) > 1 else 10)
         if value <= 0xFFFFFFFF and b"ll" not in suffix.lower():
             wide = b"0xffffffffffffffffull" if value == 0xFFFFFFFF else digits + b"ull"
             found.append(Region(tokens.starts[k], tokens.ends[k], (tokens.raw(k), wide), "mask"))
+    return found + _cast_mask_regions(tokens)
+
+
+def _is_mask_argument(tokens: Tokens, k: int) -> bool:
+    """Token k is the first argument of a lane-mask builtin."""
+    paren = prev_code(tokens, k)
+    callee = prev_code(tokens, paren)
+    return callee >= 0 and tokens.raw(paren) == b"(" and tokens.text(callee).encode() in _lane_mask_builtins()
+
+
+def _defines_a_macro(tokens: Tokens, k: int) -> bool:
+    """Token k is the value of `#define NAME k`."""
+    define = prev_code(tokens, prev_code(tokens, k))
+    return define > 0 and tokens.text(define) == "define" and tokens.raw(prev_code(tokens, define)) in (b"#", b"%:")
+
+
+def _cast_mask_regions(tokens: Tokens) -> list[Region]:
+    """A lane mask given by a name defined as a 32-bit literal that has other uses: cast at the call."""
+    found = []
+    for k in range(len(tokens)):
+        if tokens.kinds[k] == TokenKind.IDENTIFIER and _is_mask_argument(tokens, k):
+            raw = tokens.raw(k)
+            cast = b"static_cast<unsigned long long>(" + raw + b")"
+            found.append(Region(tokens.starts[k], tokens.ends[k], (raw, cast), "mask"))
     return found
 
 

@@ -139,6 +139,76 @@ def test_variable_mask_on_6_3_gets_a_note() -> None:
     assert [d.code for d in result.diagnostics] == ["HC103"]
 
 
+SHUFFLE = "__global__ void k(float* p) {{\n  float v = p[0];\n{body}  p[0] = v;\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("definition", "widened", "code"),
+    [
+        pytest.param("#define FULL_MASK 0xffffffff", "#define FULL_MASK 0xffffffffffffffffull", "HC104", id="macro"),
+        pytest.param(
+            "const unsigned FULL_MASK = 0xffffffffu;",
+            "const unsigned long long FULL_MASK = 0xffffffffffffffffull;",
+            "HC104",
+            id="const-unsigned",
+        ),
+        pytest.param(
+            "static constexpr std::uint32_t FULL_MASK = 0xFFFFFFFF;",
+            "static constexpr std::uint64_t FULL_MASK = 0xffffffffffffffffull;",
+            "HC104",
+            id="constexpr-uint32",
+        ),
+        pytest.param(
+            "#define FULL_MASK 0x0000ffff", "#define FULL_MASK 0x0000ffffull", "HC101", id="partial-keeps-its-value"
+        ),
+    ],
+)
+def test_mask_given_by_name_is_widened_where_it_is_defined(definition: str, widened: str, code: str) -> None:
+    """Every use of the name is a kept lane mask: the definition (value and type) is widened, once, and
+    each use gets the verdict; a second run changes nothing."""
+    body = "  v += __shfl_down_sync(FULL_MASK, v, 1);\n  v += __shfl_xor_sync(FULL_MASK, v, 2);\n"
+    src = f"{definition}\n" + SHUFFLE.format(body=body)
+    text, result = translate(src, rocm="6.3", path="k.cu")
+    assert text.splitlines()[4] == widened and text.count("FULL_MASK") == 3
+    assert [(d.code, d.line) for d in result.diagnostics] == [(code, 4), (code, 5)]
+    assert "where it is defined (line 1)" in result.diagnostics[0].message
+    assert translate(text, rocm="6.3", path="k.cu")[0] == text
+
+
+def test_mask_name_with_other_uses_is_cast_at_the_call() -> None:
+    src = "#define ALL 0xffffffff\n" + SHUFFLE.format(body="  v += __shfl_down_sync(ALL, v, 1);\n  v += (ALL & 1);\n")
+    text, result = translate(src, rocm="6.3")
+    assert "#define ALL 0xffffffff\n" in text
+    assert "__shfl_down_sync(static_cast<unsigned long long>(ALL), v, 1)" in text
+    assert [d.code for d in result.diagnostics] == ["HC101"]
+    assert "ALL = 0xffffffff covers lanes 0-31 only" in result.diagnostics[0].message
+    assert "uses that are not lane masks" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        pytest.param("const int M = 0xffffffff;", id="signed"),  # -1: all 64 lanes once converted
+        pytest.param("unsigned M = 0xffffffff;", id="not-const"),
+        pytest.param("#define M(x) 0xffffffff", id="function-like-macro"),
+        pytest.param("#define M 0xffffffff | 0", id="expression"),
+    ],
+)
+def test_mask_names_hipconv_does_not_read_stay_a_note(definition: str) -> None:
+    src = f"{definition}\n" + SHUFFLE.format(body="  v += __shfl_down_sync(M, v, 1);\n")
+    text, result = translate(src, rocm="6.3")
+    assert f"#endif\n{definition}\n" in text
+    assert [d.code for d in result.diagnostics] == ["HC103"]
+
+
+def test_mask_given_by_name_dropped_before_6_2_keeps_its_definition() -> None:
+    src = "#define FULL_MASK 0xffffffff\n" + SHUFFLE.format(body="  v += __shfl_down_sync(FULL_MASK, v, 1);\n")
+    text, result = translate(src, rocm="5.2")
+    assert text.startswith("#define FULL_MASK 0xffffffff\n") and "__shfl_down(v, 1)" in text
+    assert [d.code for d in result.diagnostics] == ["HC101"]
+    assert "FULL_MASK = 0xffffffff covers lanes 0-31" in result.diagnostics[0].message
+
+
 # ---------------------------------------------------------------- kernel launches
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from hipconv.config import fails_on
 from hipconv.diagnostics import CODES, Diagnostic, Severity
-from hipconv.pipeline import batches, declared_in_jobs, read_job
+from hipconv.pipeline import batches, project_of_jobs, read_job
 from hipconv.results import FileResult, Job
 from hipconv.rules.model import LookupTable
 from hipconv.scan.checks import CHECKS, Check
@@ -28,6 +28,7 @@ from hipconv.scan.suppressions import is_suppressed, suppressions
 from hipconv.scan.view import FileView
 from hipconv.settings import Settings
 from hipconv.translate.lexer import Tokens
+from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.translator import lex_sources, needs_translation, translate_sources
 from hipconv.translate.words import file_words
@@ -65,8 +66,8 @@ def scan_jobs(
 ) -> Iterator[FileScan]:
     """Scan files in batches (each batch lexed with one libclang call per stage); yields one FileScan per
     job, in order, as each batch is done (the caller shows progress). The names the jobs' sources declare
-    are gathered first (pipeline.declared_in_jobs): the project's own in every file."""
-    project = declared_in_jobs(jobs, table) if len(jobs) > 1 else frozenset()
+    are gathered first (pipeline.project_of_jobs): the project's own in every file."""
+    project = project_of_jobs(jobs, table)
     for batch in batches(jobs):
         read = [read_job(job) for job in batch]
         sources = [r for r in read if isinstance(r, SourceFile)]
@@ -80,10 +81,10 @@ def scan_sources(
     settings: Settings,
     *,
     disabled: frozenset[str] = frozenset(),
-    project: frozenset[str] = frozenset(),
+    project: Project = NO_PROJECT,
 ) -> list[FileScan]:
     """Scan decoded sources: the translator's diagnostics plus every enabled check. Pure: no I/O.
-    `project`: the names the run's files declare (translate_sources).
+    `project`: what the run's files tell each other (translate_sources).
 
     Each file's words are computed once and the files are lexed once, for the translator and
     the checks together."""

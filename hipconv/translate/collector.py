@@ -4,7 +4,9 @@ into an edit and/or a diagnostic (decided here, in one place)."""
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hipconv.diagnostics import Diagnostic
 from hipconv.results import Replacement
@@ -15,6 +17,9 @@ from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lexer import Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
+
+if TYPE_CHECKING:
+    from hipconv.translate.mask_names import MaskName, ProjectMask
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,9 @@ class MatchCollector:
     directive_spans: list[Span] = field(default_factory=list)  # the preprocessor lines, in order
     # (callee, statement) of each call whose template takes its statement (calls._statement_calls)
     statement_calls: list[tuple[int, Span | None]] | None = None
+    mask_names: dict[str, MaskName | None] | None = None  # lane masks given by name (mask_names.mask_name)
+    project_masks: Mapping[str, ProjectMask] = field(default_factory=dict)  # ... as the run's files define them
+    widened_definitions: set[int] = field(default_factory=set)  # their definitions widened, by name token
     # where each diagnostic points, and whether it is about the API there (forgotten when that API is dropped)
     _anchors: list[tuple[int, bool]] = field(default_factory=list)
     _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements

@@ -12,6 +12,7 @@ from hipconv.rules.model import Rule
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind
+from hipconv.translate.mask_names import MaskName, mask_name
 from hipconv.translate.syntax import IntLiteral, Span, int_literal
 
 FULL_MASK_32 = 0xFFFFFFFF
@@ -39,45 +40,26 @@ def mask_rule_id(rule_id: str) -> str:
 
 def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool) -> None:
     """The mask argument at span: when kept, a 32-bit literal is widened (HC104 or HC101, see widen());
-    when dropped, HC101 for a 32-bit literal and HC102 otherwise; HC103 when its value cannot be seen."""
+    when dropped, HC101 for a 32-bit literal and HC102 otherwise; HC103 when its value cannot be seen.
+    A name the file defines as one literal (a macro or a const variable) counts as that literal; it is
+    widened where it is defined when every use of it is a kept lane mask, else cast at the call (HC101)."""
     tokens = c.tokens
     text = tokens.body[span[0] : span[1]].decode()
     k = bisect.bisect_left(tokens.starts, span[0])
-    single_literal = k < len(tokens) and tokens.ends[k] == span[1] and tokens.kinds[k] == TokenKind.LITERAL
-    literal = int_literal(text) if single_literal else None
+    single = k < len(tokens) and tokens.ends[k] == span[1]
+    named = mask_name(c, k) if single and tokens.kinds[k] == TokenKind.IDENTIFIER else None
+    literal = named.value if named else int_literal(text) if single and tokens.kinds[k] == TokenKind.LITERAL else None
     is_32bit = literal is not None and literal.value <= FULL_MASK_32 and "ll" not in literal.suffix
-    target = c.settings.rocm
+    shown = f"{text} = {literal.digits}{literal.suffix}" if named and literal else text
     if dropped:
-        if is_32bit:
-            c.diag(
-                span[0],
-                "HC101",
-                f"32-bit lane mask {text} covers lanes 0-31 only of a 64-wide wavefront; "
-                f"ROCm {target} has only the mask-less {rule.hip}, which acts on all active lanes, "
-                "so the mask was dropped",
-                rule,
-                about_api=False,
-            )
-        else:
-            c.diag(
-                span[0],
-                "HC102",
-                f"lane mask {text!r} dropped: ROCm {target} has only the mask-less "
-                f"{rule.hip}, which acts on all active lanes",
-                rule,
-                about_api=False,
-            )
+        _report_dropped(c, rule, span, shown, is_32bit=is_32bit)
     elif literal is not None and is_32bit:
-        widened, code = widen(literal)
-        message = (
-            f"32-bit full lane mask {text} (all 32 lanes of a CUDA warp) written as {widened}, "
-            f"all 64 lanes of a wavefront, as ROCm's {rule.hip} needs"
-            if code == "HC104"
-            else f"32-bit lane mask {text} covers lanes 0-31 only; ROCm's {rule.hip} needs a 64-bit mask "
-            f"for 64-wide wavefronts: written as {widened}, still lanes 0-31 only"
-        )
-        c.diag(span[0], code, message, rule, about_api=False)
-        c.edits.append(Edit.replace(span[0], span[1], widened, mask_rule_id(rule.id)))
+        if named is None:
+            _widen_here(c, rule, span, literal, text)
+        elif named.mask_only:
+            _widen_definition(c, rule, span, named, shown)
+        else:
+            _cast_here(c, rule, span, named, shown)
     elif literal is None:
         c.diag(
             span[0],
@@ -86,3 +68,69 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
             rule,
             about_api=False,
         )
+
+
+def _report_dropped(c: MatchCollector, rule: Rule, span: Span, shown: str, *, is_32bit: bool) -> None:
+    target = c.settings.rocm
+    if is_32bit:
+        message = (
+            f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; ROCm {target} has only "
+            f"the mask-less {rule.hip}, which acts on all active lanes, so the mask was dropped"
+        )
+        c.diag(span[0], "HC101", message, rule, about_api=False)
+    else:
+        message = (
+            f"lane mask {shown!r} dropped: ROCm {target} has only the mask-less {rule.hip}, "
+            "which acts on all active lanes"
+        )
+        c.diag(span[0], "HC102", message, rule, about_api=False)
+
+
+def _verdict(rule: Rule, text: str, literal: IntLiteral) -> tuple[str, str, str]:
+    """(the widened spelling, its code, the message's start) for a 32-bit literal mask."""
+    widened, code = widen(literal)
+    if code == "HC104":
+        what = (
+            f"32-bit full lane mask {text} (all 32 lanes of a CUDA warp) written as {widened}, "
+            "all 64 lanes of a wavefront"
+        )
+        return widened, code, f"{what}, as ROCm's {rule.hip} needs"
+    what = (
+        f"32-bit lane mask {text} covers lanes 0-31 only; ROCm's {rule.hip} needs a 64-bit mask for 64-wide wavefronts"
+    )
+    return widened, code, f"{what}: written as {widened}, still lanes 0-31 only"
+
+
+def _widen_here(c: MatchCollector, rule: Rule, span: Span, literal: IntLiteral, text: str) -> None:
+    widened, code, message = _verdict(rule, text, literal)
+    c.diag(span[0], code, message, rule, about_api=False)
+    c.edits.append(Edit.replace(span[0], span[1], widened, mask_rule_id(rule.id)))
+
+
+def _widen_definition(c: MatchCollector, rule: Rule, span: Span, named: MaskName, shown: str) -> None:
+    """Every use of the name is a lane mask: its definition is widened (once, by the file that holds
+    it), the value and a variable's type, and each use gets the verdict."""
+    tokens = c.tokens
+    widened, code, message = _verdict(rule, shown, named.value)
+    where = f"; widened where it is defined ({named.where}), since every use of it is a lane mask"
+    c.diag(span[0], code, message + where, rule, about_api=False)
+    if named.name < 0 or named.name in c.widened_definitions:
+        return
+    c.widened_definitions.add(named.name)
+    rule_id = mask_rule_id(rule.id)
+    c.edits.append(Edit.replace(tokens.starts[named.literal], tokens.ends[named.literal], widened, rule_id))
+    if named.type_tokens is not None:
+        first, last = named.type_tokens
+        c.edits.append(Edit.replace(tokens.starts[first], tokens.ends[last], named.wider_type(tokens), rule_id))
+
+
+def _cast_here(c: MatchCollector, rule: Rule, span: Span, named: MaskName, shown: str) -> None:
+    """The name is also used as something other than a lane mask: its definition stays, and the call gets
+    it cast to 64 bits, lanes 0-31 only (HC101)."""
+    message = (
+        f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; it has uses that are not "
+        f"lane masks, so it is cast to the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only"
+    )
+    c.diag(span[0], "HC101", message, rule, about_api=False)
+    cast = f"static_cast<unsigned long long>({c.tokens.body[span[0] : span[1]].decode()})"
+    c.edits.append(Edit.replace(span[0], span[1], cast, mask_rule_id(rule.id)))

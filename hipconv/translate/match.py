@@ -17,6 +17,7 @@ from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import INSERT_RULE_ID, directive_lines, match_includes
 from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
+from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import match_unknown_api
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
@@ -50,18 +51,18 @@ def match_file(
     is_cu: bool,
     is_header: bool = False,
     words: frozenset[bytes] | None = None,
-    project: frozenset[str] = frozenset(),
+    project: Project = NO_PROJECT,
 ) -> FileMatches:
     """`words`: the file's identifier-like words, when the caller has already scanned for them;
-    `project`: the CUDA-looking names the run's files declare (unknown_api.project_names)."""
-    c = MatchCollector(source, tokens, table, settings)
+    `project`: what the run's other files tell (names they declare, lane masks they define)."""
+    c = MatchCollector(source, tokens, table, settings, project_masks=project.masks)
     directives = directive_lines(tokens)
     c.directive_spans = directives.spans
     includes = match_includes(c, directives, runtime_first=is_cu or is_header)
     skip = sorted(includes.spans + directives.message_spans)
     words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
-    match_unknown_api(c, skip, words, directives, project)
+    match_unknown_api(c, skip, words, directives, project.names)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]

@@ -20,6 +20,7 @@ from hipconv.translate.annotate import has_markers, marker_edits
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
 from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
+from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.words import file_words
@@ -41,14 +42,14 @@ def translate_sources(
     *,
     words: Sequence[frozenset[bytes]] | None = None,
     lexed: Mapping[int, Tokens] | None = None,
-    project: frozenset[str] = frozenset(),
+    project: Project = NO_PROJECT,
 ) -> list[FileResult]:
     """Translate decoded sources, lexing those that need it with one libclang call.
 
     `words` (per source, from words.file_words) and `lexed` (tokens by source index) let a caller
-    that scanned or lexed the sources already (hipconv scan) share that work. `project`: the
-    CUDA-looking names that the files of the whole run declare (unknown_api.project_names), the
-    project's own in each of them (no HC001).
+    that scanned or lexed the sources already (hipconv scan) share that work. `project`: what the
+    files of the whole run tell each other (project.gather_project): the CUDA-looking names they
+    declare, the project's own in each of them (no HC001), and the lane masks they define.
     """
     words = words if words is not None else [file_words(s.body) for s in sources]
     results: list[FileResult | None] = [None] * len(sources)
@@ -96,7 +97,7 @@ def _translate_tokens(
     table: LookupTable,
     settings: Settings,
     words: frozenset[bytes],
-    project: frozenset[str],
+    project: Project,
 ) -> FileResult:
     found = match_file(
         source,
@@ -118,7 +119,7 @@ def _annotated(
     tokens: Tokens,
     table: LookupTable,
     settings: Settings,
-    project: frozenset[str],
+    project: Project,
 ) -> FileResult:
     """The translation of source (`result`, `tokens` its tokens) with a marker comment above each line
     that still holds unported CUDA, and without the stale markers of an earlier run (--annotate).
