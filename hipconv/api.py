@@ -93,14 +93,18 @@ def translate_source(
     kernel_launch: str = "chevron",
     experimental: bool = False,
     rules_dirs: Iterable[str | os.PathLike[str]] = (),
+    compat: bool = True,
 ) -> SourceTranslation:
     """Translate one CUDA source held in memory, as `hipconv translate` translates a file named `path`.
+
+    `compat`: use the shims of hipconv_compat.h (the uses are renamed and the include is written, the
+    header is not: hipconv.translate.compat.compat_header makes it from the result's shims).
 
     `path` names it in diagnostics, and a `.cu` suffix gets the implicit HIP runtime include, as for
     nvcc; the text is translated as C++/CUDA whatever the suffix (build files: use translate_tree).
     """
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-    settings = settings_from(Config(), rocm_version, kernel_launch, experimental=experimental)
+    settings = settings_from(Config(), rocm_version, kernel_launch, experimental=experimental, no_compat=not compat)
     try:
         decoded = SourceFile.from_bytes(path, data)
     except DecodeFailure as exc:

@@ -49,6 +49,7 @@ class Config:
     rules_dirs: tuple[Path, ...] = ()  # resolved against the configuration file's folder
     disable: tuple[str, ...] = ()  # diagnostic codes not to report
     baseline: Path | None = None  # scan's --baseline, resolved against the configuration file's folder
+    compat: bool | None = None  # false: no shims of hipconv_compat.h (--no-compat)
 
 
 _KEYS = {  # TOML key -> Config field
@@ -59,6 +60,7 @@ _KEYS = {  # TOML key -> Config field
     "rules-dirs": "rules_dirs",
     "disable": "disable",
     "baseline": "baseline",
+    "compat": "compat",
 }
 
 
@@ -115,6 +117,10 @@ def _check(path: Path, key: str, value: Any) -> Any:
                     hint="`hipconv codes` lists them",
                 )
         return tuple(value)
+    if key == "compat":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false, not {value!r}")
+        return value
     if not isinstance(value, str):
         raise ConfigError(f"{where} must be a string, not {value!r}")
     if key == "rocm-version":

@@ -159,6 +159,15 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC011",
+        Severity.NOTE,
+        "CUDA API the targeted ROCm lacks, shimmed by the generated hipconv_compat.h (--no-compat: reported)",
+        example=Example(
+            "__global__ void copy(const float4 *in, float4 *out) { out[0] = __ldcs(in); }",
+            "example.cu:1:64: note[HC011]: __ldcs is not in ROCm 7.2: shimmed by hipconv_compat.h as hipconv_ldcs",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
@@ -258,8 +267,8 @@ CODES = _codes(
         "32-bit full lane mask 0xffffffff passed to a *_sync warp intrinsic",
         "use a 64-bit mask (0xffffffffffffffffull, or __activemask()) so lanes 32-63 take part",
         example=Example(
-            "#define FULL_MASK 0xffffffff\nv += __shfl_xor_sync(FULL_MASK, v, 1);",
-            "example.cu:2:22: warning[HC302 wavefront.full-mask-32]: FULL_MASK (0xffffffff) as the mask of "
+            "unsigned all_lanes = 0xffffffff;\nv += __shfl_xor_sync(all_lanes, v, 1);",
+            "example.cu:2:22: warning[HC302 wavefront.full-mask-32]: all_lanes (0xffffffff) as the mask of "
             "__shfl_xor_sync covers lanes 0-31 only of a 64-wide wavefront",
             argv=("scan", "example.cu"),
         ),

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from hipconv.errors import ConfigError
 from hipconv.results import FileResult, FileStatus, Job
+from hipconv.translate.compat import compat_include_path
 
 # Files with these suffixes are translated; everything else in a tree is copied unchanged.
 SOURCE_SUFFIXES = frozenset(
@@ -50,6 +51,7 @@ class Plan:
     problems: tuple[FileResult, ...]  # entries not translated: failures (loops, broken links) and notes (skips)
     output_root: Path | None  # the output directory of a tree translation
     tree: bool  # True when the inputs are translated as a tree
+    compat_dir: Path | None = None  # where hipconv_compat.h goes (the tree's root, or beside the output file)
 
     def job(self, display: str) -> Job:
         return self._jobs_by_display[display]
@@ -132,7 +134,10 @@ def plan(
             elif entry is not None:
                 jobs.append(entry[0])
                 destinations[entry[0].display] = entry[1]
-    return Plan(tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True)
+    compat_dir = base if in_place else output
+    return Plan(
+        tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True, compat_dir=compat_dir
+    )
 
 
 def _entry(
@@ -149,7 +154,9 @@ def _entry(
         return Job(found.path, found.path, False, 0, link=text), _under(output, rel)
     assert found.stat is not None
     translate = os.path.splitext(found.path)[1].lower() in SOURCE_SUFFIXES
-    job = Job(found.path, found.path, translate, found.stat.st_size, stat.S_IMODE(found.stat.st_mode))
+    mode = stat.S_IMODE(found.stat.st_mode)
+    include = compat_include_path(os.path.dirname(rel))  # the header is at the root of the tree
+    job = Job(found.path, found.path, translate, found.stat.st_size, mode, compat_include=include)
     if in_place:
         return (job, Path(found.path)) if translate else None
     if output is not None and rel == OUTPUT_MARKER:
@@ -179,7 +186,8 @@ def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool,
         if writes and os.path.isfile(dest) and not force:  # a FIFO or a device is written into, not replaced
             raise ConfigError(f"{dest} already exists", hint="pass --force to overwrite it")
     job = Job(display, str(path), True, found.st_size, stat.S_IMODE(found.st_mode))
-    return Plan((job,), {display: dest}, (), None, tree=False)
+    regular = dest is not None and (not os.path.exists(dest) or os.path.isfile(dest))  # not /dev/stdout
+    return Plan((job,), {display: dest}, (), None, tree=False, compat_dir=dest.parent if regular and dest else None)
 
 
 def _check_output_dir(inputs: list[Path], output: Path, *, writes: bool, force: bool) -> None:

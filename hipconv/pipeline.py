@@ -73,7 +73,8 @@ def translate_jobs(
     """
     read = [_build_file(r, offload_archs) for r in (read_job(job) for job in jobs)]
     sources = [r for r in read if isinstance(r, SourceFile)]
-    translated = iter(translate_sources(sources, table, settings, project=project))
+    includes = {job.display: job.compat_include for job in jobs}
+    translated = iter(translate_sources(sources, table, settings, project=project, compat_includes=includes))
     return [next(translated) if isinstance(r, SourceFile) else r for r in read]
 
 

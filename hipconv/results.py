@@ -53,6 +53,7 @@ class FileResult:
     reason: str = ""  # why it was skipped or failed
     trace: str = ""  # traceback of an unexpected failure (a bug)
     size: int = 0
+    shims: frozenset[str] = frozenset()  # the shims of hipconv_compat.h its translation uses
 
 
 @dataclass(frozen=True)
@@ -63,3 +64,4 @@ class Job:
     size: int = -1  # from discovery's stat; -1 when unknown
     mode: int | None = None  # permission bits for the output file
     link: str | None = None  # a symbolic link inside the input trees: the text of the link to create
+    compat_include: str = "hipconv_compat.h"  # its include of the tree's hipconv_compat.h, when it uses a shim

@@ -32,7 +32,7 @@ def annotate(tmp_path: Path, source: str | bytes, *args: str, name: str = "k.cu"
     """The --annotate translation of source, from stdout."""
     f = tmp_path / name
     f.write_bytes(source.encode() if isinstance(source, str) else source)
-    result = run_cli("translate", f, "--annotate", *args)
+    result = run_cli("translate", f, "--annotate", "--no-compat", *args)  # __syncwarp: unported, not shimmed
     assert result.code == 0, result.stderr
     return result.stdout.decode()
 

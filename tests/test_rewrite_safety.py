@@ -144,7 +144,7 @@ def test_a_file_that_starts_with_a_line_splice_is_translated_once(newline: str) 
 
 @pytest.mark.parametrize(("first", "rest"), itertools.permutations(["\n", "\r\n"]))
 def test_inserted_lines_take_the_line_ending_of_the_line_they_join(first: str, rest: str) -> None:
-    src = f"__global__ void k() {{{first}  __syncwarp();{rest}}}{rest}"
+    src = f"__global__ void k() {{{first}  __syncthreads();{rest}}}{rest}"
     out, _ = translate(src, path="t.cu")
     inserted = out[: out.index("__global__")]
     assert inserted.count("\n") == inserted.count(first) and inserted.endswith(first)

@@ -24,7 +24,13 @@ Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def settings_from(
-    config: Config, rocm_version: str | None, kernel_launch: str | None, *, experimental: bool = False, jobs: int = 1
+    config: Config,
+    rocm_version: str | None,
+    kernel_launch: str | None,
+    *,
+    experimental: bool = False,
+    jobs: int = 1,
+    no_compat: bool = False,
 ) -> Settings:
     """Command-line values, else the configuration file's, else the defaults."""
     return Settings(
@@ -32,6 +38,17 @@ def settings_from(
         KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
         experimental,
         jobs,
+        compat=not no_compat and config.compat is not False,
+    )
+
+
+def no_compat_option() -> Decorator:
+    """--no-compat: no shims of hipconv_compat.h (hipconv.translate.compat); `compat = false` in the configuration."""
+    return click.option(
+        "--no-compat",
+        is_flag=True,
+        help="Write no hipconv_compat.h shims: CUDA APIs the targeted ROCm lacks are reported instead "
+        "[default: a shim where HIP can express the API exactly, with a note (HC011)].",
     )
 
 

@@ -17,6 +17,7 @@ from hipconv.cli.options import (
     exclude_option,
     fail_on_option,
     follow_symlinks_option,
+    no_compat_option,
     rocm_version_option,
     rules_dir_option,
     settings_from,
@@ -60,6 +61,7 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
     help="Record today's findings in FILE and exit 0.",
 )
 @follow_symlinks_option()
+@no_compat_option()
 @config_option()
 @display_options
 def scan(
@@ -75,6 +77,7 @@ def scan(
     baseline_path: Path | None,
     write_baseline: Path | None,
     follow_symlinks: bool,
+    no_compat: bool,
     config_path: Path | None,
     display: Display,
 ) -> None:
@@ -85,7 +88,7 @@ def scan(
         raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
     request = ScanRequest(
         paths,
-        settings_from(config, rocm_version, kernel_launch),
+        settings_from(config, rocm_version, kernel_launch, no_compat=no_compat),
         fail_on=cast(FailOn, fail_on or config.fail_on or "warning"),
         fmt=cast(ScanFormat, fmt),
         output=output,

@@ -20,6 +20,7 @@ from hipconv.cli.options import (
     exclude_option,
     fail_on_option,
     follow_symlinks_option,
+    no_compat_option,
     offload_archs,
     rocm_version_option,
     rules_dir_option,
@@ -66,6 +67,7 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) ->
 )
 @rocm_version_option("Targeted ROCm release [default: the newest bundled inventory].")
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
+@no_compat_option()
 @click.option(
     "--annotate",
     is_flag=True,
@@ -104,6 +106,7 @@ def translate(
     kernel_launch: str | None,
     rocm_version: str | None,
     experimental: bool,
+    no_compat: bool,
     annotate: bool,
     exclude: tuple[str, ...],
     jobs: int,
@@ -127,7 +130,10 @@ def translate(
     request = TranslateRequest(
         paths,
         replace(
-            settings_from(config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs), annotate=annotate
+            settings_from(
+                config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs, no_compat=no_compat
+            ),
+            annotate=annotate,
         ),
         output=output,
         mode=mode,
@@ -187,7 +193,8 @@ def translate(
     "--report",
     "report_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write every TU's command, status and diagnostics as JSON.",
+    help="Write one line per TU (exit status, first error, cause) and the causes: JSON (commands and "
+    "diagnostics too), Markdown when FILE ends in .md.",
 )
 @click.option(
     "--build-dir",
@@ -196,6 +203,7 @@ def translate(
 )
 @click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
 @rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
+@no_compat_option()
 @exclude_option("As for translate.")
 @rules_dir_option("As for translate.")
 @click.option("--force", is_flag=True, help="As for translate.")
@@ -213,6 +221,7 @@ def build(
     build_dir: Path | None,
     hipcc_arg: tuple[str, ...],
     rocm_version: str | None,
+    no_compat: bool,
     exclude: tuple[str, ...],
     rules_dir: tuple[Path, ...],
     force: bool,
@@ -224,7 +233,7 @@ def build(
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
     translation = TranslateRequest(
         (src,),
-        settings_from(config, rocm_version, None, jobs=jobs),
+        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat),
         output=output,
         excludes=config.exclude + exclude,
         rules_dirs=config.rules_dirs + rules_dir,

@@ -26,9 +26,11 @@ from hipconv.report import (
     stats_table,
     text_bytes,
 )
+from hipconv.results import FileResult, FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.settings import Settings
 from hipconv.summary import Summary, rollup_root
+from hipconv.translate.compat import COMPAT_HEADER, compat_header
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     )
     writer = Writer(the_plan, request.mode, request.in_place, request.backup_suffix, stdout)
     write_errors = 0
+    shims: set[str] = set()
     for problem in the_plan.problems:
         summary.add(problem)
         print_result(console, problem)
@@ -92,6 +95,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
                 with deferred():  # a signal waits until the file is whole
                     written = writer.emit(result)
                 write_errors += written is not result
+                shims |= written.shims
                 summary.add(written)
                 print_result(out, written)
                 advance()
@@ -102,6 +106,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         raise  # hipconv.cli says so and exits 130 (SIGTERM: 143)
     finally:
         results.close()
+    if writes and shims and the_plan.compat_dir is not None:
+        write_errors += not _write_compat_header(the_plan.compat_dir, shims, request.settings, console)
     for note in writer.notes:  # --in-place backups that existed already and were kept
         print_result(console, note)
     if request.report_path is not None:
@@ -110,6 +116,19 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         console.print(stats_table(summary))
     print_done(console, "translate", sum(summary.files.values()), summary.started)
     return TranslateOutcome(summary, write_errors)
+
+
+def _write_compat_header(folder: Path, shims: set[str], settings: Settings, console: Console) -> bool:
+    """hipconv_compat.h with the shims the run's files use, at the root of the output (beside a single output
+    file); False (with the reason shown) when it cannot be written."""
+    path = folder / COMPAT_HEADER
+    try:
+        with deferred():
+            write_atomic(path, compat_header(shims, settings.rocm), follow=False)
+    except OSError as exc:
+        print_result(console, FileResult(str(path), FileStatus.FAILED, reason=f"cannot write: {exc.strerror or exc}"))
+        return False
+    return True
 
 
 def _claim_output(root: Path, settings: Settings) -> None:

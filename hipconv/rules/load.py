@@ -313,6 +313,7 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         tagless=bool(fields.get("tagless", False)),
         defined_only=bool(fields.get("defined_only", False)),
         rewrite_code=fields.get("rewrite_code"),
+        compat=fields.get("compat"),
     )
 
 

@@ -117,6 +117,7 @@ class Rule:
     tagless: bool = False  # HIP's typedef names an anonymous struct/enum: `struct cudaX` loses its keyword
     defined_only: bool = False  # a macro rewritten only where its definition is tested (#ifdef, defined(X))
     rewrite_code: str | None = None  # a note reported at each rewrite (HC010: a CUDA header guard's test)
+    compat: str | None = None  # the shim of hipconv_compat.h used where the target has no counterpart
 
     @property
     def arity(self) -> range | None:
@@ -138,6 +139,7 @@ class Action(enum.Enum):
     UNAVAILABLE = "unavailable"  # the HIP name is newer than the targeted ROCm
     NO_RULE = "no-rule"  # CUDA API (inventory) that no rule covers
     OVERLOADED = "overloaded"  # rules told apart by the call's argument count: see Resolution.overloads
+    SHIM = "shim"  # no counterpart in the target, but the rule's shim of hipconv_compat.h stands for it
 
 
 @dataclass(frozen=True)
@@ -185,10 +187,10 @@ class RuleSet:
         covering = sorted((r for r in rules if r.rocm.covers(settings.rocm)), key=lambda r: r.rocm.start)
         if not covering:  # every spelling we know ended before the target: HIP removed it
             rule = max(rules, key=lambda r: r.rocm.until or _LOWEST)
-            return Resolution(Action.REMOVED, rule, rule.library)
+            return Resolution(_shimmed(Action.REMOVED, rule, settings), rule, rule.library)
         available = [r for r in covering if r.rocm.available(settings.rocm)]
         rule = available[-1] if available else covering[0]
-        return Resolution(_action(rule, settings), rule, rule.library)
+        return Resolution(_shimmed(_action(rule, settings), rule, settings), rule, rule.library)
 
     def _overloads(self, rules: list[Rule], settings: Settings) -> Resolution:
         """A name with overloads: each argument count resolved among the rules that take it."""
@@ -233,6 +235,14 @@ def _overloaded(rules: list[Rule]) -> bool:
     """True when two of a spelling's rules apply to a same ROCm release: the loader lets them only as
     overloads (params with disjoint argument counts)."""
     return any(a.rocm.intersects(b.rocm) for n, a in enumerate(rules) for b in rules[n + 1 :])
+
+
+_SHIMMABLE = frozenset({Action.UNSUPPORTED, Action.REMOVED, Action.UNAVAILABLE})
+
+
+def _shimmed(action: Action, rule: Rule, settings: Settings) -> Action:
+    """SHIM where the target has no counterpart and the rule names a shim (unless --no-compat)."""
+    return Action.SHIM if rule.compat and settings.compat and action in _SHIMMABLE else action
 
 
 def _action(rule: Rule, settings: Settings) -> Action:

@@ -27,6 +27,7 @@ class FileMatches:
     edits: tuple[Edit, ...]
     diagnostics: tuple[Diagnostic, ...]
     replacements: tuple[Replacement, ...]
+    shims: frozenset[str] = frozenset()  # the shims of hipconv_compat.h the file uses (translate.compat)
 
 
 @dataclass
@@ -46,6 +47,9 @@ class MatchCollector:
     directive_spans: list[Span] = field(default_factory=list)  # the preprocessor lines, in order
     # (callee, statement) of each call whose template takes its statement (calls._statement_calls)
     statement_calls: list[tuple[int, Span | None]] | None = None
+    compat_include: str = "hipconv_compat.h"  # how the file includes hipconv_compat.h (translate.compat)
+    shims: set[str] = field(default_factory=set)  # the shims the file uses
+    compat_included: bool = False  # a CUDA header's include became the include of hipconv_compat.h
     mask_names: dict[str, MaskName | None] | None = None  # lane masks given by name (mask_names.mask_name)
     project_masks: Mapping[str, ProjectMask] = field(default_factory=dict)  # ... as the run's files define them
     widened_definitions: set[int] = field(default_factory=set)  # their definitions widened, by name token
@@ -122,7 +126,7 @@ class MatchCollector:
 
     def result(self) -> FileMatches:
         self.forget_dropped()
-        return FileMatches(tuple(self.edits), tuple(self.diagnostics), tuple(self.replacements))
+        return FileMatches(tuple(self.edits), tuple(self.diagnostics), tuple(self.replacements), frozenset(self.shims))
 
 
 def apply_resolution(

@@ -7,10 +7,11 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping
 
-from hipconv.rules.model import Resolution, Rule, RuleKind
+from hipconv.rules.model import Action, Resolution, Rule, RuleKind
 from hipconv.translate.calls import pick_overload, reshape_call
 from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import keep_comments
+from hipconv.translate.compat import shim_use
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
@@ -53,7 +54,7 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
                 continue
             resolution, rule = picked, picked.rule
         if rule is None or not resolution.rewrites:
-            apply_resolution(c, start, ends[last], name, resolution, rename=True)
+            _not_rewritten(c, i, last, name, resolution)
         elif rule.params is not None and (called or not rule.uncalled):
             reshape_call(c, i, rule, resolution)
         elif rule.tag is not None or rule.tagless:
@@ -63,6 +64,14 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
         else:
             apply_resolution(c, start, ends[last], name, resolution, rename=True)
     return uses_api
+
+
+def _not_rewritten(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution) -> None:
+    """A name the target has no HIP counterpart for: shimmed (translate.compat), or reported."""
+    if resolution.action is Action.SHIM:
+        shim_use(c, i, last, name, resolution)
+    else:
+        apply_resolution(c, c.tokens.starts[i], c.tokens.ends[last], name, resolution, rename=True)
 
 
 _TAG_KEYWORDS = (b"struct", b"union", b"enum", b"class")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from hipconv.rules.model import Resolution
+from hipconv.rules.model import Action, Resolution
 from hipconv.translate.collector import MatchCollector, apply_resolution
+from hipconv.translate.compat import shim_include
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.syntax import Span, next_code, starts_line
@@ -97,6 +98,7 @@ class Includes(NamedTuple):
     runtime: bool  # the runtime header is included, and before every HIP header
     hip: bool  # a HIP header (other than the runtime) is included
     hip_line: int | None  # where the line of the first HIP include starts, when it is at the file's top level
+    runtime_end: int | None = None  # where the line of the runtime include ends (its line break), when kept
 
 
 class _Include(NamedTuple):
@@ -131,13 +133,18 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
     if moved is not None and not _remove_line(c, moved.hash_i):
         moved = None  # a line splice joins code to it: it stays (a second copy, which is harmless)
     for f in found:
-        if f.resolution is not None and f is not moved:
+        if f.resolution is not None and f.resolution.action is Action.SHIM:
+            shim_include(c, f.path_span, f.path, f.resolution)
+        elif f.resolution is not None and f is not moved:
             apply_resolution(c, f.path_span[0], f.path_span[1], f.path, f.resolution, rename=True)
     spans = [(tokens.starts[f.hash_i], f.path_span[1] + 1) for f in found]
     hip_line = None
     if hip is not None and found[hip].hash_i in _top_level(tokens, directives):
         hip_line = line_before_splices(body, tokens.starts[found[hip].hash_i])
-    return Includes(spans, runtime is not None and not (late and runtime_first), hip is not None, hip_line)
+    runtime_end = None
+    if runtime is not None and not (late and runtime_first):
+        runtime_end = logical_line_end(body, tokens.ends[_directive_last_token(tokens, found[runtime].hash_i)])
+    return Includes(spans, runtime is not None and not (late and runtime_first), hip is not None, hip_line, runtime_end)
 
 
 def _top_level(tokens: Tokens, directives: Directives) -> set[int]:

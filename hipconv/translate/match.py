@@ -12,6 +12,7 @@ from __future__ import annotations
 from hipconv.rules.model import LookupTable
 from hipconv.settings import KernelLaunch, Settings
 from hipconv.translate.collector import FileMatches, MatchCollector
+from hipconv.translate.compat import COMPAT_HEADER, include_line, match_aliased
 from hipconv.translate.edits import Edit
 from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import INSERT_RULE_ID, directive_lines, match_includes
@@ -52,20 +53,24 @@ def match_file(
     is_header: bool = False,
     words: frozenset[bytes] | None = None,
     project: Project = NO_PROJECT,
+    compat_include: str = COMPAT_HEADER,
 ) -> FileMatches:
     """`words`: the file's identifier-like words, when the caller has already scanned for them;
-    `project`: what the run's other files tell (names they declare, lane masks they define)."""
-    c = MatchCollector(source, tokens, table, settings, project_masks=project.masks)
+    `project`: what the run's other files tell (names they declare, lane masks they define);
+    `compat_include`: the path by which the file includes hipconv_compat.h when it uses a shim."""
+    c = MatchCollector(source, tokens, table, settings, compat_include=compat_include, project_masks=project.masks)
     directives = directive_lines(tokens)
     c.directive_spans = directives.spans
     includes = match_includes(c, directives, runtime_first=is_cu or is_header)
     skip = sorted(includes.spans + directives.message_spans)
     words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
+    match_aliased(c, skip, words)
     match_unknown_api(c, skip, words, directives, project.names)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]
+    compat = include_line(c)  # hipconv_compat.h, right after the runtime include
     if (
         table.runtime_header
         and not includes.runtime
@@ -77,9 +82,17 @@ def match_file(
         runtime = f"#include <{table.runtime_header}>"
         if is_cu or includes.hip_line is None or lines:  # nvcc includes it before anything in a .cu file;
             lines.append(runtime)  # the defines a rewrite needs must come before it
+            lines += [compat] if compat else []
         else:  # a header: right above its first HIP include (inside its include guard)
             nl = c.source.newline_at(includes.hip_line)
-            c.edits.append(Edit.replace(includes.hip_line, includes.hip_line, runtime + nl, INSERT_RULE_ID))
+            text = runtime + nl + (compat + nl if compat else "")
+            c.edits.append(Edit.replace(includes.hip_line, includes.hip_line, text, INSERT_RULE_ID))
+        compat = None
+    if compat and includes.runtime_end is not None:
+        nl = c.source.newline_at(includes.runtime_end)
+        c.edits.append(Edit.replace(includes.runtime_end, includes.runtime_end, nl + compat, INSERT_RULE_ID))
+    elif compat:
+        lines.append(compat)
     if lines:
         _insert_at_top(c, "\n".join(lines))
     return c.result()

@@ -17,6 +17,7 @@ from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
 from hipconv.translate.annotate import has_markers, marker_edits
+from hipconv.translate.compat import COMPAT_HEADER
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
 from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
@@ -43,6 +44,7 @@ def translate_sources(
     words: Sequence[frozenset[bytes]] | None = None,
     lexed: Mapping[int, Tokens] | None = None,
     project: Project = NO_PROJECT,
+    compat_includes: Mapping[str, str] | None = None,
 ) -> list[FileResult]:
     """Translate decoded sources, lexing those that need it with one libclang call.
 
@@ -50,6 +52,8 @@ def translate_sources(
     that scanned or lexed the sources already (hipconv scan) share that work. `project`: what the
     files of the whole run tell each other (project.gather_project): the CUDA-looking names they
     declare, the project's own in each of them (no HC001), and the lane masks they define.
+    `compat_includes`: by source path, how the file includes
+    hipconv_compat.h (a path relative to it; default: beside it).
     """
     words = words if words is not None else [file_words(s.body) for s in sources]
     results: list[FileResult | None] = [None] * len(sources)
@@ -61,7 +65,8 @@ def translate_sources(
     for n in todo:
         source = sources[n]
         try:
-            results[n] = _translate_tokens(source, tokens[n], table, settings, words[n], project)
+            include = (compat_includes or {}).get(source.path, COMPAT_HEADER)
+            results[n] = _translate_tokens(source, tokens[n], table, settings, words[n], project, include)
         except HipconvError:
             raise
         except Exception as exc:  # a bug: keep the traceback, go on with the other files
@@ -98,6 +103,7 @@ def _translate_tokens(
     settings: Settings,
     words: frozenset[bytes],
     project: Project,
+    compat_include: str = COMPAT_HEADER,
 ) -> FileResult:
     found = match_file(
         source,
@@ -108,8 +114,9 @@ def _translate_tokens(
         is_header=_is_header(source),
         words=words,
         project=project,
+        compat_include=compat_include,
     )
-    result = edited_result(source, found.edits, found.diagnostics, found.replacements)
+    result = edited_result(source, found.edits, found.diagnostics, found.replacements, found.shims)
     return _annotated(result, source, tokens, table, settings, project) if settings.annotate else result
 
 
@@ -145,7 +152,11 @@ def _annotated(
 
 
 def edited_result(
-    source: SourceFile, edits: Sequence[Edit], diagnostics: Sequence[Diagnostic], replacements: Sequence[Replacement]
+    source: SourceFile,
+    edits: Sequence[Edit],
+    diagnostics: Sequence[Diagnostic],
+    replacements: Sequence[Replacement],
+    shims: frozenset[str] = frozenset(),
 ) -> FileResult:
     """Apply a file's edits and make its result; an edit overlapping another becomes HC009."""
     result = apply(source.body, edits)
@@ -167,6 +178,7 @@ def edited_result(
         diagnostics=tuple(found),
         replacements=tuple(r for r in replacements if r.rule_id not in rejected),
         size=len(source.data),
+        shims=shims if changed else frozenset(),
     )
 
 

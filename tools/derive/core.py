@@ -41,6 +41,7 @@ KEY_ORDER = (
     "tagless",
     "defined_only",
     "rewrite_code",
+    "compat",
     "template",
     "scope",
     "lane_mask",

@@ -108,6 +108,12 @@ COMPILER_MACRO = Entry(
 )
 # header_guards: a macro a CUDA header defines (its include guard) -> one the HIP counterpart of `header` defines
 HEADER_GUARD = Entry({"header": _STRING, "hip": _STRING, "note": _STRING}, required=("header", "hip", "note"))
+# compat: a CUDA name (or header) -> the shim of hipconv_compat.h that stands for it where the target has no
+# counterpart (tools/derive/compat.py); kind/library/header/note for a name no other rule covers
+COMPAT = Entry(
+    {"shim": _STRING, "kind": _STRING, "library": _STRING, "header": _STRING, "note": _STRING},
+    required=("shim",),
+)
 # twins: what the evidence search (tools/derive/twins.py) cannot decide: a CUDA name -> its HIP twin with a
 # note (read like `mappings:`), or `hip: null` / `reject: [HIP names]` with the reason a candidate is wrong
 TWIN = Entry(
@@ -129,6 +135,7 @@ DOCUMENT = Entry(
         "header_guards": _MAPPING,
         "cuda_legacy": _MAPPING,
         "twins": _MAPPING,
+        "compat": _MAPPING,
     },
     sections={
         "mappings": Section(MAPPING),
@@ -143,6 +150,7 @@ DOCUMENT = Entry(
         # names of CUDA 11.8 / 12.9 that CUDA removed or renamed: mappings like `mappings:`, read by Curated.mapping
         "cuda_legacy": Section(MAPPING),
         "twins": Section(TWIN),
+        "compat": Section(COMPAT),
     },
     entries={"cudnn": CUDNN},
 )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from hipconv.settings import Version
 from tools.derive.call_forms import CallForms
+from tools.derive.compat import Compat
 from tools.derive.core import Deriver, Family
 from tools.derive.cudnn import cudnn_family
 from tools.derive.curated import Curated
@@ -89,6 +90,7 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
     guards = HeaderGuards(d)
     families.append(guards.family())
     print("\n".join(guards.messages))
+    families.append(Compat(d).apply(families))
     d.problems.extend(enum_splits(inv, families))
     return Derivation(families, d, host)
 

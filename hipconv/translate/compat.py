@@ -1,0 +1,161 @@
+"""Shims: a CUDA name the targeted ROCm lacks, where HIP can express it exactly, becomes the name of a
+definition in the generated header hipconv_compat.h (a rule's `compat:` field; Action.SHIM).
+
+Each use is renamed to the shim and reported as a note (HC011); the file then includes the header
+(by a path relative to it: the header sits at the root of the output tree) right after the runtime
+include; the run writes one header holding the shims its files use (compat_header). A shim that would
+change the meaning of a use is not written there: __syncwarp with a lane mask other than the full
+one stays reported as it is without shims. `--no-compat` (Settings.compat) turns shims off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from hipconv.rules.model import Action, Resolution
+from hipconv.settings import Version
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.syntax import Span, int_literal, is_punct, next_code, parse_call, prev_code
+from hipconv.translate.templates import render
+from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
+
+COMPAT_HEADER = "hipconv_compat.h"
+NOTE_CODE = "HC011"
+# shims whose first argument is a CUDA lane mask: written only for no argument or the full 32-bit mask
+# (every lane of the warp: the whole wavefront, which is what they do); any other mask would change the meaning
+MASKED_SHIMS = frozenset({"hipconv_syncwarp"})
+_FULL_MASKS = frozenset({0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
+_CG_NAMESPACE = "cooperative_groups"
+_CG_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::\s*)?cooperative_groups\s*;")
+_CONVENTIONAL_CG_ALIAS = "cg"  # CUDA's documentation and most code: `namespace cg = cooperative_groups;`
+
+
+def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution) -> None:
+    """The use of `name` (tokens i..last) that the target lacks: renamed to the rule's shim, or, where the
+    shim would change its meaning, reported as the rule reports it without shims."""
+    rule = resolution.rule
+    assert rule is not None and rule.compat is not None and resolution.action is Action.SHIM
+    start, end = c.tokens.starts[i], c.tokens.ends[last]
+    problem = _mask_problem(c, last, rule.compat)
+    if problem is not None:
+        note = f" ({rule.note})" if rule.note else ""
+        message = f"{name} has no HIP equivalent; not shimmed: {problem}; left unchanged{note}"
+        c.diag(start, rule.code or "HC002", message, rule, name)
+        return
+    rename(c, start, end, name, rule.compat, rule.id, rule.library)
+
+
+def rename(c: MatchCollector, start: int, end: int, cuda: str, shim: str, rule_id: str, library: str) -> None:
+    c.edits.append(Edit.replace(start, end, shim, rule_id))
+    c.replaced(start, cuda, shim, rule_id, library)
+    c.shims.add(shim)
+    message = f"{cuda} is not in ROCm {c.settings.rocm}: shimmed by {COMPAT_HEADER} as {shim}"
+    c.diag(start, NOTE_CODE, message, None, cuda)
+
+
+def shim_include(c: MatchCollector, path_span: Span, path: str, resolution: Resolution) -> None:
+    """`#include <cuda/header.h>` that the target lacks: it includes hipconv_compat.h instead, whose shims
+    stand for the header's API."""
+    rule = resolution.rule
+    assert rule is not None and rule.compat is not None
+    body = c.tokens.body
+    start, end = path_span[0] - 1, path_span[1] + 1  # with its quotes or angle brackets
+    if body[start : start + 1] not in (b"<", b'"') or body[end - 1 : end] not in (b">", b'"'):
+        return
+    c.edits.append(Edit.replace(start, end, f'"{c.compat_include}"', rule.id))
+    c.replaced(path_span[0], path, c.compat_include, rule.id, rule.library)
+    c.shims.add(rule.compat)
+    c.compat_included = True
+    message = f"{path} is not in ROCm {c.settings.rocm}: {COMPAT_HEADER} included instead, with {rule.compat}"
+    c.diag(path_span[0], NOTE_CODE, message, None, path)
+
+
+def match_aliased(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> None:
+    """`cg::reduce(...)`, `cg::plus<float>()`: names of cooperative_groups spelled through a namespace alias
+    (declared in the file, or the conventional `cg` in a file that names cooperative_groups) that a shim
+    stands for. The full spelling (`cooperative_groups::reduce`) is the identifier matcher's."""
+    if not c.settings.compat or _CG_NAMESPACE.encode() not in words:
+        return
+    aliases = {m.decode() for m in _CG_ALIAS.findall(c.tokens.body)} | {_CONVENTIONAL_CG_ALIAS}
+    tokens = c.tokens
+    skip_starts = [s for s, _ in skip]
+    for i in identifier_tokens(tokens, frozenset(a.encode() for a in aliases) & words):
+        sep = next_code(tokens, i)
+        member = next_code(tokens, sep)
+        before = prev_code(tokens, i)
+        if (
+            not is_punct(tokens, sep, "::")
+            or member >= len(tokens)
+            or tokens.kinds[member] not in WORDY_KINDS
+            or is_punct(tokens, before, "::", ".", "->")
+            or (skip and inside(skip, skip_starts, tokens.starts[i]))
+        ):
+            continue
+        resolution = c.table.identifiers.get(f"{_CG_NAMESPACE}::{tokens.text(member)}")
+        if resolution is None or resolution.action is not Action.SHIM or resolution.rule is None:
+            continue
+        rule = resolution.rule
+        assert rule.compat is not None
+        spelled = f"{tokens.text(i)}::{tokens.text(member)}"
+        rename(c, tokens.starts[i], tokens.ends[member], spelled, rule.compat, rule.id, rule.library)
+
+
+def include_line(c: MatchCollector) -> str | None:
+    """The include of hipconv_compat.h that the file needs: when it uses a shim and does not include it yet."""
+    if not c.shims or c.compat_included or _includes_header(c):
+        return None
+    return f'#include "{c.compat_include}"'
+
+
+def _includes_header(c: MatchCollector) -> bool:
+    name = re.escape(COMPAT_HEADER.encode())
+    return re.search(rb'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + name + rb'"', c.tokens.body, re.M) is not None
+
+
+def _mask_problem(c: MatchCollector, last: int, shim: str) -> str | None:
+    """Why a call of a masked shim cannot be shimmed (its mask is not the full one); None when it can."""
+    if shim not in MASKED_SHIMS:
+        return None
+    tokens = c.tokens
+    if not is_punct(tokens, next_code(tokens, last), "("):
+        return None
+    call = parse_call(tokens, last)
+    if call is None:
+        return "cannot read its arguments"
+    if not call.args:
+        return None
+    text = tokens.body[call.args[0][0] : call.args[0][1]].decode().strip()
+    literal = int_literal(text)
+    if literal is not None and literal.value in _FULL_MASKS:
+        return None
+    return (
+        f"only the full lane mask (0xffffffff: every lane) keeps its meaning on a 64-wide wavefront, and the "
+        f"mask {text!r} is another or cannot be seen"
+    )
+
+
+_INCLUDE = re.compile(r"^#include\b.*$", re.M)
+
+
+def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
+    """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2; the headers
+    a shim includes go to the top, once each."""
+    includes: list[str] = []
+    bodies = []
+    for shim in sorted(set(shims)):
+        text = render(f"compat/{shim}.h.j2")
+        for line in _INCLUDE.findall(text):
+            if line not in includes:
+                includes.append(line)
+        bodies.append(_INCLUDE.sub("", text).strip("\n"))
+    text = render("compat/hipconv_compat.h.j2", rocm=str(rocm), includes=includes, bodies=bodies)
+    return text.rstrip("\n").encode() + b"\n"
+
+
+def compat_include_path(relative_dir: str) -> str:
+    """The include path of hipconv_compat.h at the root of the output tree, from a file in `relative_dir`
+    (a folder of the tree relative to its root, `/`-separated; "" or "." for the root)."""
+    parts = [p for p in relative_dir.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "../" * len(parts) + COMPAT_HEADER
