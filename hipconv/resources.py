@@ -37,6 +37,11 @@ def data_file(name: str) -> Path:
     return _PACKAGE / "data" / name
 
 
+def build_file(name: str) -> Path:
+    """Hand-kept facts of `hipconv build` (hipconv/build/packages.yaml: what provides a missing header)."""
+    return _PACKAGE / "build" / name
+
+
 def cache_dir() -> Path:
     """$HIPCONV_CACHE_DIR, else $XDG_CACHE_HOME/hipconv, else ~/.cache/hipconv."""
     explicit = os.environ.get("HIPCONV_CACHE_DIR")

@@ -91,6 +91,7 @@ def test_plan_from_compile_commands(tmp_path: Path) -> None:
     assert [u.source for u in units] == ["src/saxpy.cu", "src/main.cpp"]
     assert units[0].command == (
         "hipcc",
+        "-DHIP_ENABLE_WARP_SYNC_BUILTINS",  # a source file can define it only before its first HIP include
         "-DVECOPS",
         f"-I{out}/include",
         "-I/usr/local/include",
@@ -108,6 +109,7 @@ def test_plan_from_compile_commands(tmp_path: Path) -> None:
     assert sorted(n.code for n in units[0].notes) == ["HC403", "HC403", "HC404"]
     assert units[1].command == (
         "hipcc",
+        "-DHIP_ENABLE_WARP_SYNC_BUILTINS",
         f"-I{out}/include",
         "-O2",
         "--offload-arch=gfx90a",
@@ -150,7 +152,8 @@ def test_failures_grouped_by_cause() -> None:
         ("a.cu", "c.cu"),
         "CUDA cudart API with no HIP equivalent: unported",
     )
-    assert ("missing-header", "nvml.h", ("b.cu",), "") in summary
+    nvml = ("missing-header", "nvml.h", ("b.cu",))
+    assert next(s[3] for s in summary if s[:3] == nvml).startswith("a CUDA header (NVML) hipconv leaves: ")
     assert ("other", "expected ';' after expression", ("c.cu",), "") in summary
     hip_name = next(s for s in summary if s[1] == "hipGraphInstantiateWithParams")
     assert hip_name[3].startswith("translated from cuGraphInstantiateWithParams / cudaGraphInstantiateWithParams;")
@@ -246,7 +249,10 @@ def test_unported_calls_are_grouped(tmp_path: Path) -> None:
         "error[HC410]: 3 TUs fail because of cudaCtxResetPersistingL2Cache "
         "(CUDA cudart API with no HIP equivalent: unported)"
     ) in result.stderr
-    assert "error[HC410]: 1 TU fails because of missing header nvml.h" in result.stderr
+    assert (
+        "error[HC410]: 1 TU fails because of missing header nvml.h: a CUDA header (NVML) hipconv leaves: "
+        "HIP has no counterpart; AMD's counterpart is ROCm SMI (rocm_smi/rocm_smi.h), another API\n"
+    ) in result.stderr
     assert "1 TU fails because of: cannot initialize a variable of type 'int'" in result.stderr
     assert "TUs: src/l2_gather.cu, src/l2_stream.cu, src/mixed.cu" in result.stderr
     data = json.loads(report.read_text())
@@ -262,6 +268,33 @@ def test_unported_calls_are_grouped(tmp_path: Path) -> None:
     power = next(u for u in data["units"] if u["file"] == "src/power.cu")
     assert power["diagnostics"][0]["message"] == "'nvml.h' file not found" and power["command"][0].endswith("hipcc")
     assert [c["name"] for c in data["causes"]][0] == "cudaCtxResetPersistingL2Cache"
+    assert power["exit_status"] == 1 and power["first_error"] == "src/power.cu:3:10: 'nvml.h' file not found"
+    assert power["cause"] == {"kind": "missing-header", "name": "nvml.h", "fix": "none"}
+
+
+@pytest.mark.hipcc
+def test_missing_library_names_its_package(tmp_path: Path) -> None:
+    """Debian packages no hipBLAS: the TU that uses cuBLAS fails on hipblas.h, and the report says what to install."""
+    src = tmp_path / "cuda"
+    src.mkdir()
+    (src / "axpy.cu").write_text(
+        "#include <cublas_v2.h>\n\n"
+        "void axpy(cublasHandle_t h, int n, const float *x, float *y) {\n"
+        "  const float one = 1.0f;\n"
+        "  cublasSaxpy(h, n, &one, x, 1, y, 1);\n"
+        "}\n"
+    )
+    (src / "fill.cu").write_text("__global__ void fill(float *p, float v) { p[threadIdx.x] = v; }\n")
+    out, report = tmp_path / "hip", tmp_path / "build.md"
+    result = run_cli("build", src, "-o", out, "--check-only", "--rocm-version", "5.2", "--report", report, "-j", "2")
+    assert result.code == 1
+    assert (
+        "error[HC410]: 1 TU fails because of missing header hipblas.h: install ROCm's hipBLAS (Debian 12 has no "
+        "package)\n"
+    ) in result.stderr
+    text = report.read_text()
+    assert "| `fill.cu` | 0 |  |  |  |" in text
+    assert "| `axpy.cu` | 1 | axpy.cu:2:10: 'hipblas.h' file not found | missing header hipblas.h: install" in text
 
 
 def _translated(tmp_path: Path) -> Path:

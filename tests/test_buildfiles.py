@@ -13,13 +13,13 @@ import pytest
 
 from helpers import check_golden, run_cli, tree
 from hipconv.buildfiles import build_file_kind, translate_build_file
-from hipconv.buildfiles.cmake import cmake_commands
+from hipconv.buildfiles.cmake_syntax import cmake_commands
 from hipconv.buildfiles.make import make_words
 from hipconv.results import FileStatus
 from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
-BUILD_CASES = ["build_files", "build_project", "makefile_project"]
+BUILD_CASES = ["build_files", "build_project", "makefile_project", "cmake_project"]
 
 
 def translate_tree(case: str, out: Path, *extra: str) -> str:
@@ -71,6 +71,9 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "Makefile:2:1 warning[HC401]",
         "Makefile:2:14 warning[HC401]",
         "Makefile:3:9 note[HC405]",
+        "Makefile:3:30 note[HC405]",  # -DHIP_ENABLE_WARP_SYNC_BUILTINS after nvcc
+        "Makefile:16:7 note[HC405]",
+        "CMakeLists.txt:3:1 note[HC405]",  # add_compile_definitions(HIP_ENABLE_WARP_SYNC_BUILTINS)
         "Makefile:4:18 note[HC404]",
         "Makefile:5:59 note[HC403]",
         "Makefile:5:70 warning[HC402]",
@@ -82,8 +85,6 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "rules.mk:2:37 note[HC404]",
         "legacy/CMakeLists.txt:2:1 warning[HC401]",
         "legacy/CMakeLists.txt:3:1 warning[HC401]",
-        "legacy/CMakeLists.txt:4:34 warning[HC401]",
-        "legacy/CMakeLists.txt:4:52 warning[HC401]",
     }
     assert lines == expected
     assert "-ptx" not in stderr  # a shell comment in a recipe is not read as flags
@@ -147,7 +148,12 @@ def test_noop(name: str, text: str) -> None:
 @pytest.mark.parametrize(
     ("name", "src", "expected"),
     [
-        pytest.param("CMakeLists.txt", "project(p CUDA)\n", "project(p HIP)\n", id="project-language"),
+        pytest.param(
+            "CMakeLists.txt",
+            "project(p CUDA)\n",
+            "project(p HIP)\nadd_compile_definitions(HIP_ENABLE_WARP_SYNC_BUILTINS)\n",
+            id="project-language",
+        ),
         pytest.param(
             "x.cmake",
             "set_property(SOURCE a.cpp PROPERTY LANGUAGE CUDA)\n",
@@ -178,7 +184,12 @@ def test_noop(name: str, text: str) -> None:
             "find_package(hip QUIET)\nfind_package(hipblas QUIET)\ntarget_link_libraries(t roc::hipblas)\n",
             id="find-package-quiet",
         ),
-        pytest.param("Makefile", "\tnvcc -x cu -c a.cpp -o a.o\n", "\thipcc -x hip -c a.cpp -o a.o\n", id="make-x-cu"),
+        pytest.param(
+            "Makefile",
+            "\tnvcc -x cu -c a.cpp -o a.o\n",
+            "\thipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS -x hip -c a.cpp -o a.o\n",
+            id="make-x-cu",
+        ),
         pytest.param(
             "Makefile",
             "NVCCFLAGS += -arch sm_80 \\\n\t-lineinfo\n",
@@ -191,40 +202,44 @@ def test_noop(name: str, text: str) -> None:
         pytest.param(
             "Makefile",
             "CC = nvcc\nCFLAGS = -O2 -arch=sm_60 -Iinc\napp: app.cu\n\t$(CC) $(CFLAGS) $< -o $@\n",
-            "CC = hipcc\nCFLAGS = -O2 --offload-arch=gfx90a -Iinc\napp: app.cu\n\t$(CC) $(CFLAGS) $< -o $@\n",
+            "CC = hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\nCFLAGS = -O2 --offload-arch=gfx90a -Iinc\n"
+            "app: app.cu\n\t$(CC) $(CFLAGS) $< -o $@\n",
             id="make-cc-is-nvcc",
         ),
         pytest.param(
             "Makefile",
             "NVCC := /usr/local/cuda/bin/nvcc\nBASE ?= -Xcompiler -fPIC\nOPTS := $(BASE) --use_fast_math\n"
             "OPTS += -rdc=true\nx.o: x.cu\n\t$(NVCC) $(OPTS) -c $<\n",
-            "ROCM_PATH ?= /opt/rocm\nNVCC := $(ROCM_PATH)/bin/hipcc\nBASE ?= -fPIC\nOPTS := $(BASE) -ffast-math\n"
+            "ROCM_PATH ?= /opt/rocm\nNVCC := $(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\n"
+            "BASE ?= -fPIC\nOPTS := $(BASE) -ffast-math\n"
             "OPTS += -fgpu-rdc\nx.o: x.cu\n\t$(NVCC) $(OPTS) -c $<\n",
             id="make-nested-references",
         ),
         pytest.param(
             "Makefile",
             "NVCC = $(CUDA_DIR)/bin/nvcc\nNVCC_FLAGS = -I.\nifeq ($(dbg),1)\n\tNVCC_FLAGS += -G -O0\nendif\n",
-            "ROCM_PATH ?= /opt/rocm\nNVCC = $(ROCM_PATH)/bin/hipcc\nNVCC_FLAGS = -I.\nifeq ($(dbg),1)\n"
+            "ROCM_PATH ?= /opt/rocm\nNVCC = $(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\n"
+            "NVCC_FLAGS = -I.\nifeq ($(dbg),1)\n"
             "\tNVCC_FLAGS += -g -O0\nendif\n",
             id="make-tab-assignment-in-conditional",
         ),
         pytest.param(
             "Makefile",
             "ROCM_PATH = /opt/rocm-6.3.0\nall:\n\t$(CUDA_HOME)/bin/nvcc -maxrregcount=32 a.cu\n",
-            "ROCM_PATH = /opt/rocm-6.3.0\nall:\n\t$(ROCM_PATH)/bin/hipcc a.cu\n",
+            "ROCM_PATH = /opt/rocm-6.3.0\nall:\n\t$(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS a.cu\n",
             id="make-rocm-path-already-set",
         ),
         pytest.param(
             "Makefile",
             "all:\n\t/usr/local/cuda/bin/nvcc --ptxas-options=-v a.cu\n",
-            "ROCM_PATH ?= /opt/rocm\nall:\n\t$(ROCM_PATH)/bin/hipcc a.cu\n",
+            "ROCM_PATH ?= /opt/rocm\nall:\n\t$(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS a.cu\n",
             id="make-nvcc-path-in-recipe",
         ),
         pytest.param(
             "Makefile",
             "NVCC ?= $(shell command -v nvcc)\nFLAGS = -O3 -expt-extended-lambda\nall:\n\t$(NVCC) $(FLAGS) a.cu\n",
-            "NVCC ?= $(shell command -v hipcc)\nFLAGS = -O3\nall:\n\t$(NVCC) $(FLAGS) a.cu\n",
+            "NVCC ?= $(shell command -v hipcc) -DHIP_ENABLE_WARP_SYNC_BUILTINS\nFLAGS = -O3\n"
+            "all:\n\t$(NVCC) $(FLAGS) a.cu\n",
             id="make-shell-command-v",
         ),
         pytest.param(
@@ -256,16 +271,24 @@ def test_make_host_compiler_variables_are_not_nvcc_flags() -> None:
     assert result.output is not None
     assert "CFLAGS = -O2 -fopenmp -Wall\n" in result.output.decode()
     assert "$^ -o $@ -lamdhip64\n" in result.output.decode()
-    assert _diagnostics("Makefile", text) == ["4:17 HC402 unknown nvcc flag --frobnicate; left unchanged"]
+    assert _diagnostics("Makefile", text) == [
+        "3:12 HC405 -DHIP_ENABLE_WARP_SYNC_BUILTINS added after nvcc: HIP declares the *_sync warp builtins only "
+        "with it (ROCm 6.2+)",
+        "4:17 HC402 unknown nvcc flag --frobnicate; left unchanged",
+    ]
 
 
 def test_make_compiler_rewrites_are_reported() -> None:
     assert _diagnostics("Makefile", "NVCC := $(shell which nvcc)\n") == [
-        "1:9 HC405 $(shell which nvcc): replaced by $(shell which hipcc)"
+        "1:9 HC405 $(shell which nvcc): replaced by $(shell which hipcc)",
+        "1:28 HC405 -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(shell which nvcc): HIP declares the *_sync warp "
+        "builtins only with it (ROCm 6.2+)",
     ]
     assert _diagnostics("Makefile", "CC := $(CUDA_PATH)/bin/nvcc\n") == [
         "1:7 HC405 $(CUDA_PATH)/bin/nvcc: replaced by $(ROCM_PATH)/bin/hipcc; ROCM_PATH defaults to /opt/rocm "
-        "(set it where ROCm is installed)"
+        "(set it where ROCm is installed)",
+        "1:28 HC405 -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(CUDA_PATH)/bin/nvcc: HIP declares the *_sync "
+        "warp builtins only with it (ROCm 6.2+)",
     ]
 
 
@@ -276,6 +299,8 @@ def test_makefile_project_diagnostics(tmp_path: Path) -> None:
     assert lines == [
         "Makefile:4:7: note[HC405]: $(CUDA_HOME)/bin/nvcc: replaced by $(ROCM_PATH)/bin/hipcc; "
         "ROCM_PATH defaults to /opt/rocm (set it where ROCm is installed)",
+        "Makefile:4:28: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(CUDA_HOME)/bin/nvcc: "
+        "HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
         "config.mk:2:1: warning[HC401]: CUDA_HOME: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
         "config.mk:2:14: warning[HC401]: /usr/local/cuda: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) "
         "by hand",
@@ -283,6 +308,8 @@ def test_makefile_project_diagnostics(tmp_path: Path) -> None:
         "--offload-arch=gfx90a",
         "config.mk:5:16: note[HC403]: --ptxas-options=-v dropped: PTX assembler options have no AMD counterpart",
         "tools/Makefile:2:9: note[HC405]: $(shell which nvcc): replaced by $(shell which hipcc)",
+        "tools/Makefile:2:28: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(shell which nvcc): "
+        "HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
         "tools/Makefile:3:15: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
         "tools/Makefile:7:10: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
     ]

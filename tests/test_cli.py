@@ -67,7 +67,9 @@ def test_tree_layout_and_copies(project: Path, tmp_path: Path) -> None:
     assert sorted(got) == sorted(tree(project))
     assert b"hipMalloc" in got["kernels/k.cu"] and b"hipError_t run();" in got["kernels/k.cuh"]
     assert got["data.bin"] == bytes(range(256))
-    assert got["CMakeLists.txt"] == b"project(demo LANGUAGES CXX HIP)\n"  # build files are translated (issue #6)
+    assert got["CMakeLists.txt"] == (  # build files are translated (issue #6)
+        b"project(demo LANGUAGES CXX HIP)\nadd_compile_definitions(HIP_ENABLE_WARP_SYNC_BUILTINS)\n"
+    )
     assert stat.S_IMODE((out / "build.sh").stat().st_mode) == 0o755
     assert tree(project)["kernels/k.cu"] == KERNEL  # inputs untouched
     # a rerun into hipconv's own output directory is fine and writes nothing new

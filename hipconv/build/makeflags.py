@@ -43,7 +43,7 @@ def makefile_flags(
     for rel_dir in directories:
         directory = (out_root / rel_dir).resolve()
         for cwd, words in _dry_run(make, directory, environ):
-            for source, flags in _compile_flags(words, cwd, suffixes):
+            for source, flags in compile_flags(words, cwd, suffixes):
                 rel = os.path.relpath(source, out_root)
                 if not rel.startswith("..") and rel not in found:
                     found[rel] = flags
@@ -87,7 +87,7 @@ def _dry_run(make: str, directory: Path, environ: Mapping[str, str] | None) -> l
     return commands
 
 
-def _compile_flags(words: Sequence[str], cwd: Path, suffixes: frozenset[str]) -> list[tuple[str, list[str]]]:
+def compile_flags(words: Sequence[str], cwd: Path, suffixes: frozenset[str]) -> list[tuple[str, list[str]]]:
     """(source, flags) for each translation unit a compiler command names; [] for any other command."""
     sources = [w for w in words[1:] if not w.startswith("-") and Path(w).suffix.lower() in suffixes]
     if not sources:

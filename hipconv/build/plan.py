@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hipconv.build.cmakeflags import cmake_flags
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.build.makeflags import makefile_flags
-from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
+from hipconv.build.missing import MissingHeaders
+from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
 from hipconv.errors import ConfigError
 from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
 
@@ -46,18 +48,25 @@ class UnitResult:
     seconds: float
     diagnostics: tuple[ClangDiagnostic, ...]
     output: str  # hipcc's output as it came
+    returncode: int = 0  # hipcc's exit status (-1: it could not run, or timed out)
+
+
+FIX_TRANSLATOR = "translator"  # a translator could fix this: what hipconv wrote, or how hipconv build compiles it
+FIX_NONE = "none"  # nothing can: a missing library or dependency, an API with no HIP counterpart
 
 
 class Cause(NamedTuple):
     kind: str  # undeclared | missing-header | other
     name: str  # the identifier, the header, or the message
-    origin: str = ""  # what hipconv knows about the name
+    origin: str = ""  # what hipconv knows about the name (for a header: what provides it, what to do)
+    fix: str = FIX_TRANSLATOR  # FIX_TRANSLATOR | FIX_NONE
 
 
 class Group(NamedTuple):
     cause: Cause
     units: tuple[str, ...]  # the TUs that fail because of it
     first: ClangDiagnostic  # where it shows up first
+    leading: tuple[str, ...] = ()  # the TUs whose first error it is (each failed TU is in one group's)
 
 
 # ---------------------------------------------------------------- planning
@@ -68,7 +77,8 @@ def _object_path(build_dir: Path, rel: str) -> str:
 
 
 def _command(hipcc: str, flags: Sequence[str], file: str, output: str | None, archs: Sequence[str]) -> tuple[str, ...]:
-    words = [hipcc, *flags]
+    defines_it = any(w in (f"-D{WARP_SYNC_DEFINE}", f"-U{WARP_SYNC_DEFINE}") for w in flags)
+    words = [hipcc, *([] if defines_it else [f"-D{WARP_SYNC_DEFINE}"]), *flags]
     if not any(w.startswith("--offload-arch") for w in words):
         words += [f"--offload-arch={a}" for a in archs]
     if Path(file).suffix in HIP_SUFFIXES and "-x" not in words:
@@ -89,14 +99,15 @@ def plan_tree(
 ) -> list[Unit]:
     """One unit per translation unit among `files` (paths relative to out_root).
 
-    Its flags: those the tree's Makefiles give it (`make -n`, see makeflags.py), then every header directory.
+    Its flags: those the tree's Makefiles give it (`make -n`, see makeflags.py), else those its CMake project
+    gives it (read statically, see cmakeflags.py), then every header directory.
     """
     rels = sorted(files)
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
     flags = [f"-I{d}" for d in header_dirs] + list(extra)
-    from_make = makefile_flags(out_root, rels, TU_SUFFIXES, environ)
+    from_make = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
     units = []
     for rel in rels:
         if Path(rel).suffix.lower() not in TU_SUFFIXES:
@@ -261,7 +272,8 @@ def compile_units(units: Sequence[Unit], env: Mapping[str, str], *, jobs: int) -
 
     def one(unit: Unit) -> UnitResult:
         done = run_hipcc(unit.command, env, cwd=unit.directory)
-        return UnitResult(unit, done.returncode == 0, done.seconds, parse_diagnostics(done.output), done.output)
+        diagnostics = parse_diagnostics(done.output)
+        return UnitResult(unit, done.returncode == 0, done.seconds, diagnostics, done.output, done.returncode)
 
     with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
         futures = [pool.submit(one, unit) for unit in units]
@@ -279,15 +291,27 @@ _UNDECLARED = re.compile(
 _MISSING_HEADER = re.compile(r"'([^']+)' file not found")
 
 
-def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet) -> Cause:
+def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders | None = None) -> Cause:
+    """The cause of one error, and whether a translator could fix it (an unported API, a missing library: no)."""
     found = _UNDECLARED.search(diagnostic.message)
     if found:
         name = next(g for g in found.groups() if g)
-        return Cause("undeclared", name, explain(name, ruleset, header=False))
+        origin = explain(name, ruleset, header=False)
+        return Cause("undeclared", name, origin, FIX_NONE if origin.endswith(": unported") else FIX_TRANSLATOR)
     found = _MISSING_HEADER.search(diagnostic.message)
     if found:
-        return Cause("missing-header", found.group(1), explain(found.group(1), ruleset, header=True))
+        hint = (headers or MissingHeaders(ruleset)).hint(found.group(1))
+        return Cause("missing-header", found.group(1), hint.text, FIX_TRANSLATOR if hint.fixable else FIX_NONE)
     return Cause("other", diagnostic.message)
+
+
+def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
+    """A failed TU's errors in order; hipcc's last line when it printed no clang error."""
+    errors = [d for d in result.diagnostics if d.severity in ("error", "fatal error")]
+    if errors or result.ok:
+        return errors
+    tail = result.output.strip().splitlines()[-1:] or ["no output"]
+    return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"hipcc failed: {tail[0]}")]
 
 
 def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
@@ -314,20 +338,25 @@ def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
     return ""
 
 
-def group_failures(results: Iterable[UnitResult], ruleset: RuleSet) -> list[Group]:
-    """Failed TUs grouped by the cause of their errors, most TUs first."""
-    by_cause: dict[Cause, tuple[list[str], ClangDiagnostic]] = {}
+def group_failures(
+    results: Iterable[UnitResult], ruleset: RuleSet, headers: MissingHeaders | None = None
+) -> list[Group]:
+    """Failed TUs grouped by the cause of their errors, most TUs first. `headers` says what a missing header
+    is (with the translated tree and the releases; without it, from the rules alone)."""
+    headers = headers or MissingHeaders(ruleset)
+    by_cause: dict[Cause, tuple[list[str], ClangDiagnostic, list[str]]] = {}
     for result in sorted(results, key=lambda r: r.unit.source):
         if result.ok:
             continue
-        errors = [d for d in result.diagnostics if d.severity in ("error", "fatal error")]
-        if not errors:
-            tail = result.output.strip().splitlines()[-1:] or ["no output"]
-            errors = [ClangDiagnostic(result.unit.source, 0, 0, "error", f"hipcc failed: {tail[0]}")]
-        for error in errors:
-            cause = classify(error, ruleset)
-            units, _ = by_cause.setdefault(cause, ([], error))
+        for n, error in enumerate(first_errors(result)):
+            cause = classify(error, ruleset, headers)
+            units, _, leading = by_cause.setdefault(cause, ([], error, []))
             if result.unit.source not in units:
                 units.append(result.unit.source)
-    groups = [Group(cause, tuple(sorted(units)), first) for cause, (units, first) in by_cause.items()]
+            if n == 0:
+                leading.append(result.unit.source)
+    groups = [
+        Group(cause, tuple(sorted(units)), first, tuple(sorted(leading)))
+        for cause, (units, first, leading) in by_cause.items()
+    ]
     return sorted(groups, key=lambda g: (-len(g.units), g.cause.kind != "undeclared", g.cause.name))

@@ -1,20 +1,29 @@
-"""Rendering of `hipconv build` results: the summary table, the grouped causes, and the JSON report."""
+"""Rendering of `hipconv build` results: the summary table, the grouped causes, and the report (JSON, or
+Markdown for a FILE.md), which has one line per TU: its exit status, first error and the cause it counts in."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.table import Table
 
 from hipconv import __version__
-from hipconv.build.plan import Group, Unit, UnitResult
+from hipconv.build.plan import FIX_NONE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
 from hipconv.build.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
 from hipconv.diagnostics import CODES, Severity
 from hipconv.report import print_line
+from hipconv.translate.templates import render
+
+# the two kinds of cause, as the report names them
+FIXES = {
+    FIX_TRANSLATOR: "a translator could fix this: what hipconv wrote, or the flags hipconv build gives hipcc",
+    FIX_NONE: "nothing can: a library or dependency that is not installed, or an API with no HIP counterpart",
+}
+FIRST_ERROR_LIMIT = 200  # characters of a TU's first error in its report line
 
 
 def print_target(console: Console, target: Target) -> None:
@@ -33,15 +42,20 @@ def summary_table(results: Sequence[UnitResult], seconds: float, *, check_only: 
     return table
 
 
+def cause_text(cause: Cause) -> str:
+    """A cause as the report's lines name it: `cudaFoo (what hipconv knows)`, `missing header X: what provides
+    it`, or the compiler's message."""
+    if cause.kind == "undeclared":
+        return f"{cause.name} ({cause.origin})" if cause.origin else cause.name
+    if cause.kind == "missing-header":
+        return f"missing header {cause.name}: {cause.origin}" if cause.origin else f"missing header {cause.name}"
+    return cause.name
+
+
 def cause_line(group: Group) -> str:
     n = len(group.units)
     tus = f"{n} TU{'s' if n != 1 else ''} fail{'s' if n == 1 else ''} because of"
-    origin = f" ({group.cause.origin})" if group.cause.origin else ""
-    if group.cause.kind == "undeclared":
-        return f"{tus} {group.cause.name}{origin}"
-    if group.cause.kind == "missing-header":
-        return f"{tus} missing header {group.cause.name}{origin}"
-    return f"{tus}: {group.cause.name}"
+    return f"{tus}{':' if group.cause.kind == 'other' else ''} {cause_text(group.cause)}"
 
 
 def print_groups(console: Console, groups: Sequence[Group], *, shown: int = 5) -> None:
@@ -71,6 +85,36 @@ def print_flag_notes(console: Console, units: Sequence[Unit]) -> None:
             print_line(console, f"{severity.value}[{note.code}]: {note.message} ({tus})")
 
 
+class UnitLine(NamedTuple):
+    """One TU in the report: where it stands and why."""
+
+    file: str  # relative to the translated tree
+    exit_status: int
+    first_error: str  # `file:line:col: message` (trimmed), the file relative to the tree; "" when it compiled
+    cause: Cause | None  # the cause its first error is counted in; None when it compiled
+
+
+def _trim(text: str, limit: int = FIRST_ERROR_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def unit_lines(results: Sequence[UnitResult], groups: Sequence[Group]) -> list[UnitLine]:
+    """Every TU in path order, with the group whose cause is its first error (Group.leading)."""
+    leading = {tu: g.cause for g in groups for tu in g.leading}
+    lines = []
+    for r in sorted(results, key=lambda r: r.unit.source):
+        errors = first_errors(r)
+        first = ""
+        if errors:
+            error = errors[0]
+            root = r.unit.file[: -len(r.unit.source)] if r.unit.file.endswith(r.unit.source) else ""
+            where = error.file[len(root) :] if root and error.file.startswith(root) else error.file
+            first = _trim(f"{where}:{error.line}:{error.col}: {error.message}" if error.line else error.message)
+        lines.append(UnitLine(r.unit.source, r.returncode, first, None if r.ok else leading.get(r.unit.source)))
+    return lines
+
+
 def json_report(
     results: Sequence[UnitResult],
     groups: Sequence[Group],
@@ -84,6 +128,7 @@ def json_report(
     skipped: Sequence[str],
 ) -> dict[str, Any]:
     ordered = sorted(results, key=lambda r: r.unit.source)
+    lines = {line.file: line for line in unit_lines(results, groups)}
     return {
         "hipconv": __version__,
         "hipcc": hipcc,
@@ -96,30 +141,63 @@ def json_report(
             "compiled": sum(r.ok for r in results),
             "failed": sum(not r.ok for r in results),
             "seconds": round(seconds, 3),
+            # failed TUs by the kind of cause of their first error
+            "failed_by_fix": {
+                fix: sum(1 for line in lines.values() if line.cause and line.cause.fix == fix) for fix in FIXES
+            },
         },
+        "fixes": dict(FIXES),
         "causes": [
             {
                 "kind": g.cause.kind,
                 "name": g.cause.name,
                 "origin": g.cause.origin,
+                "fix": g.cause.fix,
                 "units": list(g.units),
+                "first_error_of": list(g.leading),
                 "first": g.first._asdict(),
                 "message": cause_line(g),
             }
             for g in groups
         ],
         "skipped": list(skipped),
-        "units": [
-            {
-                "file": r.unit.source,
-                "command": list(r.unit.command),
-                "directory": r.unit.directory,
-                "output": r.unit.output,
-                "status": "compiled" if r.ok else "failed",
-                "seconds": round(r.seconds, 3),
-                "flags": [note._asdict() for note in r.unit.notes],
-                "diagnostics": [d._asdict() for d in r.diagnostics],
-            }
-            for r in ordered
-        ],
+        "units": [_unit_json(r, lines[r.unit.source]) for r in ordered],
     }
+
+
+def _unit_json(result: UnitResult, line: UnitLine) -> dict[str, Any]:
+    """A TU of the JSON report: its line (exit status, first error, cause), then how it was compiled."""
+    return {
+        "file": result.unit.source,
+        "command": list(result.unit.command),
+        "directory": result.unit.directory,
+        "output": result.unit.output,
+        "status": "compiled" if result.ok else "failed",
+        "exit_status": line.exit_status,
+        "first_error": line.first_error or None,
+        "cause": None
+        if line.cause is None
+        else {"kind": line.cause.kind, "name": line.cause.name, "fix": line.cause.fix},
+        "seconds": round(result.seconds, 3),
+        "flags": [note._asdict() for note in result.unit.notes],
+        "diagnostics": [d._asdict() for d in result.diagnostics],
+    }
+
+
+def markdown_report(report: dict[str, Any], results: Sequence[UnitResult], groups: Sequence[Group]) -> str:
+    """The Markdown form of json_report's `report`: the summary, the causes, then one line per TU."""
+    rows = [
+        {
+            "file": line.file,
+            "exit_status": line.exit_status,
+            "first_error": line.first_error,
+            "cause": cause_text(line.cause) if line.cause else "",
+            "fix": line.cause.fix if line.cause else "",
+        }
+        for line in unit_lines(results, groups)
+    ]
+    causes = [
+        {"text": cause_text(g.cause), "units": len(g.units), "leading": len(g.leading), "fix": g.cause.fix}
+        for g in groups
+    ]
+    return render("report/build.md.j2", report=report, causes=causes, units=rows, fixes=FIXES)

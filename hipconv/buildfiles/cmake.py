@@ -7,74 +7,24 @@ rewritten by accident. What cannot be mapped is left as it is, with HC401.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
 
-from hipconv.buildfiles.common import BuildFileEdits, flag_text
-from hipconv.buildfiles.nvcc_flags import LIBRARY_BY_TARGET
-
-_CMAKE_TOKEN = re.compile(
-    rb"""
-    (?P<comment>\#\[(?P<eq1>=*)\[.*?\](?P=eq1)\]|\#[^\n]*)
-  | (?P<bracket>\[(?P<eq2>=*)\[.*?\](?P=eq2)\])
-  | (?P<quoted>"(?:\\.|[^"\\])*")
-  | (?P<open>\()
-  | (?P<close>\))
-  | (?P<space>\s+)
-  | (?P<word>(?:\\.|[^\s()\#"\\])(?:\\.|[^\s()"\\])*)
-  | (?P<other>.)
-""",
-    re.X | re.S,
+from hipconv.buildfiles.cmake_libraries import (
+    LIBRARY_VARIABLE,
+    add_find_packages,
+    add_warp_sync_define,
+    cuda_library,
+    found_packages,
+    link_arguments,
+    link_item,
+    link_variables_of,
+    required_packages,
+    rewrite_find_package,
 )
-
-
-class Arg(NamedTuple):
-    kind: str  # word | quoted | bracket
-    text: str  # as written (quotes included)
-    start: int
-    end: int
-
-    @property
-    def value(self) -> str:
-        return self.text[1:-1] if self.kind == "quoted" else self.text
-
-
-class Command(NamedTuple):
-    name: str
-    start: int
-    end: int  # just after the closing parenthesis
-    args: tuple[Arg, ...]
-    indent: str
-
-
-def cmake_commands(body: bytes) -> Iterator[Command]:
-    """Every command invocation `name(args)` of a CMake file, comments and nested parentheses handled."""
-    tokens = [(m.lastgroup, m.start(), m.end()) for m in _CMAKE_TOKEN.finditer(body)]
-    i = 0
-    while i < len(tokens):
-        kind, start, end = tokens[i]
-        i += 1
-        if kind != "word" or not re.fullmatch(rb"[A-Za-z_]\w*", body[start:end]):
-            continue
-        j = i
-        while j < len(tokens) and tokens[j][0] == "space" and b"\n" not in body[tokens[j][1] : tokens[j][2]]:
-            j += 1
-        if j >= len(tokens) or tokens[j][0] != "open":
-            continue
-        depth, args, j = 1, [], j + 1
-        while j < len(tokens) and depth:
-            k, s, e = tokens[j]
-            depth += (k == "open") - (k == "close")
-            if k in ("word", "quoted", "bracket"):
-                args.append(Arg(k, body[s:e].decode("utf-8"), s, e))
-            j += 1
-        line_start = body.rfind(b"\n", 0, start) + 1
-        indent = body[line_start:start].decode("utf-8")
-        yield Command(
-            body[start:end].decode("utf-8"), start, tokens[j - 1][2], tuple(args), indent if not indent.strip() else ""
-        )
-        i = j
-
+from hipconv.buildfiles.cmake_syntax import Arg, Command, cmake_commands, drop_span
+from hipconv.buildfiles.common import BuildFileEdits, flag_text
+from hipconv.buildfiles.nvcc_flags import FlagValue, lookup
+from hipconv.translate.edits import Edit, apply
 
 # CMAKE_CUDA_<X> variables with no CMAKE_HIP_<X> counterpart (CMake 3.25)
 _NO_HIP_VARIABLE = frozenset(
@@ -98,16 +48,19 @@ _CUDA_ARCH_VALUE = re.compile(r"(?:(?:\d+(?:-real|-virtual)?|native|all|all-majo
 _TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})
 _SOURCE_COMMANDS = frozenset({"add_executable", "add_library", "target_sources", "set", "list"})
 _CUDA_GENEX = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)(>)", re.S)
+_CUDA_GENEX_OPEN = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)", re.S)
 
 
 def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> None:
     commands = list(cmake_commands(body))
     text = body.decode("utf-8")
-    packages = _packages_of_targets(commands)
+    link_variables = link_variables_of(commands)
+    packages = required_packages(commands, link_variables)
+    found = found_packages(commands)
     for command in commands:
         name = command.name.lower()
         if name == "find_package" and command.args and command.args[0].value in ("CUDAToolkit", "CUDA"):
-            _find_package(command, packages, out)
+            rewrite_find_package(command, [p for p in packages if p != "hip" and p not in found], out)
             continue
         if name.startswith("cuda_"):
             out.report(
@@ -121,41 +74,24 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
             for arg in command.args:
                 if arg.text == "CUDA":
                     out.rewrite(arg.start, arg.end, "HIP", "language")
+                    if name != "check_language":
+                        add_warp_sync_define(command, text, out)
         _cmake_properties(command, archs, out, text)
         flag_args = _cmake_variable_values(command, archs, out)
-        for arg in command.args:
-            _cmake_arg(arg, archs, out, flags=arg in flag_args)
+        values = _flag_values(command, flag_args, archs, out)
+        links = link_arguments(command, link_variables)
+        for n, arg in enumerate(command.args):
+            _cmake_arg(arg, values.get(n), archs, out, link=n in links)
         if name in _SOURCE_COMMANDS:
             _mark_hip_sources(command, text, out)
-
-
-def _packages_of_targets(commands: list[Command]) -> list[str]:
-    """The ROCm packages whose CMake targets replace the CUDA:: targets the file links."""
-    packages: list[str] = []
-    for command in commands:
-        for arg in command.args:
-            for target in re.findall(r"CUDA::\w+", arg.text):
-                lib = LIBRARY_BY_TARGET.get(target)
-                if lib and lib.package and lib.package != "hip" and lib.package not in packages:
-                    packages.append(lib.package)
-    return packages
-
-
-def _find_package(command: Command, packages: list[str], out: BuildFileEdits) -> None:
-    """find_package(CUDAToolkit|CUDA ...) -> find_package(hip ...) plus the packages of the linked targets."""
-    args = command.args
-    keywords = [a.value for a in args[1:] if a.value in ("REQUIRED", "QUIET")]
-    lines = [f"find_package({' '.join(['hip', *keywords])})"]
-    lines += [f"{command.indent}find_package({' '.join([p, *keywords])})" for p in packages]
-    out.rewrite(command.start, command.end, "\n".join(lines), "find-package")
-    if args[0].value == "CUDA":
-        out.report(
-            command.start,
-            "HC401",
-            "find_package(CUDA) is the legacy FindCUDA module: its "
-            "cuda_add_* commands and CUDA_* variables are not mapped",
-            "CUDA",
-        )
+        if name == "file":
+            _mark_globbed_sources(command, text, out)
+        _drop_leftover(command, body, out)
+    missing = [p for p in packages if p not in found]
+    if missing and not any(
+        c.name.lower() == "find_package" and c.args and c.args[0].value in ("CUDAToolkit", "CUDA") for c in commands
+    ):
+        add_find_packages(commands, body, missing, link_variables, out)
 
 
 def _mark_hip_sources(command: Command, text: str, out: BuildFileEdits) -> None:
@@ -172,20 +108,128 @@ def _mark_hip_sources(command: Command, text: str, out: BuildFileEdits) -> None:
         )
 
 
-def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: BuildFileEdits, *, flags: bool) -> None:
-    """Names inside one argument: CMAKE_CUDA_*, CUDA:: targets, generator expressions, compile features;
-    with `flags`, the nvcc flags in it too."""
+def _mark_globbed_sources(command: Command, text: str, out: BuildFileEdits) -> None:
+    """file(GLOB|GLOB_RECURSE VAR ... *.cu): the .cu files it finds are marked LANGUAGE HIP.
+
+    After the glob, as _mark_hip_sources does after a list of names: every way a .cu file reaches a target
+    (a variable, list(APPEND), a user function) passes through one of the two, and the property is set in
+    the directory that globbed or named the file, which is the one whose targets use it in all but rare
+    layouts. A tree-wide file(GLOB_RECURSE *.cu) at the top would also catch computed names, but it marks
+    files no target uses and misses subdirectories' targets (source properties are per directory). The
+    insertion is skipped when the file holds it already, so translating twice changes nothing.
+    """
+    args = command.args
+    if len(args) < 3 or args[0].value not in ("GLOB", "GLOB_RECURSE"):
+        return
+    variable = args[1].value
+    options = {"LIST_DIRECTORIES", "RELATIVE", "CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"}
+    patterns, skip = [], False
+    for arg in args[2:]:
+        if skip:
+            skip = False
+        elif arg.value in options:
+            skip = arg.value in ("LIST_DIRECTORIES", "RELATIVE")
+        else:
+            patterns.append(arg.value)
+    cu = [p for p in patterns if p.endswith(".cu")]
+    if not cu:
+        return
+    if len(cu) == len(patterns):
+        lines = [f"set_source_files_properties(${{{variable}}} PROPERTIES LANGUAGE HIP)"]
+    else:  # the glob also finds C++ or C files: only its .cu files become HIP
+        lines = [
+            f"set(hipconv_cu_sources ${{{variable}}})",
+            'list(FILTER hipconv_cu_sources INCLUDE REGEX "\\\\.cu$")',
+            "set_source_files_properties(${hipconv_cu_sources} PROPERTIES LANGUAGE HIP)",
+        ]
+    if lines[-1 if len(lines) == 1 else 0] in text:
+        return
+    out.rewrite(command.end, command.end, "".join(f"\n{command.indent}{line}" for line in lines), "source-language")
+    out.report(
+        command.start,
+        "HC405",
+        f"{', '.join(cu)}: the .cu files of {variable} marked LANGUAGE HIP "
+        "(CMake compiles .cu files as CUDA otherwise)",
+        cu[0],
+    )
+
+
+def _flag_regions(command: Command, flag_args: Sequence[int]) -> list[tuple[int, str, str, str]]:
+    """(argument, text before, nvcc flags, text after) for each argument that holds nvcc flags: CMAKE_CUDA_FLAGS
+    values (`flag_args`) and the insides of $<$<COMPILE_LANGUAGE:CUDA>:...>, in one argument or over several
+    (an expression written over several lines)."""
+    regions: list[tuple[int, str, str, str]] = []
+    inside = 0  # depth of $<...> within a CUDA expression that spans arguments
+    for n, arg in enumerate(command.args):
+        if arg.kind == "bracket":
+            continue
+        value = arg.value
+        genex = _CUDA_GENEX.fullmatch(value)
+        opened = _CUDA_GENEX_OPEN.fullmatch(value)
+        if inside:
+            depth = inside + value.count("$<") - value.count(">")
+            closes = depth <= 0 and value.endswith(">")
+            regions.append((n, "", value[:-1], ">") if closes else (n, "", value, ""))
+            inside = 0 if closes else depth
+        elif n in flag_args:
+            regions.append((n, "", value, ""))
+        elif genex:
+            regions.append((n, genex.group(1), genex.group(2), genex.group(3)))
+        elif opened and 1 + opened.group(2).count("$<") - opened.group(2).count(">") > 0:
+            regions.append((n, opened.group(1), opened.group(2), ""))
+            inside = 1 + opened.group(2).count("$<") - opened.group(2).count(">")
+    return regions
+
+
+def _flag_values(
+    command: Command, flag_args: Sequence[int], archs: tuple[str, ...], out: BuildFileEdits
+) -> dict[int, str]:
+    """The new values of the arguments that hold nvcc flags (_flag_regions). A flag and its value in two
+    arguments (-Xcompiler -fPIC) are mapped together; --offload-arch is written once per command."""
+    regions = _flag_regions(command, flag_args)
+    values: dict[int, str] = {}
+    arch_done = False
+    i = 0
+    while i < len(regions):
+        group = [regions[i]]
+        i += 1
+        while i < len(regions) and _needs_value(group[-1][2]) and regions[i][0] == group[-1][0] + 1:
+            group.append(regions[i])
+            i += 1
+        joined = " ".join(region[2] for region in group)
+        mapped, notes = flag_text(joined, archs)
+        out.notes(command.args[group[0][0]].start, notes)
+        arch = any(note.code == "HC404" for note in notes)
+        if arch and arch_done:  # --offload-arch once per command
+            mapped = " ".join(w for w in mapped.split(" ") if not w.startswith("--offload-arch="))
+        arch_done = arch_done or arch
+        if len(group) > 1:
+            mapped = mapped.strip()
+        for k, (n, before, _, after) in enumerate(group):
+            values[n] = before + (mapped if k == 0 else "") + after
+    return values
+
+
+def _needs_value(text: str) -> bool:
+    """Does this text end with an nvcc flag whose value is the next word (-Xcompiler, -gencode)?"""
+    words = text.split()
+    if not words:
+        return False
+    found = lookup(words[-1])
+    return found is not None and found[0].value is FlagValue.ANY and found[1] is None
+
+
+def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFileEdits, *, link: bool) -> None:
+    """Names inside one argument: CMAKE_CUDA_*, CUDA:: targets and libraries, generator expressions, compile
+    features; `flags`: its value with its nvcc flags mapped (None: it holds none); `link`: a link item, where
+    a plain CUDA library name is the library."""
     if arg.kind == "bracket":
         return
-    new = arg.value
-    if flags:
-        new, notes = flag_text(new, archs)
-        out.notes(arg.start, notes)
-    genex = _CUDA_GENEX.fullmatch(new)
-    if genex:
-        mapped, notes = flag_text(genex.group(2), archs)
-        out.notes(arg.start, notes)
-        new = genex.group(1) + mapped + genex.group(3)
+    new = arg.value if flags is None else flags
+    if link:
+        lib = cuda_library(new, link=True)
+        if lib is not None:
+            new = link_item(arg, new, lib, out, plain=bool(re.fullmatch(r"[\w-]+", new)))
 
     def variable(m: re.Match[str]) -> str:
         if m.group(1) in _NO_HIP_VARIABLE:
@@ -194,39 +238,88 @@ def _cmake_arg(arg: Arg, archs: tuple[str, ...], out: BuildFileEdits, *, flags: 
         return f"CMAKE_HIP_{m.group(1)}"
 
     def target(m: re.Match[str]) -> str:
-        lib = LIBRARY_BY_TARGET.get(m.group(0))
-        if lib is None or lib.hip_cmake is None:
-            why = f" ({lib.note})" if lib and lib.note else ""
-            out.report(arg.start, "HC401", f"{m.group(0)} has no ROCm CMake target{why}; left unchanged", m.group(0))
-            return m.group(0)
-        return lib.hip_cmake
+        lib = cuda_library(m.group(0), link=False)
+        return m.group(0) if lib is None else link_item(arg, m.group(0), lib, out, plain=False)
 
     new = re.sub(r"\bCMAKE_CUDA_(\w+)", variable, new)
-    new = re.sub(r"\bCUDA::\w+", target, new)
+    new = re.sub(r"\bCUDA::\w+|" + LIBRARY_VARIABLE.pattern, target, new)
     new = re.sub(r"\bCOMPILE_LANGUAGE:CUDA\b", "COMPILE_LANGUAGE:HIP", new)
     new = re.sub(r"\bcuda_std_(\d+)\b", r"hip_std_\1", new)
     for m in re.finditer(r"\bCUDAToolkit_\w+|\$\{(CUDA_\w+)\}|\bCOMPILE_LANG_AND_ID:CUDA\b", new):
         out.report(
             arg.start, "HC401", f"{m.group(0)} comes from the CUDA toolkit's CMake modules; left unchanged", m.group(0)
         )
+    if flags is not None and not new.strip() and arg.value.strip():  # every flag in it dropped
+        start, end = drop_span(out.source.body, arg.start, arg.end)
+        out.rewrite(start, end, "", "flags")
+        return
     out.rewrite(arg.start, arg.end, f'"{new}"' if arg.kind == "quoted" else new, "name")
 
 
-def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: BuildFileEdits) -> tuple[Arg, ...]:
-    """set(CMAKE_CUDA_ARCHITECTURES ...), and the arguments of set/string(APPEND)/list(APPEND) that hold
-    CMAKE_CUDA_FLAGS* (returned: _cmake_arg maps their flags)."""
+_OPTION_COMMANDS = {  # commands whose arguments after these many are items; with none left they do nothing
+    "target_compile_options": 1,
+    "target_compile_definitions": 1,
+    "target_link_options": 1,
+    "target_include_directories": 1,
+    "add_compile_options": 0,
+    "add_compile_definitions": 0,
+    "add_definitions": 0,
+    "add_link_options": 0,
+}
+_SCOPE_KEYWORDS = frozenset({"PRIVATE", "PUBLIC", "INTERFACE", "BEFORE", "AFTER", "SYSTEM"})
+_EMPTY_GENEX = re.compile(r"\$<\$<COMPILE_LANGUAGE:HIP>:[;\s]*>")
+
+
+def _drop_leftover(command: Command, body: bytes, out: BuildFileEdits) -> None:
+    """A command that translation left doing nothing is removed: set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS}")
+    once its flags were dropped, string(APPEND CMAKE_HIP_FLAGS " "), target_compile_options(t PRIVATE)
+    or one holding only $<$<COMPILE_LANGUAGE:HIP>:>. Commands written that way are left alone."""
+    inside = [
+        e
+        for e in out.edits
+        if command.start <= e.start and e.end <= command.end and not e.start == e.end == command.end
+    ]
+    if not inside:
+        return
+    shifted = [Edit(e.start - command.start, e.end - command.start, e.parts, e.rule_id) for e in inside]
+    translated = apply(body[command.start : command.end], shifted).data
+    parsed = next(cmake_commands(translated), None)
+    if parsed is None:
+        return
+    name, values = command.name.lower(), [a.value for a in parsed.args]
+    if name == "set" and len(values) == 2:
+        noop = values[1].strip() == f"${{{values[0]}}}"
+    elif name in ("string", "list") and len(values) >= 2 and values[0] == "APPEND":
+        noop = not "".join(values[2:]).strip()
+    elif name in _OPTION_COMMANDS:
+        items = [v for v in values[_OPTION_COMMANDS[name] :] if v not in _SCOPE_KEYWORDS]
+        noop = not _EMPTY_GENEX.sub("", ";".join(items)).strip("; ")
+    else:
+        noop = False
+    if noop:
+        start, end = drop_span(body, command.start, command.end)
+        out.edits.append(Edit.replace(start, end, "", "cmake.leftover"))
+        what = f"{command.name}({values[0]} ...)" if values else f"{command.name}()"
+        out.report(
+            command.start, "HC403", f"{what} does nothing once its nvcc flags are dropped; removed", command.name
+        )
+
+
+def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: BuildFileEdits) -> tuple[int, ...]:
+    """set(CMAKE_CUDA_ARCHITECTURES ...), and the indexes of the arguments of set/string(APPEND)/list(APPEND)
+    that hold CMAKE_CUDA_FLAGS* (_flag_values maps their flags)."""
     args = list(command.args)
     name = command.name.lower()
     if name in ("string", "list") and len(args) > 2 and args[0].value == "APPEND":
-        variable, values = args[1].value, args[2:]
+        variable, first = args[1].value, 2
     elif name == "set" and args:
-        variable, values = args[0].value, args[1:]
+        variable, first = args[0].value, 1
     else:
         return ()
-    values = values[: next((n for n, a in enumerate(values) if a.value in ("CACHE", "PARENT_SCOPE")), len(values))]
+    stop = next((n for n, a in enumerate(args) if n >= first and a.value in ("CACHE", "PARENT_SCOPE")), len(args))
     if variable == "CMAKE_CUDA_ARCHITECTURES" and name == "set":
-        _arch_values(values, archs, out)
-    return tuple(values) if variable.startswith("CMAKE_CUDA_FLAGS") else ()
+        _arch_values(args[first:stop], archs, out)
+    return tuple(range(first, stop)) if variable.startswith("CMAKE_CUDA_FLAGS") else ()
 
 
 def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: BuildFileEdits) -> None:

@@ -35,8 +35,11 @@ class BuildFileEdits:
         self.replacements.append(Replacement(line, col, old, new, f"{self.library}.{rule}", self.library))
 
     def report(self, offset: int, code: str, message: str, symbol: str = "") -> None:
+        """One diagnostic; the same one at the same place (a name written twice in one argument) only once."""
         line, col = self.source.line_col(offset)
-        self.diagnostics.append(Diagnostic(self.source.path, line, col, code, message, symbol=symbol))
+        diagnostic = Diagnostic(self.source.path, line, col, code, message, symbol=symbol)
+        if diagnostic not in self.diagnostics:
+            self.diagnostics.append(diagnostic)
 
     def notes(self, offset: int, notes: Sequence[FlagNote]) -> None:
         for note in notes:

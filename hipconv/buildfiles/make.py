@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hipconv.buildfiles.common import MAKE_REFERENCE, BuildFileEdits
-from hipconv.buildfiles.nvcc_flags import map_flags, map_library, nvcc_only
+from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, map_flags, map_library, nvcc_only
 
 _ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?::::=|::=|:=|\+=|\?=|!=|=)")
 _NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
@@ -220,7 +220,20 @@ def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildF
             new = word[: shell.start()] + shell.expand(r"\1hipcc\2") + word[shell.end() :]
             out.rewrite(pos, end, new, "compiler")
             out.report(pos, "HC405", f"{word}: replaced by {new}", word)
+        if program is not None or shell is not None:
+            _define_warp_sync(word, end, out)
     return found, path_rewritten
+
+
+def _define_warp_sync(word: str, end: int, out: BuildFileEdits) -> None:
+    """nvcc's word became hipcc's: every compile it runs defines WARP_SYNC_DEFINE."""
+    out.rewrite(end, end, f" -D{WARP_SYNC_DEFINE}", "warp-sync-define")
+    out.report(
+        end,
+        "HC405",
+        f"-D{WARP_SYNC_DEFINE} added after {word}: HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
+        WARP_SYNC_DEFINE,
+    )
 
 
 def _report_cuda_paths(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> None:

@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
+# HIP declares the *_sync warp builtins only with this defined before its runtime header (ROCm 6.2+; the
+# rules' requires_define). A source file can define it only before its first HIP include, so translated
+# build files and `hipconv build` define it for the whole build; older releases ignore it.
+WARP_SYNC_DEFINE = "HIP_ENABLE_WARP_SYNC_BUILTINS"
 
 
 class FlagAction(enum.Enum):

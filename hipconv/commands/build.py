@@ -14,6 +14,7 @@ from typing import BinaryIO
 from rich.console import Console
 
 from hipconv.build.hipcc import find_hipcc, hip_environment, hip_version
+from hipconv.build.missing import MissingHeaders
 from hipconv.build.plan import (
     Group,
     Unit,
@@ -25,7 +26,14 @@ from hipconv.build.plan import (
     plan_compile_commands,
     plan_tree,
 )
-from hipconv.build.report import json_report, print_flag_notes, print_groups, print_target, summary_table
+from hipconv.build.report import (
+    json_report,
+    markdown_report,
+    print_flag_notes,
+    print_groups,
+    print_target,
+    summary_table,
+)
 from hipconv.build.target import Target, choose_target
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.console import verbosity
@@ -111,7 +119,9 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     started = time.monotonic()
     results = _compile(units, env, request.jobs, console)
     seconds = time.monotonic() - started
-    groups = group_failures(results, load_ruleset(request.translation.rules_dirs))
+    ruleset = load_ruleset(request.translation.rules_dirs)
+    headers = MissingHeaders(ruleset, tree=output.resolve(), target=target.rocm, installed=target.hip_version)
+    groups = group_failures(results, ruleset, headers)
     print_groups(console, groups)
     if verbosity(console).chatty:
         console.print(summary_table(results, seconds, check_only=request.check_only))
@@ -151,4 +161,8 @@ def _write_report(
         seconds=seconds,
         skipped=skipped,
     )
-    write_named(request.report_path, (json.dumps(report, indent=2) + "\n").encode(), option="--report")
+    if request.report_path.suffix.lower() == ".md":
+        text = markdown_report(report, results, groups)
+    else:
+        text = json.dumps(report, indent=2) + "\n"
+    write_named(request.report_path, text.encode(), option="--report")

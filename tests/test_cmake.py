@@ -1,0 +1,269 @@
+"""CMake projects (issue #13): plain library names and FindCUDA variables, .cu sources through globs and
+functions, no-op leftovers, one diagnostic per place; and the flags `hipconv build` reads from a
+translated CMake project without -p (tests/fixtures/cmake_project; its golden and idempotence tests are
+in test_buildfiles.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+from hipconv.build.cmakeflags import cmake_flags
+from hipconv.buildfiles import translate_build_file
+from hipconv.translate.source import SourceFile
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CMAKE_PROJECT = FIXTURES / "cmake_project" / "cuda"
+DEBIAN_CMAKE = Path("/usr/lib/x86_64-linux-gnu/cmake")
+
+
+def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]:
+    result = translate_build_file(SourceFile.from_bytes(name, text.encode()))
+    output = text if result.output is None else result.output.decode()
+    return output, [f"{d.line}:{d.col} {d.code} {d.message}" for d in result.diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "project(p LANGUAGES CXX CUDA)\nadd_executable(app main.cu)\n"
+            "target_link_libraries(app PRIVATE cublas cufft curand cusparse cusolver cudnn)\n",
+            "project(p LANGUAGES CXX HIP)\nadd_compile_definitions(HIP_ENABLE_WARP_SYNC_BUILTINS)\n"
+            "find_package(hipblas REQUIRED)\nfind_package(hipfft REQUIRED)\nfind_package(hiprand REQUIRED)\n"
+            "find_package(hipsparse REQUIRED)\nfind_package(hipsolver REQUIRED)\nfind_package(miopen REQUIRED)\n"
+            "add_executable(app main.cu)\nset_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)\n"
+            "target_link_libraries(app PRIVATE roc::hipblas hip::hipfft hip::hiprand roc::hipsparse "
+            "roc::hipsolver MIOpen)\n",
+            id="plain-names-after-project",
+        ),
+        pytest.param(
+            "find_package(CUDAToolkit REQUIRED)\n"
+            "target_link_libraries(t CUDA::cudart_static CUDA::cuda_driver CUDA::cublas_static -lcurand)\n",
+            "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\nfind_package(hiprand REQUIRED)\n"
+            "target_link_libraries(t hip::host hip::host roc::hipblas hip::hiprand)\n",
+            id="static-and-driver-targets",
+        ),
+        pytest.param(
+            "find_package(CUDA REQUIRED)\n"
+            "target_link_libraries(t ${CUDA_LIBRARIES} ${CUDA_CUBLAS_LIBRARIES} ${CUDA_CUFFT_LIBRARIES} "
+            "${CUDA_cusparse_LIBRARY} ${CUDA_CUDA_LIBRARY})\n",
+            "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\nfind_package(hipfft REQUIRED)\n"
+            "find_package(hipsparse REQUIRED)\n"
+            "target_link_libraries(t hip::host roc::hipblas hip::hipfft roc::hipsparse hip::host)\n",
+            id="findcuda-variables",
+        ),
+        pytest.param(
+            "set(GPU_LIBS cudart curand)\nlist(APPEND GPU_LIBS cusparse)\nset(NAMES cublas)\n"
+            "target_link_libraries(app ${GPU_LIBS})\n",
+            "find_package(hip REQUIRED)\nfind_package(hiprand REQUIRED)\nfind_package(hipsparse REQUIRED)\n"
+            "set(GPU_LIBS hip::host hip::hiprand)\nlist(APPEND GPU_LIBS roc::hipsparse)\nset(NAMES cublas)\n"
+            "target_link_libraries(app ${GPU_LIBS})\n",
+            id="names-through-a-link-variable",
+        ),
+        pytest.param(
+            "if(USE_GPU)\n  add_executable(app a.cu)\n  target_link_libraries(app curand)\nendif()\n",
+            "find_package(hiprand REQUIRED)\nif(USE_GPU)\n  add_executable(app a.cu)\n"
+            "  set_source_files_properties(a.cu PROPERTIES LANGUAGE HIP)\n"
+            "  target_link_libraries(app hip::hiprand)\nendif()\n",
+            id="find-package-before-the-block",
+        ),
+        pytest.param(
+            "file(GLOB_RECURSE KERNELS CONFIGURE_DEPENDS src/*.cu)\nadd_library(k ${KERNELS})\n",
+            "file(GLOB_RECURSE KERNELS CONFIGURE_DEPENDS src/*.cu)\n"
+            "set_source_files_properties(${KERNELS} PROPERTIES LANGUAGE HIP)\nadd_library(k ${KERNELS})\n",
+            id="glob-of-cu-files",
+        ),
+        pytest.param(
+            'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -Xptxas -v")\nstring(APPEND CMAKE_CUDA_FLAGS " -lineinfo")\n'
+            'string(APPEND CMAKE_CUDA_FLAGS " --expt-extended-lambda")\n',
+            'string(APPEND CMAKE_HIP_FLAGS " -gline-tables-only")\n',
+            id="flag-leftovers-removed",
+        ),
+        pytest.param(
+            "target_compile_options(t PRIVATE\n  $<$<COMPILE_LANGUAGE:CUDA>:\n    -Xcompiler -fPIC\n"
+            "    --use_fast_math\n    -maxrregcount=32\n  >)\n",
+            "target_compile_options(t PRIVATE\n  $<$<COMPILE_LANGUAGE:HIP>:\n    -fPIC\n    -ffast-math\n  >)\n",
+            id="genex-over-several-lines",
+        ),
+        pytest.param(
+            "set(X ${X})\ntarget_compile_options(t PRIVATE)\n",
+            "set(X ${X})\ntarget_compile_options(t PRIVATE)\n",
+            id="written-no-ops-kept",
+        ),
+    ],
+)
+def test_cmake_mapping(src: str, expected: str) -> None:
+    assert _translate(src)[0] == expected
+    assert _translate(expected)[0] == expected  # translating twice changes nothing
+
+
+def test_libraries_without_a_hip_target() -> None:
+    output, diagnostics = _translate("target_link_libraries(app nvToolsExt nvidia-ml CUDA::nvToolsExt)\n")
+    assert output == "target_link_libraries(app roctx64 nvidia-ml CUDA::nvToolsExt)\n"
+    assert diagnostics == [
+        "1:27 HC405 nvToolsExt: linked as roctx64, which ROCm ships no CMake target for (add ROCm's lib "
+        "directory with target_link_directories if the linker does not find it)",
+        "1:38 HC401 nvidia-ml is CUDA's nvidia-ml library, with no HIP counterpart (AMD's counterpart is "
+        "rocm_smi (another API)); left unchanged",
+        "1:48 HC401 CUDA::nvToolsExt has no ROCm CMake target (link roctx64 (roctracer) by hand: ROCm ships no "
+        "CMake target for it); left unchanged",
+    ]
+
+
+def test_one_diagnostic_per_place() -> None:
+    """A name written twice in one argument is reported once there."""
+    _, diagnostics = _translate('message(STATUS "${CUDA_TOOLKIT_ROOT_DIR} ${CUDA_TOOLKIT_ROOT_DIR}")\n')
+    assert diagnostics == [
+        "1:16 HC401 ${CUDA_TOOLKIT_ROOT_DIR} comes from the CUDA toolkit's CMake modules; left unchanged"
+    ]
+
+
+def test_mixed_glob_marks_only_its_cu_files() -> None:
+    output, diagnostics = _translate("file(GLOB SRC *.cpp *.cu)\n")
+    assert output == (
+        "file(GLOB SRC *.cpp *.cu)\nset(hipconv_cu_sources ${SRC})\n"
+        'list(FILTER hipconv_cu_sources INCLUDE REGEX "\\\\.cu$")\n'
+        "set_source_files_properties(${hipconv_cu_sources} PROPERTIES LANGUAGE HIP)\n"
+    )
+    assert diagnostics == [
+        "1:1 HC405 *.cu: the .cu files of SRC marked LANGUAGE HIP (CMake compiles .cu files as CUDA otherwise)"
+    ]
+
+
+def test_cmake_project_diagnostics(tmp_path: Path) -> None:
+    result = run_cli("translate", CMAKE_PROJECT, "-o", tmp_path / "hip", "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
+    lines = [line.split("/cuda/", 1)[1] for line in result.stderr.splitlines() if "CMakeLists.txt" in line]
+    assert lines == [
+        "CMakeLists.txt:4:1: note[HC405]: add_compile_definitions(HIP_ENABLE_WARP_SYNC_BUILTINS) added: HIP declares "
+        "the *_sync warp builtins only with it (ROCm 6.2+)",
+        "CMakeLists.txt:8:30: note[HC404]: CUDA architectures 70 80 replaced by the AMD targets gfx90a",
+        "CMakeLists.txt:9:1: note[HC403]: set(CMAKE_HIP_FLAGS ...) does nothing once its nvcc flags are dropped; "
+        "removed",
+        "CMakeLists.txt:9:22: note[HC403]: --expt-relaxed-constexpr dropped: clang lets host and device code call "
+        "constexpr functions without it",
+        "rng/CMakeLists.txt:2:1: note[HC405]: *.cu: the .cu files of RNG_SOURCES marked LANGUAGE HIP (CMake "
+        "compiles .cu files as CUDA otherwise)",
+        "rng/CMakeLists.txt:3:1: note[HC405]: find_package(hiprand) find_package(hipsparse) added: the CMake "
+        "targets of the HIP libraries linked here come from these packages",
+        "samples/CMakeLists.txt:3:3: note[HC405]: ${name}.cu: marked LANGUAGE HIP (CMake compiles .cu files as "
+        "CUDA otherwise)",
+        "samples/CMakeLists.txt:5:3: note[HC405]: find_package(hip) added: the CMake targets of the HIP "
+        "libraries linked here come from these packages",
+        "samples/CMakeLists.txt:12:1: note[HC403]: target_compile_options(histogram ...) does nothing once its "
+        "nvcc flags are dropped; removed",
+        "samples/CMakeLists.txt:13:26: note[HC403]: --extended-lambda dropped: clang compiles `__device__` lambdas "
+        "without it",
+        "samples/CMakeLists.txt:14:26: note[HC403]: -Xptxas=-v dropped: PTX assembler options have no AMD counterpart",
+    ]
+
+
+# ---------------------------------------------------------------- flags hipconv build reads
+
+
+def _flags(root: Path) -> dict[str, list[str]]:
+    files = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+    return cmake_flags(root, files, [".cu", ".cpp"])
+
+
+def test_cmake_flags_of_the_project() -> None:
+    """Directory and target flags, PUBLIC ones through links, -std by language, -fopenmp for C++ only."""
+    root = (FIXTURES / "cmake_project" / "hip").resolve()
+    common, rng = f"-I{root}/common/inc", f"-I{root}/rng/include"
+    warp_sync = "-DHIP_ENABLE_WARP_SYNC_BUILTINS"  # added by the translation after project()
+    library = [warp_sync, "-DSAMPLES_VERSION=3", "-DRNG_SEED=1234ULL", common, rng]
+    samples = [warp_sync, "-DSAMPLES_VERSION=3", "-DSAMPLE_BLOCK=256", common, "-std=c++17"]
+    assert _flags(root) == {
+        "rng/demo/demo.cpp": [*library, "-fopenmp", "-std=c++17"],
+        "rng/stats.cpp": [*library, "-fopenmp", "-std=c++17"],
+        "rng/uniform.cu": [*library, "-std=c++17"],
+        "samples/histogram.cu": samples,
+        "samples/vector_add.cu": samples,
+    }
+
+
+def test_cmake_flags_conditions_and_generator_expressions(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    for name in ("k.cu", "host.cpp", "orphan.cu"):
+        (tmp_path / "src" / name).write_text("int x;\n")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p LANGUAGES CXX HIP)\n"
+        'option(WITH_FAST ON)\noption(WITH_TRACE "" OFF)\n'
+        'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -Wall -Wl,--as-needed")\n'
+        "set(CMAKE_HIP_STANDARD 20)\nset(CMAKE_CXX_STANDARD 14)\n"
+        "if(WIN32)\n  add_definitions(-DON_WINDOWS)\nelseif(WITH_TRACE)\n  add_definitions(-DTRACE)\n"
+        "else()\n  add_definitions(-DPLAIN)\nendif()\n"
+        "if(CMAKE_BUILD_TYPE STREQUAL Debug)\n  add_definitions(-DFIRST_BRANCH)\nelse()\n"
+        "  add_definitions(-DSECOND_BRANCH)\nendif()\n"
+        "add_library(k src/k.cu src/host.cpp)\n"
+        "target_compile_options(k PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-ffast-math -munsafe-fp-atomics>\n"
+        "  $<$<CONFIG:Debug>:-O0> $<$<COMPILE_LANGUAGE:CXX>:-Wextra>)\n"
+        "target_include_directories(k PRIVATE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/inc>)\n"
+    )
+    flags = _flags(tmp_path)
+    inc = f"-I{tmp_path}/inc"
+    assert flags["src/k.cu"] == ["-Wall", "-DPLAIN", "-DFIRST_BRANCH", inc, "-ffast-math", "-munsafe-fp-atomics",
+                                 "-std=c++20"]  # fmt: skip
+    assert flags["src/host.cpp"] == ["-DPLAIN", "-DFIRST_BRANCH", inc, "-Wextra", "-std=c++14"]
+    assert flags["src/orphan.cu"] == ["-Wall", "-DPLAIN", "-DFIRST_BRANCH", "-std=c++20"]  # no target: the directory
+
+
+@pytest.mark.hipcc
+def test_build_uses_the_cmake_flags(tmp_path: Path) -> None:
+    """Without -p, each TU gets the translated CMake project's flags: SAMPLES_VERSION, SAMPLE_BLOCK, RNG_SEED
+    and OpenMP are checked with #error in the sources."""
+    out = tmp_path / "hip"
+    result = run_cli("build", CMAKE_PROJECT, "-o", out, "--check-only", "--rocm-version", "5.2", "-j", "2")
+    assert result.code == 0, result.stderr
+    database = {
+        Path(e["file"]).relative_to(out.resolve()).as_posix(): e["arguments"]
+        for e in json.loads((out / "compile_commands.json").read_text())
+    }
+    assert sorted(database) == [
+        "rng/demo/demo.cpp",
+        "rng/stats.cpp",
+        "rng/uniform.cu",
+        "samples/histogram.cu",
+        "samples/vector_add.cu",
+    ]
+    assert "-fopenmp" in database["rng/stats.cpp"] and "-fopenmp" not in database["rng/uniform.cu"]
+    assert "-DSAMPLE_BLOCK=256" in database["samples/histogram.cu"]
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(
+    shutil.which("cmake") is None or shutil.which("clang++-15") is None or not (DEBIAN_CMAKE / "hip-lang").is_dir(),
+    reason="needs cmake, clang++-15 and Debian's hip-lang (README: Building the translated tree with CMake)",
+)
+def test_cmake_builds_the_translated_cmake_project(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """Plain library names became targets whose packages are found (Debian ships hipRAND and hipSPARSE)."""
+    out = tmp_path / "hip"
+    result = run_cli("translate", CMAKE_PROJECT, "-o", out, "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
+    rocm = tmp_path / "rocm-root"
+    (rocm / "lib" / "cmake").mkdir(parents=True)
+    (rocm / "lib" / "cmake" / "hip-lang").symlink_to(DEBIAN_CMAKE / "hip-lang")
+    env = {**hip_env, "CMAKE_PREFIX_PATH": str(DEBIAN_CMAKE)}
+    build = tmp_path / "build"
+    configure = [
+        "cmake",
+        "-S",
+        str(out),
+        "-B",
+        str(build),
+        "-DCMAKE_HIP_COMPILER=clang++-15",
+        f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={rocm}",
+        "-DCMAKE_HIP_FLAGS=--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+    ]
+    for cmd in (configure, ["cmake", "--build", str(build), "-j2"]):
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    for program in ("samples/vector_add", "samples/histogram", "rng/rng_demo"):
+        assert os.access(build / program, os.X_OK), program
