@@ -15,7 +15,7 @@ from hipconv.translate.collector import FileMatches, MatchCollector
 from hipconv.translate.compat import COMPAT_HEADER, include_line, match_aliased
 from hipconv.translate.edits import Edit
 from hipconv.translate.identifiers import match_identifiers
-from hipconv.translate.includes import INSERT_RULE_ID, directive_lines, match_includes
+from hipconv.translate.includes import INSERT_RULE_ID, Directives, directive_lines, match_includes
 from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.project import NO_PROJECT, Project
@@ -69,7 +69,7 @@ def match_file(
     match_unknown_api(c, skip, words, directives, project.names)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
-    lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in sorted(c.defines_needed - directives.defined)]
+    lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]
     compat = include_line(c)  # hipconv_compat.h, right after the runtime include
     if (
         table.runtime_header
@@ -96,6 +96,15 @@ def match_file(
     if lines:
         _insert_at_top(c, "\n".join(lines))
     return c.result()
+
+
+def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_header: bool) -> list[str]:
+    """The defines the file's rewrites, and those of the headers of the run it includes, need before the
+    runtime header: a source file defines them at its top. A header does not: its top comes after
+    the includes that precede it in a translation unit (the build defines them; see WARP_SYNC_DEFINE)."""
+    if is_header:
+        return []
+    return sorted((c.defines_needed | project.header_defines.get(c.source.path, frozenset())) - directives.defined)
 
 
 def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -9,16 +11,67 @@ from hipconv.rules.model import LookupTable
 from hipconv.translate.mask_names import ProjectMask, project_masks
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import project_names
+from hipconv.translate.words import file_words
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
 
 
 @dataclass(frozen=True)
 class Project:
     names: frozenset[str] = frozenset()  # CUDA-looking names the files declare: no HC001 (unknown_api)
     masks: Mapping[str, ProjectMask] = field(default_factory=dict)  # lane masks given by name (mask_names)
+    # by path, the defines the HIP rewrites of the headers a file includes (directly or not) need before
+    # the runtime header (HIP_ENABLE_WARP_SYNC_BUILTINS): a source file defines them at its top
+    header_defines: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 NO_PROJECT = Project()  # a run of one file
 
 
 def gather_project(sources: Sequence[SourceFile], table: LookupTable) -> Project:
-    return Project(project_names((s.body for s in sources), table.names), project_masks(sources, table))
+    names = project_names((s.body for s in sources), table.names)
+    return Project(names, project_masks(sources, table), header_defines(sources, table))
+
+
+def header_defines(sources: Sequence[SourceFile], table: LookupTable) -> dict[str, frozenset[str]]:
+    """For each source, the defines its included headers of the run need (through the words of their
+    rules that require one; a word in a comment counts too, which only adds a harmless define)."""
+    requiring = {
+        name.encode(): r.rule.requires_define
+        for name, r in table.identifiers.items()
+        if r.rewrites and r.rule is not None and r.rule.requires_define
+    }
+    own = {s.path: frozenset(requiring[w] for w in file_words(s.body) & requiring.keys()) for s in sources}
+    if not any(own.values()):
+        return {}
+    paths = frozenset(own)
+    included = {s.path: _resolve_includes(s, paths) for s in sources}
+    reach: dict[str, frozenset[str]] = {}
+    for path in paths:  # the headers reached from each file, breadth first (include cycles end)
+        seen, todo = set(), list(included[path])
+        while todo:
+            header = todo.pop()
+            if header not in seen:
+                seen.add(header)
+                todo += included.get(header, ())
+        defines = frozenset().union(*(own[h] for h in seen)) if seen else frozenset()
+        if defines:
+            reach[path] = defines
+    return reach
+
+
+def _resolve_includes(source: SourceFile, paths: frozenset[str]) -> list[str]:
+    """The files of the run that the source's #include lines name: beside it, else the one file whose
+    path ends with the included path (an -I directory)."""
+    found = []
+    here = os.path.dirname(source.path)
+    for m in _INCLUDE.finditer(source.body):
+        written = m.group(1).decode(errors="replace")
+        beside = os.path.normpath(os.path.join(here, written))
+        if beside in paths:
+            found.append(beside)
+            continue
+        ends = [p for p in paths if p.endswith("/" + written) or p == written]
+        if len(ends) == 1:
+            found.append(ends[0])
+    return found

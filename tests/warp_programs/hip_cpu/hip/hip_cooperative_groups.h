@@ -1,0 +1,62 @@
+// The part of ROCm's cooperative groups the warp programs use, for HIP-CPU (which has none),
+// written from ROCm 6.3's amd_hip_cooperative_groups.h: a tile's rank is the block-linear thread
+// rank modulo its size, and its shuffles are the warp shuffles with the tile size as their width.
+// HIP-CPU's __shfl, __shfl_down and __shfl_up given a width below 64 compare the source lane with
+// the width instead of the segment's end, so lanes past the first segment get their own value
+// back; the tile shuffles here pick the source lane themselves and shuffle over the whole wavefront.
+#pragma once
+#include <hip/hip_runtime.h>
+
+#include "hipcpu_prelude.h"  // __lane_id
+
+namespace cooperative_groups {
+
+class thread_block {
+ public:
+  unsigned thread_rank() const {
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  }
+  unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
+  void sync() const { __syncthreads(); }
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+
+template <unsigned Size, class Parent = void>
+class thread_block_tile {
+  static_assert(Size != 0 && (Size & (Size - 1)) == 0 && Size <= 64, "a power of 2 up to the wavefront size");
+
+ public:
+  static constexpr unsigned num_threads() { return Size; }
+  static constexpr unsigned size() { return Size; }
+  unsigned thread_rank() const { return thread_block().thread_rank() & (Size - 1); }
+  unsigned meta_group_rank() const { return thread_block().thread_rank() / Size; }
+  void sync() const { (void)__ballot(1); }
+  template <class T>
+  T shfl(T var, int src_rank) const { return __shfl(var, segment() + (src_rank & (Size - 1))); }
+  template <class T>
+  T shfl_down(T var, unsigned delta) const {
+    unsigned rank = __lane_id() & (Size - 1);
+    return __shfl(var, __lane_id() + (rank + delta < Size ? delta : 0));
+  }
+  template <class T>
+  T shfl_up(T var, unsigned delta) const {
+    unsigned rank = __lane_id() & (Size - 1);
+    return __shfl(var, __lane_id() - (rank >= delta ? delta : 0));
+  }
+  template <class T>
+  T shfl_xor(T var, unsigned lane_mask) const {
+    unsigned rank = __lane_id() & (Size - 1);
+    return __shfl(var, segment() + ((rank ^ lane_mask) < Size ? rank ^ lane_mask : rank));
+  }
+
+ private:
+  static unsigned segment() { return __lane_id() & ~(Size - 1); }  // the tile's first lane in the wavefront
+};
+
+template <unsigned Size, class Parent>
+thread_block_tile<Size> tiled_partition(const Parent&) {
+  return thread_block_tile<Size>();
+}
+
+}  // namespace cooperative_groups

@@ -1,0 +1,34 @@
+// Force-included (g++ -include) into every translated warp program built against HIP-CPU
+// (../shared/hip-cpu), which runs HIP on the CPU with 64-lane wavefronts but predates a few
+// device functions that ROCm has, and the AMDGPU builtins that hipconv's compat shims call. Only
+// those are stood in for here, each as ROCm defines it for a 64-wide wavefront (ROCm 6.3's
+// amd_warp_functions.h and amd_hip_cooperative_groups.h).
+//
+// Each stand-in is a function template with a defaulted parameter: a real definition of the same
+// name (a `hipconv_compat.h` shim, say) is an ordinary function, which overload resolution
+// prefers, so it is never redefined here.
+//
+// On HIP-CPU every warp builtin is a barrier of the block's fibers, so the warp programs call
+// them in uniform control flow (all threads of a block, the same number of times).
+#ifndef HIPCPU_PRELUDE_H  // a guard, not #pragma once: the precompiled copy has another path
+#define HIPCPU_PRELUDE_H
+#include <hip/hip_runtime.h>
+
+// ROCm 6.2+: the active lanes, 64 bits on wave64 (every lane of a wavefront runs in lockstep).
+template <class = void>
+inline unsigned long long __activemask() noexcept {
+  return __ballot(1);
+}
+
+// The AMDGPU builtins of hipconv_compat.h's shims (hipconv_syncwarp): a barrier of the
+// wavefront's lanes and a memory fence. HIP-CPU's lanes are fibers of one thread, so a warp
+// builtin is the barrier, and the fence orders that thread's accesses.
+#define __builtin_amdgcn_wave_barrier() ((void)__ballot(1))
+#define __builtin_amdgcn_fence(order, scope) __atomic_thread_fence(order)
+
+template <class = void>
+inline unsigned __lane_id() noexcept {
+  return threadIdx.x % warpSize;
+}
+
+#endif  // HIPCPU_PRELUDE_H
