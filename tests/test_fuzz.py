@@ -895,6 +895,11 @@ FOUND = [
         Setup("6.3", "chevron", "t.cu"),
         id="statement-stretched-to-an-inserted-directive",
     ),
+    pytest.param(  # a function name before `::`: renamed, so the second run took the next name as foreign
+        b"\xef\xbb\xbf cudaMalloc ::\ncudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW);",
+        Setup("6.3", "chevron", "t.cu"),
+        id="function-name-as-a-qualifier",
+    ),
     pytest.param(  # an include's path must be on its line
         b'#include "cuda_fp16.h"\n#// c 0\ninclude <cuda_runtime.h>\n#include // c 1\n<cuda_runtime.h>',
         Setup("5.2", "chevron", "t.cu"),

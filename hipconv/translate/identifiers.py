@@ -175,12 +175,20 @@ def _used_as_namespace(tokens: Tokens, first: int, last: int) -> bool:
     return keyword >= 0 and tokens.raw(keyword) == b"namespace"
 
 
+_SCOPES = frozenset({RuleKind.NAMESPACE, RuleKind.CLASS, RuleKind.TYPE, RuleKind.ENUM})  # what may precede ::
+
+
 def is_member_or_foreign(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> bool:
-    """`x.cudaFoo`, `p->cudaFoo` and `mylib::cudaFoo` are not the CUDA API."""
+    """`x.cudaFoo`, `p->cudaFoo` and `mylib::cudaFoo` are not the CUDA API, nor is `cudaMalloc::cudaFoo`:
+    only a CUDA namespace or type qualifies a CUDA name (a function or value before `::` is renamed,
+    and the second run must decide alike)."""
     j = prev_code(tokens, i)
     if is_punct(tokens, j, ".", "->"):
         return True
     if is_punct(tokens, j, "::"):
         q = prev_code(tokens, j)
-        return q >= 0 and tokens.kinds[q] == TokenKind.IDENTIFIER and tokens.text(q) not in identifiers
+        if q < 0 or tokens.kinds[q] != TokenKind.IDENTIFIER:
+            return False
+        qualifier = identifiers.get(tokens.text(q))
+        return qualifier is None or qualifier.rule is None or qualifier.rule.kind not in _SCOPES
     return False
