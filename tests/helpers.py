@@ -9,6 +9,7 @@ import functools
 import io
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -246,3 +247,33 @@ __all__ = [
     "hip_headers",
     "known_rule_ids",
 ]
+
+
+DEBIAN_CMAKE = Path("/usr/lib/x86_64-linux-gnu/cmake")  # Debian's HIP CMake packages (hip-lang, hip, ...)
+HAS_DEBIAN_CMAKE_HIP = bool(
+    shutil.which("cmake") and shutil.which("clang++-15") and (DEBIAN_CMAKE / "hip-lang").is_dir()
+)
+
+
+def cmake_build_with_debian_hip(source: Path, work: Path, env: Mapping[str, str]) -> Path:
+    """Configure and build a translated CMake project with CMake's HIP language on Debian's HIP, as the
+    README says (a ROCm root whose lib/cmake/hip-lang is Debian's); the build directory."""
+    rocm = work / "rocm-root"
+    (rocm / "lib" / "cmake").mkdir(parents=True)
+    (rocm / "lib" / "cmake" / "hip-lang").symlink_to(DEBIAN_CMAKE / "hip-lang")
+    env = {**env, "CMAKE_PREFIX_PATH": str(DEBIAN_CMAKE)}
+    build = work / "build"
+    configure = [
+        "cmake",
+        "-S",
+        str(source),
+        "-B",
+        str(build),
+        "-DCMAKE_HIP_COMPILER=clang++-15",
+        f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={rocm}",
+        "-DCMAKE_HIP_FLAGS=--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+    ]
+    for cmd in (configure, ["cmake", "--build", str(build), "-j2"]):
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    return build

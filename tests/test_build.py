@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
+from helpers import HAS_DEBIAN_CMAKE_HIP, cmake_build_with_debian_hip, run_cli
 from hipconv.build.hipcc import parse_diagnostics
 from hipconv.build.makeflags import makefile_flags
 from hipconv.build.plan import Unit, UnitResult, expand_options_files, group_failures, plan_compile_commands
@@ -21,7 +21,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 PROJECT = FIXTURES / "build_project" / "cuda"
 UNPORTED = FIXTURES / "build_unported" / "cuda"
 MAKEFILE_PROJECT = FIXTURES / "makefile_project" / "cuda"
-DEBIAN_CMAKE = Path("/usr/lib/x86_64-linux-gnu/cmake")
 
 
 # ---------------------------------------------------------------- no hipcc needed
@@ -316,30 +315,13 @@ def test_make_builds_the_translated_makefile(tmp_path: Path, hip_env: dict[str, 
 
 @pytest.mark.hipcc
 @pytest.mark.skipif(
-    shutil.which("cmake") is None or shutil.which("clang++-15") is None or not (DEBIAN_CMAKE / "hip-lang").is_dir(),
+    not HAS_DEBIAN_CMAKE_HIP,
     reason="needs cmake, clang++-15 and Debian's hip-lang",
 )
 def test_cmake_builds_the_translated_cmakelists(tmp_path: Path, hip_env: dict[str, str]) -> None:
     """The README's command for Debian's HIP: a ROCm root whose lib/cmake/hip-lang is Debian's."""
     out = _translated(tmp_path)
-    rocm = tmp_path / "rocm-root"
-    (rocm / "lib" / "cmake").mkdir(parents=True)
-    (rocm / "lib" / "cmake" / "hip-lang").symlink_to(DEBIAN_CMAKE / "hip-lang")
-    env = {**hip_env, "CMAKE_PREFIX_PATH": str(DEBIAN_CMAKE)}
-    build = tmp_path / "build"
-    configure = [
-        "cmake",
-        "-S",
-        str(out),
-        "-B",
-        str(build),
-        "-DCMAKE_HIP_COMPILER=clang++-15",
-        f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={rocm}",
-        "-DCMAKE_HIP_FLAGS=--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
-    ]
-    for cmd in (configure, ["cmake", "--build", str(build), "-j4"]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    build = cmake_build_with_debian_hip(out, tmp_path, hip_env)
     assert (build / "libvecops.a").stat().st_size > 0
     assert os.access(build / "vecops_demo", os.X_OK)
     assert "--offload-arch=gfx90a" in (build / "CMakeFiles" / "vecops.dir" / "flags.make").read_text()

@@ -7,20 +7,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import run_cli
+from helpers import HAS_DEBIAN_CMAKE_HIP, cmake_build_with_debian_hip, run_cli
 from hipconv.build.cmakeflags import cmake_flags
 from hipconv.buildfiles import translate_build_file
 from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CMAKE_PROJECT = FIXTURES / "cmake_project" / "cuda"
-DEBIAN_CMAKE = Path("/usr/lib/x86_64-linux-gnu/cmake")
 
 
 def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]:
@@ -239,7 +236,7 @@ def test_build_uses_the_cmake_flags(tmp_path: Path) -> None:
 
 @pytest.mark.hipcc
 @pytest.mark.skipif(
-    shutil.which("cmake") is None or shutil.which("clang++-15") is None or not (DEBIAN_CMAKE / "hip-lang").is_dir(),
+    not HAS_DEBIAN_CMAKE_HIP,
     reason="needs cmake, clang++-15 and Debian's hip-lang (README: Building the translated tree with CMake)",
 )
 def test_cmake_builds_the_translated_cmake_project(tmp_path: Path, hip_env: dict[str, str]) -> None:
@@ -247,23 +244,6 @@ def test_cmake_builds_the_translated_cmake_project(tmp_path: Path, hip_env: dict
     out = tmp_path / "hip"
     result = run_cli("translate", CMAKE_PROJECT, "-o", out, "--rocm-version", "5.2")
     assert result.code == 0, result.stderr
-    rocm = tmp_path / "rocm-root"
-    (rocm / "lib" / "cmake").mkdir(parents=True)
-    (rocm / "lib" / "cmake" / "hip-lang").symlink_to(DEBIAN_CMAKE / "hip-lang")
-    env = {**hip_env, "CMAKE_PREFIX_PATH": str(DEBIAN_CMAKE)}
-    build = tmp_path / "build"
-    configure = [
-        "cmake",
-        "-S",
-        str(out),
-        "-B",
-        str(build),
-        "-DCMAKE_HIP_COMPILER=clang++-15",
-        f"-DCMAKE_HIP_COMPILER_ROCM_ROOT={rocm}",
-        "-DCMAKE_HIP_FLAGS=--rocm-path=/usr --rocm-device-lib-path=/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
-    ]
-    for cmd in (configure, ["cmake", "--build", str(build), "-j2"]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    build = cmake_build_with_debian_hip(out, tmp_path, hip_env)
     for program in ("samples/vector_add", "samples/histogram", "rng/rng_demo"):
         assert os.access(build / program, os.X_OK), program
