@@ -79,6 +79,15 @@ def test_a_mask_the_translator_has_no_rule_for_is_reported_by_the_check(tmp_path
     assert findings(result) == [("k.cu", 2, "HC002"), ("k.cu", 2, "HC302")]
 
 
+def test_a_full_mask_a_shim_acts_on_is_a_note_not_a_warning(tmp_path: Path) -> None:
+    """hipconv_syncwarp syncs the whole wavefront: the full mask's verdict (HC104) covers HC302."""
+    f = tmp_path / "k.cu"
+    f.write_text("__device__ void sync_all() {\n  __syncwarp(0xffffffff);\n}\n")
+    result = run_cli("scan", "--format", "json", "--fail-on", "warning", f)
+    assert findings(result) == [("k.cu", 2, "HC011"), ("k.cu", 2, "HC104")]
+    assert result.code == 0
+
+
 def test_translate_reports_the_widened_mask_as_a_note(tmp_path: Path) -> None:
     f = tmp_path / "k.cu"
     f.write_text(REDUCE.format(call="__shfl_down_sync(0xffffffff, v, 8)"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hipconv.rules.model import Action, Resolution
+from hipconv.rules.model import Action, Resolution, Rule
 from hipconv.settings import Version
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
@@ -45,6 +45,18 @@ def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
         c.diag(start, rule.code or "HC002", message, rule, name)
         return
     rename(c, start, end, name, rule.compat, rule.id, rule.library)
+    if rule.compat in MASKED_SHIMS:
+        _full_mask_verdict(c, last, rule)
+
+
+def _full_mask_verdict(c: MatchCollector, last: int, rule: Rule) -> None:
+    """The full mask of a masked shim's call (the only one shimmed) is a verdict at the mask, as a widened
+    one is (HC104): the shim acts on every lane of the wavefront, so scan's HC302 is not repeated there."""
+    call = parse_call(c.tokens, last) if is_punct(c.tokens, next_code(c.tokens, last), "(") else None
+    if call is not None and call.args:
+        mask = c.tokens.body[call.args[0][0] : call.args[0][1]].decode().strip()
+        message = f"32-bit full lane mask {mask} (all 32 lanes of a CUDA warp): {rule.compat} acts on all 64 lanes"
+        c.diag(call.args[0][0], "HC104", message, rule, about_api=False)
 
 
 def rename(c: MatchCollector, start: int, end: int, cuda: str, shim: str, rule_id: str, library: str) -> None:
