@@ -12,16 +12,15 @@ from typing import NamedTuple
 
 from hipconv.rules.model import LookupTable
 from hipconv.translate.collector import MatchCollector
-from hipconv.translate.lexer import TokenKind, Tokens, lex_many
+from hipconv.translate.lexer import TokenKind, Tokens, lex_many, unsplice
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import (
     IntLiteral,
     int_literal,
     is_punct,
-    matching_close,
     next_code,
+    parse_call,
     prev_code,
-    split_top_level,
 )
 from hipconv.translate.words import file_words, identifier_tokens
 
@@ -142,7 +141,7 @@ def _macro(tokens: Tokens, k: int) -> tuple[int, None] | None:
 
 
 def _line_break_between(tokens: Tokens, a: int, b: int) -> bool:
-    return b"\n" in re.sub(rb"\\\r?\n", b"", tokens.body[tokens.ends[a] : tokens.starts[b]])
+    return b"\n" in unsplice(tokens.body[tokens.ends[a] : tokens.starts[b]])
 
 
 def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:
@@ -185,10 +184,9 @@ def _is_kept_mask(tokens: Tokens, table: LookupTable, k: int) -> bool:
     rule = resolution.rule if resolution is not None else None
     if rule is None or not rule.lane_mask or rule.params is None or rule.lane_mask not in (rule.args or ()):
         return False
-    close = matching_close(tokens, open_)
-    args = split_top_level(tokens, open_ + 1, close) if close is not None else None
+    call = parse_call(tokens, callee)
     index = rule.params.index(rule.lane_mask)
-    return args is not None and index < len(args) and args[index] == (tokens.starts[k], tokens.ends[k])
+    return call is not None and index < len(call.args) and call.args[index] == (tokens.starts[k], tokens.ends[k])
 
 
 def _enclosing_paren(tokens: Tokens, k: int) -> int | None:
