@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hipconv.rules.model import Action, Resolution, Rule
+from hipconv.rules.model import Action, Resolution
 from hipconv.settings import Version
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
@@ -38,25 +38,18 @@ def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
     rule = resolution.rule
     assert rule is not None and rule.compat is not None and resolution.action is Action.SHIM
     start, end = c.tokens.starts[i], c.tokens.ends[last]
-    problem = _mask_problem(c, last, rule.compat)
+    problem, full_mask = _mask_problem(c, last, rule.compat)
     if problem is not None:
         note = f" ({rule.note})" if rule.note else ""
         message = f"{name} has no HIP equivalent; not shimmed: {problem}; left unchanged{note}"
         c.diag(start, rule.code or "HC002", message, rule, name)
         return
     rename(c, start, end, name, rule.compat, rule.id, rule.library)
-    if rule.compat in MASKED_SHIMS:
-        _full_mask_verdict(c, last, rule)
-
-
-def _full_mask_verdict(c: MatchCollector, last: int, rule: Rule) -> None:
-    """The full mask of a masked shim's call (the only one shimmed) is a verdict at the mask, as a widened
-    one is (HC104): the shim acts on every lane of the wavefront, so scan's HC302 is not repeated there."""
-    call = parse_call(c.tokens, last) if is_punct(c.tokens, next_code(c.tokens, last), "(") else None
-    if call is not None and call.args:
-        mask = c.tokens.body[call.args[0][0] : call.args[0][1]].decode().strip()
+    if full_mask is not None:  # a verdict at the mask, as a widened one is (HC104): the shim acts on every
+        # lane of the wavefront, so scan's HC302 is not repeated there
+        mask = c.tokens.body[full_mask[0] : full_mask[1]].decode().strip()
         message = f"32-bit full lane mask {mask} (all 32 lanes of a CUDA warp): {rule.compat} acts on all 64 lanes"
-        c.diag(call.args[0][0], "HC104", message, rule, about_api=False)
+        c.diag(full_mask[0], "HC104", message, rule, about_api=False)
 
 
 def rename(c: MatchCollector, start: int, end: int, cuda: str, shim: str, rule_id: str, library: str) -> None:
@@ -126,26 +119,27 @@ def _includes_header(c: MatchCollector) -> bool:
     return re.search(rb'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + name + rb'"', c.tokens.body, re.M) is not None
 
 
-def _mask_problem(c: MatchCollector, last: int, shim: str) -> str | None:
-    """Why a call of a masked shim cannot be shimmed (its mask is not the full one); None when it can."""
+def _mask_problem(c: MatchCollector, last: int, shim: str) -> tuple[str | None, Span | None]:
+    """Why a call of a masked shim cannot be shimmed (its mask is not the full one), else None; and the
+    span of the full mask it is called with (None when it has none)."""
     if shim not in MASKED_SHIMS:
-        return None
+        return None, None
     tokens = c.tokens
     if not is_punct(tokens, next_code(tokens, last), "("):
-        return None
+        return None, None
     call = parse_call(tokens, last)
     if call is None:
-        return "cannot read its arguments"
+        return "cannot read its arguments", None
     if not call.args:
-        return None
+        return None, None
     text = tokens.body[call.args[0][0] : call.args[0][1]].decode().strip()
     literal = int_literal(text)
     if literal is not None and literal.value in _FULL_MASKS:
-        return None
+        return None, call.args[0]
     return (
         f"only the full lane mask (0xffffffff: every lane) keeps its meaning on a 64-wide wavefront, and the "
         f"mask {text!r} is another or cannot be seen"
-    )
+    ), None
 
 
 _INCLUDE = re.compile(r"^#include\b.*$", re.M)
