@@ -42,8 +42,9 @@ from hypothesis import strategies as st
 
 from helpers import ruleset, run_cli
 from hipconv.results import FileResult, FileStatus
-from hipconv.rules.model import LookupTable, Rule, Scope
+from hipconv.rules.model import LookupTable, Rule, RuleKind, Scope
 from hipconv.settings import Settings, Version
+from hipconv.translate.compat import COMPAT_HEADER
 from hipconv.translate.launches import LAUNCH_RULE_ID
 from hipconv.translate.lexer import TokenKind, Tokens, lex
 from hipconv.translate.source import UTF8_BOM, DecodeFailure, SourceFile
@@ -308,9 +309,7 @@ def _endings(crlf: Sequence[bool]) -> Iterator[str]:
 
 @functools.cache
 def _table(rocm: str, launch: str) -> tuple[LookupTable, Settings]:
-    # without hipconv_compat.h's shims, whose include the properties do not model (tests/test_compat.py and the
-    # compat_shims fixture check their translation and idempotence)
-    s = Settings(Version.parse(rocm), kernel_launch=launch, compat=False)
+    s = Settings(Version.parse(rocm), kernel_launch=launch)
     return ruleset().table(s), s
 
 
@@ -423,6 +422,16 @@ def edit_regions(tokens: Tokens, result: FileResult, table: LookupTable) -> list
     return sorted(regions, key=lambda g: (g.start, -g.end))
 
 
+COMPAT_LINE = f'#include "{COMPAT_HEADER}"'  # a file of the fuzzed setups sits at the tree's root
+COMPAT_INCLUDE = re.escape(COMPAT_LINE.encode()) + rb"\r?\n"
+
+
+def _is_shimmed_include(d: Directive) -> bool:
+    """An include of a CUDA header that hipconv_compat.h stands for (no bundled release has one)."""
+    shimmed = {r.cuda for r in _rules().values() if r.compat and r.kind is RuleKind.INCLUDE}
+    return d.name == "include" and any(f"<{p}>" in d.text or f'"{p}"' in d.text for p in shimmed)
+
+
 def _is_runtime_include(d: Directive, runtime: str | None) -> bool:
     paths = {"cuda_runtime.h", runtime or "cuda_runtime.h"}
     return d.name == "include" and any(f"<{p}>" in d.text or f'"{p}"' in d.text for p in paths)
@@ -468,6 +477,9 @@ def _region(body: bytes, tokens: Tokens, offset: int, cuda: str, hip: str, rule_
             begin, end = _statement(tokens, i, close)
             return Region(begin, end, None, "statement")
         return Region(offset, tokens.ends[close], None, "call")
+    if rule is not None and rule.compat and rule.kind is RuleKind.INCLUDE and hip == COMPAT_HEADER:
+        # a header the target lacks: `<cuda/header.h>` becomes `"hipconv_compat.h"`, its delimiters with it
+        return Region(offset - 1, offset + len(cuda) + 1, (f'"{hip}"'.encode(),), "rename")
     if body[offset : offset + len(cuda)] == cuda.encode():
         return Region(offset, offset + len(cuda), (hip.encode(),), "rename")
     # the name is spelled with line splices or comments inside (a::/*c*/b): take tokens until it is complete
@@ -569,18 +581,20 @@ def _top_level(regions: Sequence[Region]) -> list[Region]:
 
 def _insert_patterns(table: LookupTable, *, runtime_only: bool = False) -> list[re.Pattern[bytes]]:
     """What the translator may insert at the top: guarded #defines the rules require, then the runtime
-    include; one pattern per shape, so that each possible length is tried. `runtime_only`: what it may
-    insert above an include line of a header (the runtime include)."""
+    include, then the include of hipconv_compat.h; one pattern per shape, so that each possible length is
+    tried. `runtime_only`: what it may insert above an include line of a header (the runtime include, and
+    hipconv_compat.h's after it)."""
     names = b"|".join(re.escape(d.encode()) for d in _required_defines())
     guard = rb"#ifndef (?:%s)\r?\n#define (?:%s)\r?\n#endif\r?\n" % (names, names)
     header = rb"#include <%s>\r?\n" % re.escape((table.runtime_header or "").encode())
     if runtime_only:
-        return [re.compile(header)]
+        return [re.compile(header + COMPAT_INCLUDE * k) for k in (0, 1)]
     return [
-        re.compile(rb"(?:\r?\n)?" + guard * n + header * h)
+        re.compile(rb"(?:\r?\n)?" + guard * n + header * h + COMPAT_INCLUDE * k)
         for n in range(len(_required_defines()) + 1)
         for h in (0, 1)
-        if n or h
+        for k in (0, 1)
+        if n or h or k
     ]
 
 
@@ -750,9 +764,13 @@ def same_directives(before: Tokens, after: Tokens, regions: Sequence[Region], ta
     runtime = [d for d in got if _is_runtime_include(d, table.runtime_header)]
     if len(runtime) > 1 + sum(_is_runtime_include(d, table.runtime_header) for d in want):
         return [f"3 directives: more than one runtime include added: {[d.text for d in got]}"]
+    compat = [d for d in got if d.text == COMPAT_LINE]  # inserted after the runtime include, or a shimmed header's
+    shimmed = [d for d in want if d.text == COMPAT_LINE or _is_shimmed_include(d)]
+    if len(compat) > 1 + len(shimmed):
+        return [f"3 directives: more than one {COMPAT_HEADER} include added: {[d.text for d in got]}"]
     want, got = (
-        [d for d in want if not _is_runtime_include(d, table.runtime_header)],
-        [d for d in got if d not in runtime],
+        [d for d in want if not _is_runtime_include(d, table.runtime_header) and d not in shimmed],
+        [d for d in got if d not in runtime and d not in compat],
     )  # a runtime include may move before the first HIP include: the order of the others is checked
     extra = len(got) - len(want)
     inserted, rest = got[: max(extra, 0)], got[max(extra, 0) :]
@@ -910,6 +928,30 @@ FOUND = [
 
 @pytest.mark.parametrize(("data", "setup"), FOUND)
 def test_found_inputs(data: bytes, setup: Setup) -> None:
+    assert check(data, setup) == []
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "7.2"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"__global__ void k(float4 *p) { float4 v = __ldcs(p); __syncwarp(); }\n", id="top"),
+        pytest.param(  # hipconv_compat.h goes right after the file's runtime include
+            b"// c\n#include <cuda_runtime.h>\n__global__ void k(float4 *p) { float4 v = __ldcs(p); }\n",
+            id="after-the-runtime-include",
+        ),
+        pytest.param(  # the header it stands for becomes its include, delimiters and all; no second one
+            b"#include <cooperative_groups/reduce.h>\n__device__ void f() { __syncwarp(); }\n",
+            id="shimmed-header",
+        ),
+    ],
+)
+def test_compat_edits_keep_the_properties(data: bytes, rocm: str) -> None:
+    """The properties model hipconv_compat.h's include and shims, which the fuzzed rule names reach."""
+    setup = Setup(rocm, "chevron", "t.cu")
+    out = translate(data, setup).output
+    assert out is not None and out.count(COMPAT_LINE.encode()) == 1
+    assert re.search(rb"hipconv_(ldcs|syncwarp)\(", out)
     assert check(data, setup) == []
 
 
