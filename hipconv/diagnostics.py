@@ -423,7 +423,8 @@ CODES = _codes(
     Code(
         "HC403",
         Severity.NOTE,
-        "nvcc flag with no hipcc counterpart: dropped",
+        "build file: an nvcc flag with no hipcc counterpart, a command left doing nothing, or a link item "
+        "mapping made a repeat: dropped",
         example=Example(
             "NVCCFLAGS = -O3 -Xptxas -v",
             "Makefile:1:17: note[HC403]: -Xptxas -v dropped: PTX assembler options have no AMD counterpart",
@@ -444,7 +445,7 @@ CODES = _codes(
         "HC405",
         Severity.NOTE,
         "build file: commands added or the compiler re-pointed (.cu sources marked LANGUAGE HIP, -fgpu-rdc for "
-        "separable compilation, nvcc's path -> $(ROCM_PATH)/bin/hipcc)",
+        "separable compilation, nvcc's path -> $(ROCM_PATH)/bin/hipcc, find_library() -> ROCm's library)",
         example=Example(
             "add_executable(app main.cu)",
             "CMakeLists.txt:1:1: note[HC405]: main.cu: marked LANGUAGE HIP (CMake compiles .cu files as CUDA "

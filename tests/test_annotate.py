@@ -135,7 +135,8 @@ def test_mixed_line_endings_the_marker_takes_its_lines(tmp_path: Path) -> None:
 
 
 def test_marker_on_the_first_line_goes_after_the_bom(tmp_path: Path) -> None:
-    out = annotate(tmp_path, b"\xef\xbb\xbf__device__ void f() { __syncwarp(); }\n", name="k.cpp").encode()
+    # a header: no implicit runtime include comes first (a .cu or .cpp file holding device code gets one)
+    out = annotate(tmp_path, b"\xef\xbb\xbf__device__ void f() { __syncwarp(); }\n", name="k.cuh").encode()
     assert out.startswith(b"\xef\xbb\xbf" + SYNCWARP_MARKER.encode())
     assert out.endswith(b")\n__device__ void f() { __syncwarp(); }\n")
 

@@ -359,6 +359,18 @@ def test_make_builds_the_translated_makefile_project(tmp_path: Path, hip_env: di
     assert os.access(out / "tools" / "checksum", os.X_OK)
 
 
+@pytest.mark.hipcc
+def test_make_builds_cpp_sources_compiled_as_cuda(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """`nvcc -x cu` .cpp files with kernels, a launch and runtime calls but no CUDA include get the runtime
+    include a .cu file gets, and build with make and Debian's hipcc (relocatable device code across them)."""
+    out = tmp_path / "hip"
+    result = run_cli("translate", FIXTURES / "cpp_as_cuda" / "cuda", "-o", out, "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
+    done = subprocess.run(["make", "-C", str(out)], env=hip_env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "-x hip" in done.stdout and os.access(out / "drift", os.X_OK)
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
 def test_makefile_flags_keep_what_shapes_the_compilation_only(tmp_path: Path) -> None:
     """A Makefile's linker flags on a compile-and-link line (-export-dynamic, which clang refuses) stay out."""

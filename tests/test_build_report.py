@@ -15,7 +15,7 @@ import pytest
 from helpers import run_cli
 from hipconv.build.hipcc import parse_diagnostics
 from hipconv.build.missing import LibraryIndex, MissingHeaders, packages
-from hipconv.build.plan import FIX_NONE, FIX_TRANSLATOR, Unit, UnitResult, group_failures
+from hipconv.build.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Unit, UnitResult, group_failures, holds_code
 from hipconv.build.report import json_report, markdown_report, unit_lines
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_headers
@@ -282,8 +282,8 @@ def test_report_json_and_markdown(ruleset: RuleSet, results: list[UnitResult]) -
     )
     report = json.loads(json.dumps(report))  # plain JSON
     # no tree given: util/timer.h is nowhere, so nothing can fix it either
-    assert report["summary"]["failed_by_fix"] == {"translator": 2, "none": 4}
-    assert set(report["fixes"]) == {"translator", "none"}
+    assert report["summary"]["failed_by_fix"] == {"translator": 2, "none": 4, "not-code": 0}
+    assert set(report["fixes"]) == {"translator", "none", "not-code"}
     units = {u["file"]: u for u in report["units"]}
     assert units["src/gemm.cu"]["exit_status"] == 1
     assert units["src/gemm.cu"]["first_error"] == "src/gemm.cu:2:10: 'hipblas.h' file not found"
@@ -312,6 +312,79 @@ def test_report_json_and_markdown(ruleset: RuleSet, results: list[UnitResult]) -
     assert "- nothing can: a library or dependency that is not installed" in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("| `src/")]
     assert len(rows) == len(results)
+
+
+LICENCE = """\
+Copyright (c) 2021 The Example Lab. All rights reserved.
+
+Redistribution and use are permitted provided that the following conditions are met:
+\u00b7 Redistributions of source code must retain the above copyright notice.
+\u00b7 Neither the name of the lab nor the names of its members may be used to endorse products.
+"""
+# hipcc-syntax (ROCm 6.3) on a licence text named LICENSE.scan.cu, recorded
+LICENCE_ERRORS = """\
+{file}:1:1: error: unknown type name 'Copyright'
+{file}:1:14: error: expected ';' after top level declarator
+{file}:4:1: error: character <U+00B7> not allowed at the start of an identifier
+3 errors generated when compiling for host.
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        pytest.param(LICENCE, False, id="licence"),
+        pytest.param("Build with make; run ./app.\n\nSee the README for the options.\n", False, id="notes"),
+        pytest.param("#include <cstdio>\n", True, id="directive-only"),
+        pytest.param("__global__ void scale(float *x, float a);\n", True, id="declaration-only"),
+        pytest.param("namespace k {\n}\n", True, id="brace"),
+    ],
+)
+def test_holds_code(tmp_path: Path, text: str, code: bool) -> None:
+    (tmp_path / "f.cu").write_text(text, encoding="utf-8")
+    assert holds_code(str(tmp_path / "f.cu")) is code
+
+
+def test_a_text_named_like_a_source_is_not_code(ruleset: RuleSet, tmp_path: Path) -> None:
+    """A licence named .cu is no translator failure: its errors make one cause, with nothing to fix."""
+    licence, source = tmp_path / "LICENSE.scan.cu", tmp_path / "scan.cu"
+    licence.write_text(LICENCE, encoding="utf-8")
+    source.write_text("int main() { Copyright(); }\n")
+    results = []
+    for path, output in (
+        (licence, LICENCE_ERRORS),
+        (source, f"{source}:1:14: error: use of undeclared identifier 'Copyright'\n"),
+    ):
+        unit = Unit(path.name, str(path), ("hipcc", "-c", str(path)), str(tmp_path), None)
+        results.append(UnitResult(unit, False, 0.5, parse_diagnostics(output.format(file=path)), output, 1))
+    groups = group_failures(results, ruleset, headers_at_52(ruleset))
+    assert [(g.cause.kind, g.cause.name, g.cause.fix, g.units) for g in groups] == [
+        ("undeclared", "Copyright", FIX_TRANSLATOR, ("scan.cu",)),  # the same error in code is counted as before
+        ("not-code", "no C or C++ code", FIX_NOT_CODE, ("LICENSE.scan.cu",)),
+    ]
+    report = json_report(
+        results,
+        groups,
+        hipcc="hipcc",
+        hip_version=None,
+        rocm="6.3",
+        archs=["gfx90a"],
+        check_only=True,
+        seconds=1.0,
+        skipped=[],
+    )
+    assert report["summary"]["failed_by_fix"] == {"translator": 1, "none": 0, "not-code": 1}
+    markdown = markdown_report(report, results, groups)
+    assert (
+        "Failed TUs by the cause of their first error: 1 that a translator could fix, 0 that nothing can, "
+        "1 that hold no code." in markdown
+    )
+    assert (
+        "| `LICENSE.scan.cu` | 1 | LICENSE.scan.cu:1:1: unknown type name 'Copyright' | no C or C++ code "
+        "(no directive, brace or statement; a text named like a source file, such as a licence, which no build "
+        "compiles) | "
+        "nothing to fix |"
+    ) in markdown
 
 
 # ---------------------------------------------------------------- end to end

@@ -19,7 +19,7 @@ from hipconv.results import FileStatus
 from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
-BUILD_CASES = ["build_files", "build_project", "makefile_project", "cmake_project"]
+BUILD_CASES = ["build_files", "build_project", "makefile_project", "cmake_project", "cpp_as_cuda"]
 
 
 def translate_tree(case: str, out: Path, *extra: str) -> str:

@@ -44,7 +44,7 @@ def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]
             "find_package(CUDAToolkit REQUIRED)\n"
             "target_link_libraries(t CUDA::cudart_static CUDA::cuda_driver CUDA::cublas_static -lcurand)\n",
             "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\nfind_package(hiprand REQUIRED)\n"
-            "target_link_libraries(t hip::host hip::host roc::hipblas hip::hiprand)\n",
+            "target_link_libraries(t hip::host roc::hipblas hip::hiprand)\n",
             id="static-and-driver-targets",
         ),
         pytest.param(
@@ -53,7 +53,7 @@ def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]
             "${CUDA_cusparse_LIBRARY} ${CUDA_CUDA_LIBRARY})\n",
             "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\nfind_package(hipfft REQUIRED)\n"
             "find_package(hipsparse REQUIRED)\n"
-            "target_link_libraries(t hip::host roc::hipblas hip::hipfft roc::hipsparse hip::host)\n",
+            "target_link_libraries(t hip::host roc::hipblas hip::hipfft roc::hipsparse)\n",
             id="findcuda-variables",
         ),
         pytest.param(
@@ -90,6 +90,38 @@ def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]
             id="genex-over-several-lines",
         ),
         pytest.param(
+            "find_library(CUBLAS_LIB cublas PATHS ${CUDA_TOOLKIT_ROOT_DIR}/lib64 /usr/local/cuda/lib64)\n"
+            "find_library(CUFFT_LIBRARY cufft HINTS ${CUDA_TOOLKIT_ROOT_DIR}/lib64)\n"
+            "find_library(RT cudart /usr/local/cuda/lib64 /opt/local/lib)\n"
+            "target_link_libraries(app ${CUBLAS_LIB} ${CUFFT_LIBRARY} ${RT})\n",
+            "find_library(CUBLAS_LIB hipblas PATHS $ENV{ROCM_PATH}/lib /opt/rocm/lib)\n"
+            "find_library(CUFFT_LIBRARY hipfft HINTS $ENV{ROCM_PATH}/lib /opt/rocm/lib)\n"
+            "find_library(RT amdhip64 $ENV{ROCM_PATH}/lib /opt/rocm/lib /opt/local/lib)\n"
+            "target_link_libraries(app ${CUBLAS_LIB} ${CUFFT_LIBRARY} ${RT})\n",
+            id="find-library",
+        ),
+        pytest.param(
+            "find_library(CUBLAS NAMES cublas cublas_static\n  HINTS ${CUDA_TOOLKIT_ROOT_DIR}/lib64\n"
+            "  /usr/local/cuda/lib64\n  REQUIRED)\n",
+            "find_library(CUBLAS NAMES hipblas\n  HINTS $ENV{ROCM_PATH}/lib /opt/rocm/lib\n  REQUIRED)\n",
+            id="find-library-names-merged",
+        ),
+        pytest.param(
+            "find_package(CUDAToolkit REQUIRED)\n"
+            "target_link_libraries(app PRIVATE CUDA::cudart hip::host m m cublas cublas_static\n"
+            "  PUBLIC CUDA::cuda_driver)\n",
+            "find_package(hip REQUIRED)\nfind_package(hipblas REQUIRED)\n"
+            "target_link_libraries(app PRIVATE hip::host m m roc::hipblas\n  PUBLIC hip::host)\n",
+            id="link-items-merged-per-list",
+        ),
+        pytest.param(
+            "find_library(M_LIB m PATHS /usr/local/cuda/lib64)\n"
+            "target_link_libraries(app debug cudart optimized cudart)\n",
+            "find_library(M_LIB m PATHS /usr/local/cuda/lib64)\n"
+            "find_package(hip REQUIRED)\ntarget_link_libraries(app debug hip::host optimized hip::host)\n",
+            id="find-library-of-another-library-and-per-configuration-items-kept",
+        ),
+        pytest.param(
             "set(X ${X})\ntarget_compile_options(t PRIVATE)\n",
             "set(X ${X})\ntarget_compile_options(t PRIVATE)\n",
             id="written-no-ops-kept",
@@ -99,6 +131,27 @@ def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]
 def test_cmake_mapping(src: str, expected: str) -> None:
     assert _translate(src)[0] == expected
     assert _translate(expected)[0] == expected  # translating twice changes nothing
+
+
+def test_find_library_and_merged_items_are_reported() -> None:
+    _, diagnostics = _translate(
+        "find_library(CUBLAS NAMES cublas cublas_static HINTS /usr/local/cuda/lib64)\n"
+        "find_library(NVRTC nvrtc PATHS ${CUDA_TOOLKIT_ROOT_DIR}/lib64)\n"
+        "target_link_libraries(app CUDA::cudart CUDA::cuda_driver)\n"
+    )
+    assert diagnostics == [
+        "1:27 HC405 find_library(CUBLAS): cublas becomes hipblas, its ROCm library",
+        "1:34 HC403 cublas_static becomes hipblas, which cublas became already in this find_library(); merged into it",
+        "1:54 HC405 /usr/local/cuda/lib64: a CUDA toolkit directory; ROCm's libraries are searched in "
+        "$ENV{ROCM_PATH}/lib and /opt/rocm/lib instead",
+        "2:20 HC401 nvrtc is CUDA's nvrtc library, with no ROCm library (hiprtc: part of libamdhip64 before "
+        "ROCm 6); left unchanged",
+        "2:32 HC401 ${CUDA_TOOLKIT_ROOT_DIR} comes from the CUDA toolkit's CMake modules; left unchanged",
+        "3:1 HC405 find_package(hip) added: the CMake targets of the HIP libraries linked here come from "
+        "these packages",
+        "3:40 HC403 CUDA::cuda_driver becomes hip::host, which CUDA::cudart became already in this "
+        "target_link_libraries(); merged into it",
+    ]
 
 
 def test_libraries_without_a_hip_target() -> None:

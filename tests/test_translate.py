@@ -19,6 +19,9 @@ def _table(rocm: str, launch: str):
     return load_ruleset().table(settings), settings
 
 
+RUNTIME = "#include <hip/hip_runtime.h>\n"  # a .cpp file holding kernel code gets it, as a .cu file does
+
+
 def translate(src: str, *, rocm: str = "6.3", launch: str = "chevron", path: str = "t.cpp"):
     table, settings = _table(rocm, launch)
     result = translate_source(SourceFile.from_bytes(path, src.encode()), table, settings)
@@ -197,14 +200,14 @@ def test_mask_name_with_other_uses_is_cast_at_the_call() -> None:
 def test_mask_names_hipconv_does_not_read_stay_a_note(definition: str) -> None:
     src = f"{definition}\n" + SHUFFLE.format(body="  v += __shfl_down_sync(M, v, 1);\n")
     text, result = translate(src, rocm="6.3")
-    assert f"#endif\n{definition}\n" in text
+    assert f"#endif\n{RUNTIME}{definition}\n" in text
     assert [d.code for d in result.diagnostics] == ["HC103"]
 
 
 def test_mask_given_by_name_dropped_before_6_2_keeps_its_definition() -> None:
     src = "#define FULL_MASK 0xffffffff\n" + SHUFFLE.format(body="  v += __shfl_down_sync(FULL_MASK, v, 1);\n")
     text, result = translate(src, rocm="5.2")
-    assert text.startswith("#define FULL_MASK 0xffffffff\n") and "__shfl_down(v, 1)" in text
+    assert text.startswith(RUNTIME + "#define FULL_MASK 0xffffffff\n") and "__shfl_down(v, 1)" in text
     assert [d.code for d in result.diagnostics] == ["HC101"]
     assert "FULL_MASK = 0xffffffff covers lanes 0-31" in result.diagnostics[0].message
 
@@ -251,17 +254,17 @@ def test_mask_given_by_name_dropped_before_6_2_keeps_its_definition() -> None:
     ],
 )
 def test_kernel_launch_hip(src: str, expected: str) -> None:
-    assert translate(src, launch="hip")[0] == expected
+    assert translate(src, launch="hip")[0] == RUNTIME + expected
 
 
 def test_kernel_launch_chevron_is_kept_by_default() -> None:
     src = "k<<<g, b, 0, s>>>(p);"
-    assert translate(src)[0] == src
+    assert translate(src)[0] == RUNTIME + src
 
 
 def test_unreadable_launch_is_reported() -> None:
     text, result = translate("k<<<g>>>(p);", launch="hip")
-    assert text == "k<<<g>>>(p);"
+    assert text == RUNTIME + "k<<<g>>>(p);"
     assert [d.code for d in result.diagnostics] == ["HC008"]
 
 
@@ -275,7 +278,7 @@ def test_unreadable_launch_is_reported() -> None:
 def test_rewrite_over_an_unterminated_literal_is_left(src: str) -> None:
     """The literal runs to its line's end: a rewrite joining lines would put the code after it inside it."""
     text, result = translate(src, launch="hip")
-    assert text == src
+    assert text == (RUNTIME if "<<<" in src else "") + src
     assert [d.code for d in result.diagnostics] in (["HC008"], ["HC007"])
     assert "without its closing quote" in result.diagnostics[0].message
 
@@ -312,9 +315,19 @@ def test_plain_cu_without_cuda_constructs_is_untouched() -> None:
     assert translate(src, path="k.cu")[0] == src
 
 
-def test_cpp_file_gets_no_implicit_include() -> None:
-    src = "__global__ void k() {}\n"
-    assert translate(src, path="k.cpp")[0] == src
+@pytest.mark.parametrize(
+    ("src", "included"),
+    [
+        pytest.param("__global__ void k() {}\n", True, id="kernel"),  # only `nvcc -x cu` compiles it
+        pytest.param("void f() { k<<<1, 1>>>(); }\n", True, id="launch"),
+        pytest.param("int f(int x) { return x + 1; }\n", False, id="host-code"),
+        pytest.param("#define __device__\n__device__ int f() { return threadIdx; }\n", False, id="defines-it"),
+    ],
+)
+def test_cpp_file_holding_cuda_gets_the_runtime_include(src: str, included: bool) -> None:
+    """nvcc includes the CUDA runtime into each file it compiles as CUDA: a .cpp file holding kernel code
+    is one (a host compiler rejects it), unless it defines the CUDA words itself, for a host compiler."""
+    assert translate(src, path="k.cpp")[0] == (RUNTIME if included else "") + src
 
 
 def test_cu_with_only_a_library_header_still_gets_the_runtime() -> None:

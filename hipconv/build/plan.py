@@ -53,13 +53,14 @@ class UnitResult:
 
 FIX_TRANSLATOR = "translator"  # a translator could fix this: what hipconv wrote, or how hipconv build compiles it
 FIX_NONE = "none"  # nothing can: a missing library or dependency, an API with no HIP counterpart
+FIX_NOT_CODE = "not-code"  # nothing to fix: the file holds no C or C++ (a licence text named like a source)
 
 
 class Cause(NamedTuple):
-    kind: str  # undeclared | missing-header | other
+    kind: str  # undeclared | missing-header | not-code | other
     name: str  # the identifier, the header, or the message
     origin: str = ""  # what hipconv knows about the name (for a header: what provides it, what to do)
-    fix: str = FIX_TRANSLATOR  # FIX_TRANSLATOR | FIX_NONE
+    fix: str = FIX_TRANSLATOR  # FIX_TRANSLATOR | FIX_NONE | FIX_NOT_CODE
 
 
 class Group(NamedTuple):
@@ -296,13 +297,31 @@ def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHead
     found = _UNDECLARED.search(diagnostic.message)
     if found:
         name = next(g for g in found.groups() if g)
-        origin = explain(name, ruleset, header=False)
+        origin = explain(name, ruleset)
         return Cause("undeclared", name, origin, FIX_NONE if origin.endswith(": unported") else FIX_TRANSLATOR)
     found = _MISSING_HEADER.search(diagnostic.message)
     if found:
         hint = (headers or MissingHeaders(ruleset)).hint(found.group(1))
         return Cause("missing-header", found.group(1), hint.text, FIX_TRANSLATOR if hint.fixable else FIX_NONE)
     return Cause("other", diagnostic.message)
+
+
+NOT_CODE = Cause(
+    "not-code",
+    "no C or C++ code",
+    "no directive, brace or statement; a text named like a source file, such as a licence, which no build compiles",
+    FIX_NOT_CODE,
+)
+
+
+def holds_code(path: str) -> bool:
+    """Does the file hold C or C++: a preprocessor directive, a brace, or a line that ends a statement? Prose
+    named like a source file (gups's LICENSE.gups.cu) has none of them. True when it cannot be read."""
+    try:
+        lines = Path(path).read_bytes().splitlines()
+    except OSError:
+        return True
+    return any(line.lstrip().startswith(b"#") or b"{" in line or line.rstrip().endswith(b";") for line in lines)
 
 
 def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
@@ -314,12 +333,12 @@ def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
     return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"hipcc failed: {tail[0]}")]
 
 
-def explain(name: str, ruleset: RuleSet, *, header: bool) -> str:
-    """What hipconv knows about a name the compiler did not find."""
-    rules = [r for r in ruleset.find(name) if (r.kind is RuleKind.INCLUDE) == header]
+def explain(name: str, ruleset: RuleSet) -> str:
+    """What hipconv knows about an identifier the compiler did not find (a missing header: missing.py)."""
+    rules = [r for r in ruleset.find(name) if r.kind is not RuleKind.INCLUDE]
     for rule in rules:
         if rule.cuda == name:
-            what = "CUDA header" if header else f"CUDA {rule.library} API"
+            what = f"CUDA {rule.library} API"
             if rule.status in (RuleStatus.UNSUPPORTED, RuleStatus.REMOVED):
                 return f"{what} with no HIP equivalent: unported"
             since = rule.rocm.since
@@ -348,8 +367,9 @@ def group_failures(
     for result in sorted(results, key=lambda r: r.unit.source):
         if result.ok:
             continue
-        for n, error in enumerate(first_errors(result)):
-            cause = classify(error, ruleset, headers)
+        code = holds_code(result.unit.file)  # else its errors are one cause: it is not code
+        for n, error in enumerate(first_errors(result)[: None if code else 1]):
+            cause = classify(error, ruleset, headers) if code else NOT_CODE
             units, _, leading = by_cause.setdefault(cause, ([], error, []))
             if result.unit.source not in units:
                 units.append(result.unit.source)

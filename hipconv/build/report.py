@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hipconv import __version__
-from hipconv.build.plan import FIX_NONE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
+from hipconv.build.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
 from hipconv.build.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
@@ -18,10 +18,25 @@ from hipconv.diagnostics import CODES, Severity
 from hipconv.report import print_line
 from hipconv.translate.templates import render
 
-# the two kinds of cause, as the report names them
+
+class Fix(NamedTuple):
+    label: str  # the report's "who can fix it" column
+    text: str  # what the kind of cause means
+
+
+# the kinds of cause by who can fix them, as the report names them
 FIXES = {
-    FIX_TRANSLATOR: "a translator could fix this: what hipconv wrote, or the flags hipconv build gives hipcc",
-    FIX_NONE: "nothing can: a library or dependency that is not installed, or an API with no HIP counterpart",
+    FIX_TRANSLATOR: Fix(
+        "a translator", "a translator could fix this: what hipconv wrote, or the flags hipconv build gives hipcc"
+    ),
+    FIX_NONE: Fix(
+        "nothing can", "nothing can: a library or dependency that is not installed, or an API with no HIP counterpart"
+    ),
+    FIX_NOT_CODE: Fix(
+        "nothing to fix",
+        "nothing to fix: the file holds no C or C++ (a licence or notes named like a source file); "
+        "leave it out of the build",
+    ),
 }
 FIRST_ERROR_LIMIT = 200  # characters of a TU's first error in its report line
 
@@ -49,6 +64,8 @@ def cause_text(cause: Cause) -> str:
         return f"{cause.name} ({cause.origin})" if cause.origin else cause.name
     if cause.kind == "missing-header":
         return f"missing header {cause.name}: {cause.origin}" if cause.origin else f"missing header {cause.name}"
+    if cause.kind == "not-code":
+        return f"{cause.name} ({cause.origin})"
     return cause.name
 
 
@@ -146,7 +163,7 @@ def json_report(
                 fix: sum(1 for line in lines.values() if line.cause and line.cause.fix == fix) for fix in FIXES
             },
         },
-        "fixes": dict(FIXES),
+        "fixes": {fix: meaning.text for fix, meaning in FIXES.items()},
         "causes": [
             {
                 "kind": g.cause.kind,
@@ -192,12 +209,12 @@ def markdown_report(report: dict[str, Any], results: Sequence[UnitResult], group
             "exit_status": line.exit_status,
             "first_error": line.first_error,
             "cause": cause_text(line.cause) if line.cause else "",
-            "fix": line.cause.fix if line.cause else "",
+            "fix": FIXES[line.cause.fix].label if line.cause else "",
         }
         for line in unit_lines(results, groups)
     ]
     causes = [
-        {"text": cause_text(g.cause), "units": len(g.units), "leading": len(g.leading), "fix": g.cause.fix}
+        {"text": cause_text(g.cause), "units": len(g.units), "leading": len(g.leading), "fix": FIXES[g.cause.fix].label}
         for g in groups
     ]
     return render("report/build.md.j2", report=report, causes=causes, units=rows, fixes=FIXES)

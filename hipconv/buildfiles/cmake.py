@@ -18,9 +18,12 @@ from hipconv.buildfiles.cmake_libraries import (
     link_arguments,
     link_item,
     link_variables_of,
+    merged_duplicate,
     required_packages,
+    rewrite_find_library,
     rewrite_find_package,
 )
+from hipconv.buildfiles.cmake_sources import mark_globbed_sources, mark_hip_sources
 from hipconv.buildfiles.cmake_syntax import Arg, Command, cmake_commands, drop_span
 from hipconv.buildfiles.common import BuildFileEdits, flag_text
 from hipconv.buildfiles.nvcc_flags import FlagValue, lookup
@@ -77,15 +80,11 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
                     if name != "check_language":
                         add_warp_sync_define(command, text, out)
         _cmake_properties(command, archs, out, text)
-        flag_args = _cmake_variable_values(command, archs, out)
-        values = _flag_values(command, flag_args, archs, out)
-        links = link_arguments(command, link_variables)
-        for n, arg in enumerate(command.args):
-            _cmake_arg(arg, values.get(n), archs, out, link=n in links)
+        _cmake_args(command, archs, link_variables, out)
         if name in _SOURCE_COMMANDS:
-            _mark_hip_sources(command, text, out)
+            mark_hip_sources(command, text, out)
         if name == "file":
-            _mark_globbed_sources(command, text, out)
+            mark_globbed_sources(command, text, out)
         _drop_leftover(command, body, out)
     missing = [p for p in packages if p not in found]
     if missing and not any(
@@ -94,64 +93,20 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
         add_find_packages(commands, body, missing, link_variables, out)
 
 
-def _mark_hip_sources(command: Command, text: str, out: BuildFileEdits) -> None:
-    """CMake compiles .cu files as CUDA: a command listing some is followed by LANGUAGE HIP for them."""
-    sources = [a.value for a in command.args[1:] if a.value.endswith(".cu")]
-    insertion = f"set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
-    if sources and insertion not in text:
-        out.rewrite(command.end, command.end, f"\n{command.indent}{insertion}", "source-language")
-        out.report(
-            command.start,
-            "HC405",
-            f"{', '.join(sources)}: marked LANGUAGE HIP (CMake compiles .cu files as CUDA otherwise)",
-            sources[0],
-        )
-
-
-def _mark_globbed_sources(command: Command, text: str, out: BuildFileEdits) -> None:
-    """file(GLOB|GLOB_RECURSE VAR ... *.cu): the .cu files it finds are marked LANGUAGE HIP.
-
-    After the glob, as _mark_hip_sources does after a list of names: every way a .cu file reaches a target
-    (a variable, list(APPEND), a user function) passes through one of the two, and the property is set in
-    the directory that globbed or named the file, which is the one whose targets use it in all but rare
-    layouts. A tree-wide file(GLOB_RECURSE *.cu) at the top would also catch computed names, but it marks
-    files no target uses and misses subdirectories' targets (source properties are per directory). The
-    insertion is skipped when the file holds it already, so translating twice changes nothing.
-    """
-    args = command.args
-    if len(args) < 3 or args[0].value not in ("GLOB", "GLOB_RECURSE"):
-        return
-    variable = args[1].value
-    options = {"LIST_DIRECTORIES", "RELATIVE", "CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"}
-    patterns, skip = [], False
-    for arg in args[2:]:
-        if skip:
-            skip = False
-        elif arg.value in options:
-            skip = arg.value in ("LIST_DIRECTORIES", "RELATIVE")
-        else:
-            patterns.append(arg.value)
-    cu = [p for p in patterns if p.endswith(".cu")]
-    if not cu:
-        return
-    if len(cu) == len(patterns):
-        lines = [f"set_source_files_properties(${{{variable}}} PROPERTIES LANGUAGE HIP)"]
-    else:  # the glob also finds C++ or C files: only its .cu files become HIP
-        lines = [
-            f"set(hipconv_cu_sources ${{{variable}}})",
-            'list(FILTER hipconv_cu_sources INCLUDE REGEX "\\\\.cu$")',
-            "set_source_files_properties(${hipconv_cu_sources} PROPERTIES LANGUAGE HIP)",
-        ]
-    if lines[-1 if len(lines) == 1 else 0] in text:
-        return
-    out.rewrite(command.end, command.end, "".join(f"\n{command.indent}{line}" for line in lines), "source-language")
-    out.report(
-        command.start,
-        "HC405",
-        f"{', '.join(cu)}: the .cu files of {variable} marked LANGUAGE HIP "
-        "(CMake compiles .cu files as CUDA otherwise)",
-        cu[0],
-    )
+def _cmake_args(command: Command, archs: tuple[str, ...], link_variables: frozenset[str], out: BuildFileEdits) -> None:
+    """The arguments of one command: nvcc flags, CUDA names and link items mapped (a link item that mapping
+    makes a repeat of an earlier one is merged into it); find_library()'s names and directories."""
+    values = _flag_values(command, _cmake_variable_values(command, archs, out), archs, out)
+    links = link_arguments(command, link_variables)
+    handled = rewrite_find_library(command, out)
+    seen: dict[str, tuple[str, bool]] = {}  # the link items so far
+    for n, arg in enumerate(command.args):
+        if n in handled:
+            continue
+        new = _cmake_arg(arg, values.get(n), archs, out, link=n in links)
+        if new is None or (n in links and merged_duplicate(command, n, new, seen, out, mapped=new != arg.text)):
+            continue
+        out.rewrite(arg.start, arg.end, new, "name")
 
 
 def _flag_regions(command: Command, flag_args: Sequence[int]) -> list[tuple[int, str, str, str]]:
@@ -219,12 +174,13 @@ def _needs_value(text: str) -> bool:
     return found is not None and found[0].value is FlagValue.ANY and found[1] is None
 
 
-def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFileEdits, *, link: bool) -> None:
+def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFileEdits, *, link: bool) -> str | None:
     """Names inside one argument: CMAKE_CUDA_*, CUDA:: targets and libraries, generator expressions, compile
     features; `flags`: its value with its nvcc flags mapped (None: it holds none); `link`: a link item, where
-    a plain CUDA library name is the library."""
+    a plain CUDA library name is the library. The argument as it is to be written; None: removed already, or
+    a bracket argument (never changed)."""
     if arg.kind == "bracket":
-        return
+        return None
     new = arg.value if flags is None else flags
     if link:
         lib = cuda_library(new, link=True)
@@ -252,8 +208,8 @@ def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFi
     if flags is not None and not new.strip() and arg.value.strip():  # every flag in it dropped
         start, end = drop_span(out.source.body, arg.start, arg.end)
         out.rewrite(start, end, "", "flags")
-        return
-    out.rewrite(arg.start, arg.end, f'"{new}"' if arg.kind == "quoted" else new, "name")
+        return None
+    return f'"{new}"' if arg.kind == "quoted" else new
 
 
 _OPTION_COMMANDS = {  # commands whose arguments after these many are items; with none left they do nothing

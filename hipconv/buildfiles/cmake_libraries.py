@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hipconv.buildfiles.cmake_syntax import Arg, Command
+from hipconv.buildfiles.cmake_syntax import Arg, Command, drop_span
 from hipconv.buildfiles.common import BuildFileEdits
 from hipconv.buildfiles.nvcc_flags import LIBRARIES, LIBRARY_BY_TARGET, WARP_SYNC_DEFINE, Library
 
@@ -21,6 +21,31 @@ _LIBRARY_BY_NAME = {name.lower(): lib for lib in LIBRARIES for name in (lib.cuda
 _LIBRARY_BY_NAME["cuda_driver"] = _LIBRARY_BY_NAME["cuda"]
 LIBRARY_VARIABLE = re.compile(r"\$\{CUDA_(?:(\w+?)_LIBRAR(?:Y|IES)|(LIBRARIES))\}")
 _LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
+# a search path into the CUDA toolkit (find_library's HINTS/PATHS), and what it becomes: ROCm's lib directory
+_CUDA_TOOLKIT_PATH = re.compile(
+    r"\$\{CUDA_TOOLKIT_ROOT_DIR\}|\$\{CUDAToolkit_\w+\}|\$\{CUDA_(?:PATH|HOME|ROOT|DIR)\}"
+    r"|\$ENV\{CUDA_(?:PATH|HOME|ROOT)\}|/usr/local/cuda[\w.-]*|/opt/cuda"
+)
+ROCM_LIBRARY_PATHS = ("$ENV{ROCM_PATH}/lib", "/opt/rocm/lib")
+_FIND_LIBRARY_OPTIONS = frozenset(  # find_library's keywords (the words after HINTS/PATHS are directories)
+    {
+        "NAMES",
+        "NAMES_PER_DIR",
+        "HINTS",
+        "PATHS",
+        "PATH_SUFFIXES",
+        "VALIDATOR",
+        "DOC",
+        "NO_CACHE",
+        "REQUIRED",
+        "OPTIONAL",
+        "ENV",
+        "REGISTRY_VIEW",
+    }
+)
+_LINK_KEYWORDS = frozenset(  # what starts a new list of items in target_link_libraries
+    {"PUBLIC", "PRIVATE", "INTERFACE", "LINK_PUBLIC", "LINK_PRIVATE", "LINK_INTERFACE_LIBRARIES"}
+)
 _BLOCK_OPEN = frozenset({"if", "foreach", "while", "function", "macro", "block"})
 _BLOCK_CLOSE = frozenset({"endif", "endforeach", "endwhile", "endfunction", "endmacro", "endblock"})
 
@@ -175,3 +200,95 @@ def add_warp_sync_define(command: Command, text: str, out: BuildFileEdits) -> No
         out.rewrite(command.end, command.end, f"\n{command.indent}{insertion}", "warp-sync-define")
         message = f"{insertion} added: HIP declares the *_sync warp builtins only with it (ROCm 6.2+)"
         out.report(command.start, "HC405", message, WARP_SYNC_DEFINE)
+
+
+def merged_duplicate(
+    command: Command, n: int, new: str, seen: dict[str, tuple[str, bool]], out: BuildFileEdits, *, mapped: bool
+) -> bool:
+    """Argument n of `command`, written `new` after translation (`mapped`: changed by it), repeats an earlier
+    item of its list (`seen`: the items so far, as written now -> as written before, and whether changed):
+    removed with a note when translation made the repeat (True). Items written twice by hand, and an item
+    after debug/optimized/general, are kept."""
+    args = command.args
+    if args[n].value in _LINK_KEYWORDS:
+        seen.clear()
+        return False
+    if n > 0 and args[n - 1].value in ("debug", "optimized", "general"):
+        return False
+    value = new[1:-1] if args[n].kind == "quoted" else new
+    first = seen.setdefault(value, (args[n].value, mapped))
+    if first == (args[n].value, mapped) or not (mapped or first[1]):
+        return False
+    start, end = drop_span(out.source.body, args[n].start, args[n].end)
+    out.rewrite(start, end, "", "duplicate")
+    where = f"in this {command.name}(); merged into it"
+    if not mapped:
+        message = f"{value}: {first[0]} became it already {where}"
+    elif first[1]:
+        message = f"{args[n].value} becomes {value}, which {first[0]} became already {where}"
+    else:
+        message = f"{args[n].value} becomes {value}, which is already {where}"
+    out.report(args[n].start, "HC403", message, args[n].value)
+    return True
+
+
+def rewrite_find_library(command: Command, out: BuildFileEdits) -> frozenset[int]:
+    """find_library(VAR cublas ...) / find_library(VAR NAMES cublas cublas_static ...): the CUDA library names
+    -> their ROCm libraries' file names (the variable stays; it is linked as before), and the search
+    directories into the CUDA toolkit -> ROCM_LIBRARY_PATHS. The indexes of the arguments handled."""
+    args = command.args
+    if command.name.lower() != "find_library" or len(args) < 2:
+        return frozenset()
+    # find_library(VAR NAMES n1 n2 ... PATHS ...), find_library(VAR name HINTS ...), find_library(VAR name path...)
+    names: list[int] = [] if args[1].value == "NAMES" else [1]
+    paths: list[int] = []
+    section = "NAMES" if args[1].value == "NAMES" else "PATHS"
+    for n, arg in enumerate(args[2:], 2):
+        if arg.value in _FIND_LIBRARY_OPTIONS:
+            section = arg.value
+        elif arg.kind != "bracket" and section in ("NAMES", "HINTS", "PATHS"):
+            (names if section == "NAMES" else paths).append(n)
+    libraries = {n: lib for n in names if (lib := cuda_library(args[n].value, link=True)) is not None}
+    if not libraries:
+        return frozenset()
+    seen: dict[str, tuple[str, bool]] = {}
+    for n in names:
+        lib = libraries.get(n)
+        if lib is not None and lib.hip is None:
+            why = f" ({lib.note})" if lib.note else ""
+            message = f"{args[n].value} is CUDA's {lib.cuda} library, with no ROCm library{why}; left unchanged"
+            out.report(args[n].start, "HC401", message, args[n].value)
+        if lib is None or lib.hip is None:
+            merged_duplicate(command, n, args[n].text, seen, out, mapped=False)
+        elif not merged_duplicate(command, n, lib.hip, seen, out, mapped=True):
+            out.rewrite(args[n].start, args[n].end, lib.hip, "find-library")
+            message = f"find_library({args[0].value}): {args[n].value} becomes {lib.hip}, its ROCm library"
+            out.report(args[n].start, "HC405", message, args[n].value)
+    if not any(lib.hip for lib in libraries.values()):  # only libraries with no ROCm one: the directories stay
+        return frozenset(names)
+    _rocm_library_paths(command, paths, out)
+    return frozenset(names) | frozenset(paths)
+
+
+def _rocm_library_paths(command: Command, paths: Sequence[int], out: BuildFileEdits) -> None:
+    """find_library()'s search directories (the arguments `paths`) into the CUDA toolkit -> ROCM_LIBRARY_PATHS,
+    written once."""
+    args, seen = command.args, dict[str, tuple[str, bool]]()
+    for n in paths:
+        if not _CUDA_TOOLKIT_PATH.search(args[n].value):
+            merged_duplicate(command, n, args[n].text, seen, out, mapped=False)
+            continue
+        new = [p for p in ROCM_LIBRARY_PATHS if p not in seen]
+        if new:
+            out.rewrite(args[n].start, args[n].end, " ".join(new), "find-library")
+        else:
+            start, end = drop_span(out.source.body, args[n].start, args[n].end)
+            out.rewrite(start, end, "", "find-library")
+        seen.update((p, (args[n].value, True)) for p in new)
+        out.report(
+            args[n].start,
+            "HC405",
+            f"{args[n].value}: a CUDA toolkit directory; ROCm's libraries are searched in "
+            f"{' and '.join(ROCM_LIBRARY_PATHS)} instead",
+            args[n].value,
+        )

@@ -76,7 +76,7 @@ def match_file(
         and not includes.runtime
         and (
             (includes.hip and (is_cu or is_header))  # the runtime goes before the first HIP header
-            or (is_cu and (uses_api or c.edits or _uses_cuda_constructs(tokens, words)))  # nvcc includes it
+            or (is_cu and (uses_api or c.edits or uses_cuda_constructs(tokens, words)))  # nvcc includes it
         )
     ):
         runtime = f"#include <{table.runtime_header}>"
@@ -107,7 +107,7 @@ def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_
     return sorted((c.defines_needed | project.header_defines.get(c.source.path, frozenset())) - directives.defined)
 
 
-def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
+def uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
     """A kernel launch, or a CUDA keyword or built-in variable, as a token (not in a comment)."""
     return bool(
         token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True)
