@@ -267,7 +267,7 @@ CODES = _codes(
         "32-bit full lane mask 0xffffffff passed to a *_sync warp intrinsic",
         "use a 64-bit mask (0xffffffffffffffffull, or __activemask()) so lanes 32-63 take part",
         example=Example(
-            "unsigned all_lanes = 0xffffffff;\nv += __shfl_xor_sync(all_lanes, v, 1);",
+            "unsigned long all_lanes = 0xffffffff;\nv += __shfl_xor_sync(all_lanes, v, 1);",
             "example.cu:2:22: warning[HC302 wavefront.full-mask-32]: all_lanes (0xffffffff) as the mask of "
             "__shfl_xor_sync covers lanes 0-31 only of a 64-wide wavefront",
             argv=("scan", "example.cu"),

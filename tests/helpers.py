@@ -277,3 +277,34 @@ def cmake_build_with_debian_hip(source: Path, work: Path, env: Mapping[str, str]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     return build
+
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+HIPCC_SYNTAX = SHARED / "rocm-6.3" / "bin" / "hipcc-syntax"  # clang-19 on ROCm 6.3's headers, syntax only, gfx90a
+COMPILE_TIMEOUT_S = 600
+
+
+def hipcc_syntax_missing() -> str | None:
+    """Why ROCm 6.3's syntax checker cannot run here, or None."""
+    if not HIPCC_SYNTAX.exists():
+        return f"{HIPCC_SYNTAX} not found (../shared is on the project's machines and in CI only)"
+    if shutil.which("clang++-19") is None:
+        return "clang++-19 not found (apt-get install -y clang-19; .ci/run does)"
+    return None
+
+
+def hipcc_syntax(unit: Path, include_dirs: Iterable[str | Path] = ()) -> subprocess.CompletedProcess[str]:
+    """Check one translation unit against ROCm 6.3's headers (and libraries) for gfx90a."""
+    cmd = [str(HIPCC_SYNTAX), "-std=c++17", *[f"-I{d}" for d in include_dirs], str(unit)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
+
+
+def debian_hipcc(
+    unit: Path, obj: Path, env: Mapping[str, str], include_dirs: Iterable[str | Path] = ()
+) -> subprocess.CompletedProcess[str]:
+    """Compile one translation unit for gfx90a with Debian's hipcc (HIP 5.2); a .cu or .hip file as HIP.
+    `env` must hold HIP_PLATFORM=amd (conftest's hip_env)."""
+    language = ["-x", "hip"] if unit.suffix in (".cu", ".hip") else []
+    cmd = ["hipcc", "--offload-arch=gfx90a", *language, *[f"-I{d}" for d in include_dirs], "-c", str(unit)]
+    cmd += ["-o", str(obj)]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -38,6 +37,7 @@ from helpers import (
     Annotation,
     annotation_problems,
     check_golden,
+    debian_hipcc,
     hip_names,
     parse_annotation,
     ruleset,
@@ -239,19 +239,8 @@ def test_compiles_with_hipcc(target: Target, tmp_path: Path, hip_env: dict[str, 
     assert units, "a compile case needs at least one translation unit"
     include_dirs = sorted({str(p.parent) for p in hip_dir.rglob("*") if p.suffix in (".h", ".cuh", ".hpp")})
     for unit in units:
-        language = ["-x", "hip"] if unit.suffix in (".cu", ".hip") else []
-        cmd = [
-            "hipcc",
-            "--offload-arch=gfx90a",
-            *language,
-            *[f"-I{d}" for d in include_dirs],
-            "-c",
-            str(unit),
-            "-o",
-            str(tmp_path / (unit.stem + ".o")),
-        ]
-        done = subprocess.run(cmd, env=hip_env, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"{' '.join(cmd)}\n{done.stderr[-4000:]}"
+        done = debian_hipcc(unit, tmp_path / (unit.stem + ".o"), hip_env, include_dirs)
+        assert done.returncode == 0, f"{' '.join(done.args)}\n{done.stderr[-4000:]}"
         assert (tmp_path / (unit.stem + ".o")).stat().st_size > 0
 
 
@@ -267,8 +256,7 @@ def test_bundled_example_translates_and_compiles(tmp_path: Path, hip_env: dict[s
     assert "files converted" in result.stderr
     unit = out / "saxpy" / "saxpy.cu"
     assert "hipMalloc" in unit.read_text()
-    cmd = ["hipcc", "--offload-arch=gfx90a", "-x", "hip", "-c", str(unit), "-o", str(tmp_path / "saxpy.o")]
-    done = subprocess.run(cmd, env=hip_env, capture_output=True, text=True, timeout=600)
+    done = debian_hipcc(unit, tmp_path / "saxpy.o", hip_env)
     assert done.returncode == 0, done.stderr[-4000:]
 
 

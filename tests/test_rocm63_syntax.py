@@ -12,18 +12,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import FIXTURES
 
-from helpers import run_cli
+from helpers import hipcc_syntax, hipcc_syntax_missing, run_cli
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-HIPCC_SYNTAX = SHARED / "rocm-6.3" / "bin" / "hipcc-syntax"
 TARGET = "6.3"
 CASES = sorted(p.parent for p in FIXTURES.glob("*/case.yaml"))
 TRANSLATION_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".hip", ".c")
@@ -32,15 +28,10 @@ HEADERS = (".h", ".cuh", ".hpp", ".inl")
 LOCATION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+: (?P<kind>error|fatal error|note): ", re.MULTILINE)
 
 
-def _missing() -> str | None:
-    if not HIPCC_SYNTAX.exists():
-        return f"{HIPCC_SYNTAX} not found (../shared is on the project's machines and in CI only)"
-    if shutil.which("clang++-19") is None:
-        return "clang++-19 not found (apt-get install -y clang-19; .ci/run does)"
-    return None
-
-
-pytestmark = [pytest.mark.hipcc, pytest.mark.skipif(_missing() is not None, reason=_missing() or "")]
+pytestmark = [
+    pytest.mark.hipcc,
+    pytest.mark.skipif(hipcc_syntax_missing() is not None, reason=hipcc_syntax_missing() or ""),
+]
 
 
 def case_args(case: Path) -> list[str]:
@@ -112,9 +103,7 @@ def output_lines(source: Path, output: Path, lines: set[int]) -> set[int]:
 
 
 # Known gaps, each a defect with an open issue: strict, so that a fix makes the test say so.
-KNOWN_GAPS = {
-    "annotate": "__activemask exists in ROCm 6.3 only with HIP_ENABLE_WARP_SYNC_BUILTINS (issue 11)",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def _case_param(case: Path) -> object:
@@ -142,10 +131,9 @@ def test_translation_compiles_with_rocm63_or_its_errors_are_reported(case: Path,
     units = sorted(p for p in out.rglob("*") if p.suffix in TRANSLATION_UNITS)
     problems = []
     for unit in units:
-        cmd = [str(HIPCC_SYNTAX), "-std=c++17", *[f"-I{d}" for d in include_dirs], str(unit)]
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        run = hipcc_syntax(unit, include_dirs)
         if run.returncode != 0:
             unexplained = unexplained_errors(run.stdout + run.stderr, reported, tree)
-            assert "error" in run.stdout + run.stderr, f"{' '.join(cmd)} failed without an error:\n{run.stderr}"
+            assert "error" in run.stdout + run.stderr, f"{' '.join(run.args)} failed without an error:\n{run.stderr}"
             problems += [f"{unit.relative_to(out)}: {line}" for line in unexplained]
     assert not problems, "errors on lines hipconv did not report:\n" + "\n".join(problems[:20])

@@ -192,7 +192,6 @@ def test_mask_name_with_other_uses_is_cast_at_the_call() -> None:
     "definition",
     [
         pytest.param("const int M = 0xffffffff;", id="signed"),  # -1: all 64 lanes once converted
-        pytest.param("unsigned M = 0xffffffff;", id="not-const"),
         pytest.param("#define M(x) 0xffffffff", id="function-like-macro"),
         pytest.param("#define M 0xffffffff | 0", id="expression"),
     ],
@@ -202,6 +201,47 @@ def test_mask_names_hipconv_does_not_read_stay_a_note(definition: str) -> None:
     text, result = translate(src, rocm="6.3")
     assert f"#endif\n{RUNTIME}{definition}\n" in text
     assert [d.code for d in result.diagnostics] == ["HC103"]
+
+
+@pytest.mark.parametrize(
+    ("declaration", "mask"),
+    [
+        pytest.param("  unsigned M = 0xffffffff;\n", "M", id="not-const"),
+        pytest.param("  unsigned active = __activemask();\n", "active", id="computed"),
+        pytest.param("  uint32_t M = v > 0 ? 1u : 3u;\n", "M", id="uint32_t"),
+    ],
+)
+def test_mask_variable_of_a_32_bit_type_is_cast_at_the_call(declaration: str, mask: str) -> None:
+    """ROCm's *_sync builtins refuse a 32-bit mask at compile time: a variable declared 32-bit is cast at
+    the call (HC101, lanes 0-31 only), so that the output compiles."""
+    src = SHUFFLE.format(body=f"{declaration}  v += __shfl_down_sync({mask}, v, 1);\n")
+    text, result = translate(src, rocm="6.3")
+    assert f"__shfl_down_sync(static_cast<unsigned long long>({mask}), v, 1)" in text
+    assert declaration in text
+    found = [d for d in result.diagnostics if d.code == "HC101" and d.line == 4]
+    assert len(found) == 1 and "32 bits, with a value hipconv cannot widen" in found[0].message
+    assert translate(text, rocm="6.3")[0] == text
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        pytest.param("unsigned long long mask", id="64-bit"),
+        pytest.param("int mask", id="signed"),  # not read: a signed mask's conversion sign-extends
+    ],
+)
+def test_mask_parameter_of_another_type_stays_a_note(declaration: str) -> None:
+    src = f"__device__ float f({declaration}, float v) {{\n  return __shfl_down_sync(mask, v, 1);\n}}\n"
+    text, result = translate(src, rocm="6.3")
+    assert "__shfl_down_sync(mask, v, 1)" in text
+    assert [d.code for d in result.diagnostics] == ["HC103"]
+
+
+def test_mask_parameter_of_a_32_bit_type_is_cast() -> None:
+    src = "__device__ float f(unsigned mask, float v) {\n  return __shfl_down_sync(mask, v, 1);\n}\n"
+    text, result = translate(src, rocm="6.3")
+    assert "__shfl_down_sync(static_cast<unsigned long long>(mask), v, 1)" in text
+    assert [d.code for d in result.diagnostics] == ["HC101"]
 
 
 def test_mask_given_by_name_dropped_before_6_2_keeps_its_definition() -> None:

@@ -12,7 +12,8 @@ from rich.console import Console
 
 from hipconv import __version__
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
-from hipconv.discover import OUTPUT_MARKER, plan
+from hipconv.discover import OUTPUT_MARKER, Plan, plan
+from hipconv.errors import ConfigError
 from hipconv.interrupts import Interrupted, deferred
 from hipconv.output import OutputMode, Writer, remove_stale_temp_files, write_atomic, write_named
 from hipconv.pipeline import run
@@ -30,7 +31,7 @@ from hipconv.results import FileResult, FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.settings import Settings
 from hipconv.summary import Summary, rollup_root
-from hipconv.translate.compat import COMPAT_HEADER, compat_header
+from hipconv.translate.compat import COMPAT_HEADER, COMPAT_MARKER, compat_header, is_generated_header
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         force=request.force,
         follow_symlinks=request.follow_symlinks,
     )
+    if writes and request.settings.compat:
+        _check_compat_header(the_plan)
     table = load_ruleset(request.rules_dirs).table(request.settings)
     marked = the_plan.output_root if writes else None  # a tree's output directory, marked as hipconv's
     if marked is not None:
@@ -116,6 +119,32 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         console.print(stats_table(summary))
     print_done(console, "translate", sum(summary.files.values()), summary.started)
     return TranslateOutcome(summary, write_errors)
+
+
+def _check_compat_header(the_plan: Plan) -> None:
+    """Stop before anything is written when the generated hipconv_compat.h would replace a file of that name
+    that hipconv did not write: one at the root of the output (or, in place, of the input), or one of the
+    input that the run would write there."""
+    if the_plan.compat_dir is None:
+        return
+    target = the_plan.compat_dir / COMPAT_HEADER
+    candidates = [target] + [
+        Path(job.path)
+        for job in the_plan.jobs
+        if job.link is None and (dest := the_plan.destinations.get(job.display)) is not None and dest == target
+    ]
+    for path in candidates:
+        try:
+            with path.open("rb") as f:
+                head = f.read(len(COMPAT_MARKER))
+        except OSError:  # absent, or unreadable: the write says what is wrong
+            continue
+        if not is_generated_header(head):
+            raise ConfigError(
+                f"{path} was not written by hipconv, and the {COMPAT_HEADER} of shims that this run writes at "
+                f"{target} would replace it",
+                hint="rename it, or pass --no-compat (what the target lacks is then reported, not shimmed)",
+            )
 
 
 def _write_compat_header(folder: Path, shims: set[str], settings: Settings, console: Console) -> bool:

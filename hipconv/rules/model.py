@@ -148,6 +148,7 @@ class Resolution:
     rule: Rule | None
     library: str
     overloads: Overloads | None = None  # set with Action.OVERLOADED
+    unshimmed: Action | None = None  # with Action.SHIM: the action without the shim, for a use it cannot serve
 
     @property
     def rewrites(self) -> bool:
@@ -187,10 +188,10 @@ class RuleSet:
         covering = sorted((r for r in rules if r.rocm.covers(settings.rocm)), key=lambda r: r.rocm.start)
         if not covering:  # every spelling we know ended before the target: HIP removed it
             rule = max(rules, key=lambda r: r.rocm.until or _LOWEST)
-            return Resolution(_shimmed(Action.REMOVED, rule, settings), rule, rule.library)
+            return _shimmed(Action.REMOVED, rule, settings)
         available = [r for r in covering if r.rocm.available(settings.rocm)]
         rule = available[-1] if available else covering[0]
-        return Resolution(_shimmed(_action(rule, settings), rule, settings), rule, rule.library)
+        return _shimmed(_action(rule, settings), rule, settings)
 
     def _overloads(self, rules: list[Rule], settings: Settings) -> Resolution:
         """A name with overloads: each argument count resolved among the rules that take it."""
@@ -240,9 +241,11 @@ def _overloaded(rules: list[Rule]) -> bool:
 _SHIMMABLE = frozenset({Action.UNSUPPORTED, Action.REMOVED, Action.UNAVAILABLE})
 
 
-def _shimmed(action: Action, rule: Rule, settings: Settings) -> Action:
+def _shimmed(action: Action, rule: Rule, settings: Settings) -> Resolution:
     """SHIM where the target has no counterpart and the rule names a shim (unless --no-compat)."""
-    return Action.SHIM if rule.compat and settings.compat and action in _SHIMMABLE else action
+    if rule.compat and settings.compat and action in _SHIMMABLE:
+        return Resolution(Action.SHIM, rule, rule.library, unshimmed=action)
+    return Resolution(action, rule, rule.library)
 
 
 def _action(rule: Rule, settings: Settings) -> Action:

@@ -156,7 +156,7 @@ def apply_resolution(
         )
         return
     assert rule is not None
-    message = _status_message(c, cuda, rule, action)
+    message = status_message(c, cuda, rule, action)
     if message is not None:
         code, text = message
         c.diag(start, code, text, rule, cuda)
@@ -194,7 +194,7 @@ def nvidia_status(rule: Rule) -> str:
     return ", ".join(words)
 
 
-def _status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> tuple[str, str] | None:
+def status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> tuple[str, str] | None:
     """The (code, message) a resolution reports, if any."""
     said = "; ".join(filter(None, (nvidia_status(rule), rule.note)))
     note = f" ({said})" if said else ""

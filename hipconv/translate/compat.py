@@ -4,8 +4,9 @@ definition in the generated header hipconv_compat.h (a rule's `compat:` field; A
 Each use is renamed to the shim and reported as a note (HC011); the file then includes the header
 (by a path relative to it: the header sits at the root of the output tree) right after the runtime
 include; the run writes one header holding the shims its files use (compat_header). A shim that would
-change the meaning of a use is not written there: __syncwarp with a lane mask other than the full
-one stays reported as it is without shims. `--no-compat` (Settings.compat) turns shims off.
+change the meaning of a use is not written there: a warp builtin (__syncwarp, __match_*_sync,
+__reduce_*_sync) with a lane mask other than the full one stays reported as it is without shims,
+saying why. `--no-compat` (Settings.compat) turns shims off.
 """
 
 from __future__ import annotations
@@ -15,17 +16,23 @@ from collections.abc import Iterable
 
 from hipconv.rules.model import Action, Resolution
 from hipconv.settings import Version
-from hipconv.translate.collector import MatchCollector
+from hipconv.translate.collector import MatchCollector, status_message
 from hipconv.translate.edits import Edit
 from hipconv.translate.syntax import Span, int_literal, is_punct, next_code, parse_call, prev_code
 from hipconv.translate.templates import render
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
 
 COMPAT_HEADER = "hipconv_compat.h"
+# the first line of every generated hipconv_compat.h (templates/compat/hipconv_compat.h.j2): a file of that
+# name without it is the user's, which a run never overwrites
+COMPAT_MARKER = b"// hipconv_compat.h: written by hipconv"
 NOTE_CODE = "HC011"
 # shims whose first argument is a CUDA lane mask: written only for no argument or the full 32-bit mask
 # (every lane of the warp: the whole wavefront, which is what they do); any other mask would change the meaning
-MASKED_SHIMS = frozenset({"hipconv_syncwarp"})
+MASKED_SHIMS = frozenset(
+    {"hipconv_syncwarp", "hipconv_match_any_sync", "hipconv_match_all_sync"}
+    | {f"hipconv_reduce_{op}_sync" for op in ("add", "min", "max", "and", "or", "xor")}
+)
 _FULL_MASKS = frozenset({0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
 _CG_NAMESPACE = "cooperative_groups"
 _CG_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::\s*)?cooperative_groups\s*;")
@@ -39,10 +46,12 @@ def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
     assert rule is not None and rule.compat is not None and resolution.action is Action.SHIM
     start, end = c.tokens.starts[i], c.tokens.ends[last]
     problem, full_mask = _mask_problem(c, last, rule.compat)
-    if problem is not None:
-        note = f" ({rule.note})" if rule.note else ""
-        message = f"{name} has no HIP equivalent; not shimmed: {problem}; left unchanged{note}"
-        c.diag(start, rule.code or "HC002", message, rule, name)
+    if problem is not None:  # reported as without shims, and why the shim is not used
+        assert resolution.unshimmed is not None
+        reported = status_message(c, name, rule, resolution.unshimmed)
+        assert reported is not None
+        code, message = reported
+        c.diag(start, code, f"{message}; not shimmed by {COMPAT_HEADER}: {problem}", rule, name)
         return
     rename(c, start, end, name, rule.compat, rule.id, rule.library)
     if full_mask is not None:  # a verdict at the mask, as a widened one is (HC104): the shim acts on every
@@ -158,6 +167,11 @@ def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
         bodies.append(_INCLUDE.sub("", text).strip("\n"))
     text = render("compat/hipconv_compat.h.j2", rocm=str(rocm), includes=includes, bodies=bodies)
     return text.rstrip("\n").encode() + b"\n"
+
+
+def is_generated_header(data: bytes) -> bool:
+    """True when `data` is a hipconv_compat.h that hipconv wrote (a later run may rewrite it)."""
+    return data.startswith(COMPAT_MARKER)
 
 
 def compat_include_path(relative_dir: str) -> str:

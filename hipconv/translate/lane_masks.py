@@ -12,7 +12,7 @@ from hipconv.rules.model import Rule
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.mask_names import MaskName, mask_name
+from hipconv.translate.mask_names import MaskName, mask_name, narrow_declaration
 from hipconv.translate.syntax import IntLiteral, Span, int_literal
 
 FULL_MASK_32 = 0xFFFFFFFF
@@ -59,7 +59,9 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
         elif named.mask_only:
             _widen_definition(c, rule, span, named, shown)
         else:
-            _cast_here(c, rule, span, named, shown)
+            _cast_here(c, rule, span, shown, "it has uses that are not lane masks")
+    elif literal is None and single and (declared := narrow_declaration(c, k)) is not None:
+        _cast_here(c, rule, span, text, f"it is declared {declared}, 32 bits, with a value hipconv cannot widen")
     elif literal is None:
         c.diag(
             span[0],
@@ -124,12 +126,12 @@ def _widen_definition(c: MatchCollector, rule: Rule, span: Span, named: MaskName
         c.edits.append(Edit.replace(tokens.starts[first], tokens.ends[last], named.wider_type(tokens), rule_id))
 
 
-def _cast_here(c: MatchCollector, rule: Rule, span: Span, named: MaskName, shown: str) -> None:
-    """The name is also used as something other than a lane mask: its definition stays, and the call gets
-    it cast to 64 bits, lanes 0-31 only (HC101)."""
+def _cast_here(c: MatchCollector, rule: Rule, span: Span, shown: str, why: str) -> None:
+    """A 32-bit mask whose definition cannot be widened (`why`): it stays, and the call gets it cast to 64
+    bits, lanes 0-31 only (HC101), so that the call compiles."""
     message = (
-        f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; it has uses that are not "
-        f"lane masks, so it is cast to the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only"
+        f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; {why}, so it is cast to "
+        f"the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only"
     )
     c.diag(span[0], "HC101", message, rule, about_api=False)
     cast = f"static_cast<unsigned long long>({c.tokens.body[span[0] : span[1]].decode()})"

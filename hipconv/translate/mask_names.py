@@ -171,6 +171,30 @@ def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:
     return (literal, (first, last)) if _type_text(tokens, (first, last)) in WIDER_TYPES else None
 
 
+_NARROW_MASK_TYPES = frozenset(t for t, wide in WIDER_TYPES.items() if t != wide)  # 32-bit unsigned
+
+
+def narrow_declaration(c: MatchCollector, name_token: int) -> str | None:
+    """The 32-bit unsigned type (`unsigned`, `uint32_t`, ...) of the variable or parameter named at
+    name_token, from its nearest declaration above in the file (`unsigned active = __activemask();`,
+    `int f(unsigned mask)`); None when there is none or its type is another."""
+    tokens = c.tokens
+    name = tokens.text(name_token)
+    for k in reversed([j for j in identifier_tokens(tokens, frozenset({name.encode()})) if j < name_token]):
+        if not is_punct(tokens, next_code(tokens, k), "=", ";", ",", ")", "{"):
+            continue
+        words, j = [], prev_code(tokens, k)
+        while j >= 0 and (tokens.text(j) in _TYPE_WORDS or tokens.text(j) in _QUALIFIERS):
+            words.append(j)
+            j = prev_code(tokens, j)
+        type_words = [w for w in words if tokens.text(w) in _TYPE_WORDS]
+        if not type_words or not (j < 0 or is_punct(tokens, j, ";", "{", "}", "(", ",")):
+            continue
+        written = _type_text(tokens, (min(type_words), max(type_words)))
+        return written if written in _NARROW_MASK_TYPES else None
+    return None
+
+
 def _is_kept_mask(tokens: Tokens, table: LookupTable, k: int) -> bool:
     """Whether the name at token k is, alone, the lane-mask argument of a call whose rule keeps it."""
     before, after = prev_code(tokens, k), next_code(tokens, k)

@@ -16,6 +16,7 @@ from tools.derive.records import (
     compatible,
     constant_value,
     object_like_macro,
+    opt_in_define,
     param_counts,
 )
 
@@ -168,11 +169,27 @@ class Deriver:
             self.problems.append(f"curated {cuda} -> {hip}: {problem}")
             return None
         rule = self.mapped_rule(cuda, hip, kind, header, fact.get("note"))
+        if define := self.opt_in(hip, fact):
+            rule["requires_define"] = define
         if fact.get("status") and rule.get("status") != "deprecated":
             rule["status"] = fact["status"]
         if fact.get("legacy_form"):
             self.legacy_form(cuda, cuda_recs, hip, rule)
         return rule
+
+    def opt_in(self, hip: str, fact: dict[str, object]) -> str | None:
+        """The macro HIP declares `hip` under: the inventory's condition, else the curated `requires_define`
+        (where the inventory missed the `#ifdef`), which must condition some declaration of the same library."""
+        recs = self.inv.latest_or_any(hip)
+        if define := opt_in_define(recs):
+            return define
+        curated = fact.get("requires_define")
+        if not isinstance(curated, str):
+            return None
+        lib = recs[0]["lib"]
+        if not any(opt_in_define([r]) == curated for rel in RELEASES for r in self.inv.hip[rel].by_lib.get(lib, [])):
+            self.problems.append(f"curated {hip}: requires_define {curated}, which no {lib} declaration is under")
+        return curated
 
     def curated_problem(self, cuda: str, cuda_recs: list[Record], hip: str, fact: dict[str, object]) -> str | None:
         """Why a curated mapping does not fit the inventory (None when it does)."""

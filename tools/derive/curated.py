@@ -57,6 +57,7 @@ MAPPING = Entry(
         "signature_differs": _BOOL,
         "legacy_form": _BOOL,
         "value_differs": _BOOL,
+        "requires_define": RULE_FIELDS["requires_define"],  # where the inventory missed HIP's `#ifdef`
     }
 )
 WARP_SYNC = Entry(

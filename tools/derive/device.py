@@ -3,13 +3,12 @@ bfloat16 (fp16.yaml), and the warp-synchronous intrinsics (curated.yaml `warp_sy
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from tools.derive.core import Deriver, Family
 from tools.derive.names import device_candidates, is_internal
-from tools.derive.records import IDENT, TYPEDEF, Record, Rule, kind_of, param_counts
+from tools.derive.records import IDENT, TYPEDEF, Record, Rule, kind_of, opt_in_define, param_counts
 from tools.derive.spans import ReleaseSpans
 
 
@@ -105,7 +104,7 @@ class DeviceFamilies:
                     "library": "device",
                     "section": "warp",
                     "rocm": {"since": fact["since"]},
-                    "requires_define": self.opt_in_define(hip_recs),
+                    "requires_define": opt_in_define(hip_recs),
                     "params": params,
                     "args": params,
                     "optional": fact.get("optional"),
@@ -140,10 +139,3 @@ class DeviceFamilies:
                 "note": fact.get("maskless_note"),
             },
         )
-
-    @staticmethod
-    def opt_in_define(recs: list[Record]) -> str | None:
-        for r in recs:
-            if m := re.search(r"#ifdef\s+(\w+)", r.get("condition", "")):
-                return m[1]
-        return None

@@ -32,6 +32,15 @@ def param_counts(recs: list[Record]) -> set[int] | None:
     return counts or None
 
 
+def opt_in_define(recs: list[Record]) -> str | None:
+    """The macro a declaration is conditioned on (`#ifdef HIP_ENABLE_WARP_SYNC_BUILTINS`): code that uses
+    the name must define it before the header."""
+    for r in recs:
+        if m := re.search(r"#ifdef\s+(\w+)", r.get("condition", "")):
+            return m[1]
+    return None
+
+
 def object_like_macro(recs: list[Record]) -> bool:
     return any(r["kind"] == "macro" and not r.get("params") for r in recs)
 
