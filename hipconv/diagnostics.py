@@ -252,12 +252,13 @@ CODES = _codes(
     Code(
         "HC301",
         Severity.WARNING,
-        "literal warp size 32 (or lane mask 31 / 0x1f, or a shift by 5): AMD wavefronts have 64 lanes",
+        "literal warp size 32 (or lane mask 31 / 0x1f, a shift by 5, a loop to 32 beside warp code): AMD wavefronts "
+        "have 64 lanes",
         "use warpSize (or a constant derived from it), warpSize - 1, and / warpSize for a shift by 5",
         example=Example(
             "int lane = threadIdx.x % 32;",
             "example.cu:1:26: warning[HC301 wavefront.warp-size-literal]: `% 32` uses 32 as the warp size: a "
-            "64-wide wavefront has lanes 0-63",
+            "64-wide wavefront has lanes 0-63 (use `% warpSize`, or `__lane_id()` for the lane)",
             argv=("scan", "example.cu"),
         ),
     ),
@@ -281,19 +282,20 @@ CODES = _codes(
         example=Example(
             "for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(mask, v, o);",
             "example.cu:1:14: warning[HC303 wavefront.shuffle-offset-16]: shuffle loop starts at offset 16 "
-            "(half of a 32-lane warp); on a 64-wide wavefront lanes 32-63 are never combined",
+            "(half of a 32-lane warp); on a 64-wide wavefront lanes 32-63 are never combined (start at warpSize / 2)",
             argv=("scan", "example.cu"),
         ),
     ),
     Code(
         "HC304",
         Severity.WARNING,
-        "warp vote result stored in, or passed as, a 32-bit integer",
-        "keep ballots in a 64-bit type (unsigned long long, uint64_t, auto) and count them with __popcll / __ffsll",
+        "warp vote result stored in, passed as, or compared with a 32-bit integer",
+        "keep ballots in a 64-bit type (unsigned long long, uint64_t, auto), count them with __popcll / __ffsll, "
+        "and compare them with 0xffffffffffffffffull",
         example=Example(
             "unsigned int votes = __ballot_sync(mask, pred);",
             "example.cu:1:22: warning[HC304 wavefront.ballot-32bit]: __ballot_sync's 64-bit result (one bit "
-            "per lane of a 64-wide wavefront) is stored in the 32-bit votes",
+            "per lane of a 64-wide wavefront) is stored in the 32-bit votes (declare it unsigned long long)",
             argv=("scan", "example.cu"),
         ),
     ),
@@ -318,7 +320,7 @@ CODES = _codes(
         example=Example(
             "__shared__ float partial[32];\nv = __shfl_down_sync(mask, v, 1);",
             "example.cu:1:26: warning[HC306 wavefront.per-warp-array-32]: shared array sized 32, one slot per "
-            "lane of a 32-wide warp; a 64-wide wavefront indexes lanes 0-63",
+            "lane of a 32-wide warp; a 64-wide wavefront indexes lanes 0-63 (size it for 64 lanes, AMD's warpSize)",
             argv=("scan", "example.cu"),
         ),
     ),

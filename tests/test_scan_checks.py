@@ -19,6 +19,7 @@ from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
 
 CHECK_FIXTURES = sorted((FIXTURES / "scan" / "checks").glob("*.cu"))
+LOOKALIKES = sorted((FIXTURES / "scan" / "lookalikes").glob("*.cu"))
 
 
 def scan_text(data: bytes, rocm: str = "6.3", path: str = "k.cu", disabled: frozenset[str] = frozenset()):
@@ -48,6 +49,88 @@ def test_check_fixture(fixture: Path) -> None:
     missed, incorrect = expected - found, found - expected
     assert not missed and not incorrect, f"missed: {sorted(missed)}; incorrect: {sorted(incorrect)}"
     assert not {line for line, _ in found} & ok_lines
+
+
+@pytest.mark.parametrize("fixture", LOOKALIKES, ids=lambda p: p.name)
+def test_lookalike_program_reports_no_wavefront_hazard(fixture: Path) -> None:
+    """Whole programs that look like warp code and are not (32x32 matrix tiles, cooperative-groups tiles of 32)."""
+    assert check_codes(fixture.read_bytes()) == set()
+
+
+ACTIVEMASK_SOURCE = """#define FULL32 0xffffffff
+#define FULL64 0xffffffffffffffffull
+__global__ void k(int* out) {{
+  unsigned long long active = __activemask();
+  if ({test}) out[threadIdx.x] = 1;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "__activemask() == 0xffffffff",
+        "__activemask() != 0xFFFFFFFFu",
+        "0xffffffff == __activemask()",
+        "__activemask() == FULL32",
+        "active == 0xffffffff",
+        "FULL32 != active",
+    ],
+)
+def test_activemask_compared_with_a_32_bit_full_mask(test: str) -> None:
+    src = ACTIVEMASK_SOURCE.format(test=test).encode()
+    found = [f.diagnostic for f in scan_text(src).findings if f.diagnostic.code == "HC304"]
+    assert [(d.line, d.code) for d in found] == [(5, "HC304")]
+    assert "tests lanes 0-31 only" in found[0].message
+    assert "(compare with 0xffffffffffffffffull)" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "test", ["__activemask() == 0xffffffffffffffffull", "active == FULL64", "active == ~0ull", "active != 0"]
+)
+def test_activemask_compared_with_a_64_bit_mask_is_no_hc304(test: str) -> None:
+    assert (5, "HC304") not in check_codes(ACTIVEMASK_SOURCE.format(test=test).encode())
+
+
+def test_two_codes_at_one_position_are_both_reported() -> None:
+    """A 32-bit store of __activemask's result (HC304) and __activemask itself (HC305) point at one token."""
+    src = b"__device__ unsigned leader() {\n  unsigned active = __activemask();\n  return __ffs(active) - 1;\n}\n"
+    found = [(f.diagnostic.line, f.diagnostic.col, f.diagnostic.code) for f in scan_text(src).findings]
+    assert found == [(2, 21, "HC304"), (2, 21, "HC305"), (3, 10, "HC304")]
+
+
+def test_shared_array_sized_by_a_warp_size_name() -> None:
+    """`[WARP_SIZE]` with WARP_SIZE defined as 32 is a per-lane array, with or without warp intrinsics beside it."""
+    src = b"""#define WARP_SIZE 32
+#define TILE 32
+__global__ void k(const float* in, float* out) {
+  __shared__ float lanes[WARP_SIZE];
+  __shared__ float warps[1024 / WARP_SIZE];
+  __shared__ float tile[TILE][TILE + 1];
+  lanes[threadIdx.x % warpSize] = warps[threadIdx.x / warpSize] = tile[threadIdx.y][threadIdx.x] = in[0];
+  out[0] = lanes[0] + warps[0] + tile[0][0];
+}
+"""
+    assert check_codes(src) == {(1, "HC301"), (4, "HC306"), (5, "HC306")}
+    messages = [f.diagnostic.message for f in scan_text(src).findings if f.diagnostic.code == "HC306"]
+    assert messages[0].startswith("shared array sized WARP_SIZE, one slot per lane")
+    assert "(size it for 64 lanes, AMD's warpSize)" in messages[0]
+    assert "`/ WARP_SIZE`" in messages[1]
+
+
+@pytest.mark.parametrize(
+    ("expression", "fix"),
+    [
+        ("threadIdx.x % 32", "(use `% warpSize`, or `__lane_id()` for the lane)"),
+        ("threadIdx.x & 31", "(use `& (warpSize - 1)`, or `__lane_id()` for the lane)"),
+        ("threadIdx.x / 32", "(use `/ warpSize`)"),
+        ("threadIdx.x >> 5", "(use `/ warpSize` (e.g. `threadIdx.x / warpSize` for the warp index))"),
+    ],
+)
+def test_lane_arithmetic_finding_carries_its_fix(expression: str, fix: str) -> None:
+    src = f"__global__ void k(int* p) {{ p[{expression}] = 1; }}\n".encode()
+    found = [f.diagnostic.message for f in scan_text(src).findings]
+    assert len(found) == 1 and found[0].endswith(fix)
 
 
 def test_every_check_has_a_code_and_a_fixture() -> None:

@@ -15,7 +15,7 @@ from hipconv.translate.syntax import matching_close, next_code, parse_call, prev
 
 _PTX = re.compile(
     r"%(?:laneid|warpid|nwarpid|smid|nsmid|tid|ntid|ctaid|nctaid|clock|clock64|globaltimer|lanemask_[a-z]+)\b"
-    r"|\.reg\b|\b(?:mov|ld|st|add|sub|mul|mad|fma|div|shfl|vote|bar|membar|atom|red|cvt|setp?|selp|prmt|bfe|bfi|brev"
+    r"|\.reg\b|\b(?:mov|ld|st|bra|add|sub|mul|mad|fma|div|shfl|vote|bar|membar|atom|red|cvt|setp?|selp|prmt|bfe|bfi|brev"
     r"|popc|clz|cp|mma|wmma|ldmatrix|stmatrix|activemask|redux|elect|fence|tex|suld|sust|lop3|shf|dp4a)\.[a-z0-9_.]+"
 )
 _MAX_BLOCK = 1024
@@ -40,7 +40,7 @@ def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     tokens = view.tokens
     for i in view.occurrences(words):
         j = next_code(tokens, i)
-        while view.text(j) in ("volatile", "__volatile__", "goto", "inline"):
+        while view.text(j) in ("volatile", "__volatile__", "__volatile", "goto", "inline"):
             j = next_code(tokens, j)
         close = matching_close(tokens, j) if view.is_punct(j, "(") else None
         if close is None:

@@ -160,12 +160,14 @@ _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
 
 
 def _one_per_position(found: list[Diagnostic]) -> list[Diagnostic]:
-    """One finding per line:col: the most severe; at equal severity the first (the translator's, then CHECKS order)."""
-    best: dict[tuple[int, int], Diagnostic] = {}
+    """One finding per line:col and code: the most severe; at equal severity the first (the translator's, then
+    CHECKS order). Two codes at one position are two hazards (HC304's 32-bit store of __activemask's result and
+    HC305's __activemask), both kept."""
+    best: dict[tuple[int, int, str], Diagnostic] = {}
     for d in found:
-        kept = best.get((d.line, d.col))
+        kept = best.get((d.line, d.col, d.code))
         if kept is None or _RANK[d.severity] < _RANK[kept.severity]:
-            best[(d.line, d.col)] = d
+            best[(d.line, d.col, d.code)] = d
     return list(best.values())
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from hipconv.settings import Settings
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.syntax import int_literal, is_punct, matching_close, matching_open, prev_code
+from hipconv.translate.syntax import int_literal, is_punct, matching_close, matching_open, next_code, prev_code
 
 SYNC_VOTES = ("__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync")
 SHUFFLES = (
@@ -32,6 +34,30 @@ REDUCES = (
 )
 SYNC_INTRINSICS = frozenset(SYNC_VOTES + REDUCES + ("__syncwarp",) + tuple(s for s in SHUFFLES if s.endswith("_sync")))
 WARP_INTRINSICS = SYNC_INTRINSICS | frozenset(SHUFFLES) | {"__ballot", "__any", "__all", "__activemask", "__lane_id"}
+# names that say "the warp size" (WARP_SIZE, kWarpSize, THREADS_PER_WARP) and "its log2" (WARP_LOG_SIZE, LOG_WARP_SIZE)
+_WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
+_WARP_LOG_NAME = re.compile(r"(?i)warp_?log|log2?_?warp")
+
+
+class ForLoop(NamedTuple):
+    """A `for (init; condition; step) body` statement, as token index ranges [first, last)."""
+
+    init: tuple[int, int]
+    condition: tuple[int, int]
+    body: tuple[int, int]  # the `{...}` block, or the single statement up to its `;`
+
+    @property
+    def whole(self) -> tuple[int, int]:
+        """From the first token inside the parentheses to the end of the body."""
+        return self.init[0], self.body[1]
+
+
+class WarpSizeDefinition(NamedTuple):
+    """`#define WARP_SIZE 32`, `kWarpSize = 32`, `WARP_LOG_SIZE 5`: a name defined as a 32-lane warp's size."""
+
+    name: int  # token index of the name
+    literal: int  # token index of the literal: 32, or 5 for a log2
+    log2: bool
 
 
 class FileView:
@@ -146,11 +172,60 @@ class FileView:
         """Token indices of the warp intrinsics (non-member uses), in order."""
         return self.occurrences(WARP_INTRINSICS)
 
+    def calls_warp_intrinsic(self, first: int, last: int) -> bool:
+        """True when tokens[first:last] hold a warp intrinsic."""
+        k = bisect.bisect_left(self.warp_calls, first)
+        return k < len(self.warp_calls) and self.warp_calls[k] < last
+
     def near_warp_code(self, i: int) -> bool:
         """True when the function around i (or the file) uses a warp intrinsic."""
         first, last = self.scope(i)
-        k = bisect.bisect_left(self.warp_calls, first)
-        return k < len(self.warp_calls) and self.warp_calls[k] <= last
+        return self.calls_warp_intrinsic(first, last + 1)
+
+    def for_loop(self, for_: int) -> ForLoop | None:
+        """The parts of the `for` statement at for_, or None for a range-for or a malformed one."""
+        tokens = self.tokens
+        open_ = next_code(tokens, for_)
+        close = matching_close(tokens, open_) if self.is_punct(open_, "(") else None
+        if close is None:
+            return None
+        semicolons = [j for j in range(open_ + 1, close) if self.is_punct(j, ";")]
+        if len(semicolons) != 2:
+            return None
+        body_open = next_code(tokens, close)
+        body_end = matching_close(tokens, body_open) if self.is_punct(body_open, "{") else None
+        if body_end is None:  # a single statement
+            body_end = body_open
+            while body_end < len(tokens) and not self.is_punct(body_end, ";"):
+                body_end += 1
+        first, second = semicolons
+        return ForLoop((open_ + 1, first), (first + 1, second), (body_open, body_end + 1))
+
+    @functools.cached_property
+    def warp_size_definitions(self) -> list[WarpSizeDefinition]:
+        """`#define WARP_SIZE 32`, `kWarpSize = 32`, `warpSize{32}`, `#define WARP_LOG_SIZE 5`, in order."""
+        tokens = self.tokens
+        found = []
+        for name, where in self.words.items():
+            log2 = bool(_WARP_LOG_NAME.search(name))
+            if not log2 and not _WARP_SIZE_NAME.search(name):
+                continue
+            for i in where:
+                before = prev_code(tokens, i)
+                define = self.text(before) == "define"
+                j = next_code(tokens, i)
+                if not define:
+                    if self.is_punct(before, ".", "->") or not self.is_punct(j, "=", "{", "("):
+                        continue
+                    j = next_code(tokens, j)
+                if self.value(j) == (5 if log2 else 32):
+                    found.append(WarpSizeDefinition(i, j, log2))
+        return sorted(found)
+
+    @functools.cached_property
+    def warp_size_names(self) -> frozenset[str]:
+        """The names warp_size_definitions defines as 32."""
+        return frozenset(self.text(d.name) for d in self.warp_size_definitions if not d.log2)
 
     def statement_start(self, i: int) -> int:
         """Index of the first token of the statement (or declaration) that contains i."""

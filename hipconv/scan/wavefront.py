@@ -3,17 +3,21 @@ wavefronts break. Each check registers itself, with its trigger words, in scan.r
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from hipconv.scan.registry import Finding, check
-from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView
+from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, WarpSizeDefinition
 from hipconv.translate.lane_masks import MASK_VERDICTS
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
+from hipconv.translate.syntax import next_code, parse_call, prev_code
 
 _LANE_OPERATORS = ("%", "/", "&", ">>", "%=", "/=", "&=", ">>=")
-_WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
+_LANE_FIXES = {  # operator -> the fix-it of its literal
+    "%": "`% warpSize`, or `__lane_id()` for the lane",
+    "&": "`& (warpSize - 1)`, or `__lane_id()` for the lane",
+    "/": "`/ warpSize`",
+    ">>": "`/ warpSize` (e.g. `threadIdx.x / warpSize` for the warp index)",
+}
 _NARROW_TYPES = frozenset({"int", "unsigned", "uint32_t", "int32_t", "uint", "__uint32_t"})
 _WIDE_TYPES = frozenset({"long", "uint64_t", "int64_t", "auto", "size_t", "uintptr_t", "decltype", "lanemask_t"})
 _32_BIT_BIT_OPS = ("__popc", "__ffs", "__clz", "__brev")
@@ -22,14 +26,17 @@ _LANE_SRC_SHUFFLES = frozenset({"__shfl", "__shfl_sync"})  # their last argument
 
 @check("HC301", "wavefront.warp-size-literal", words=WARP_INTRINSICS | {"threadIdx", "blockDim", "define"})
 def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    """`threadIdx.x % 32`, `& 31`, `/ 32`, `>> 5` in warp code; `#define WARP_SIZE 32`, `kWarpSize = 32`."""
+    """`threadIdx.x % 32`, `& 31`, `/ 32`, `>> 5` in warp code; `#define WARP_SIZE 32`, `kWarpSize = 32`;
+    `for (...; lane < 32; ...)` beside warp code."""
     kinds = view.tokens.kinds
     for i in range(len(view.tokens)):
         # the spelling with line splices joined (not is_punct's raw one): `%\<newline>=` is `%=` here
         if kinds[i] == TokenKind.PUNCTUATION and view.text(i) in _LANE_OPERATORS:
             yield from _lane_literal(view, i)
-        elif kinds[i] == TokenKind.IDENTIFIER and _WARP_SIZE_NAME.search(view.text(i)):
-            yield from _warp_size_definition(view, i)
+    for definition in view.warp_size_definitions:
+        yield _warp_size_definition(view, definition)
+    for i in view.words.get("for", ()):
+        yield from _loop_to_32(view, i)
 
 
 def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
@@ -51,21 +58,59 @@ def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
         )
         yield (
             tokens.starts[j],
-            (f"`{op} {view.text(j)}` uses {view.text(j)} as the {role}: a 64-wide wavefront has lanes 0-63"),
+            (
+                f"`{op} {view.text(j)}` uses {view.text(j)} as the {role}: a 64-wide wavefront has lanes 0-63 "
+                f"(use {_LANE_FIXES[op.rstrip('=')]})"
+            ),
         )
 
 
-def _warp_size_definition(view: FileView, i: int) -> Iterator[Finding]:
-    """`#define WARP_SIZE 32`, `kWarpSize = 32`, `warpSize{32}` for the warp-size-like name at i."""
-    tokens = view.tokens
-    j = next_code(tokens, i)
-    define = view.text(prev_code(tokens, i)) == "define"
-    if not define and view.is_punct(j, "=", "{", "("):
-        j = next_code(tokens, j)
-    elif not define:
+def _warp_size_definition(view: FileView, definition: WarpSizeDefinition) -> Finding:
+    name, value = view.text(definition.name), view.text(definition.literal)
+    if definition.log2:
+        return (
+            view.tokens.starts[definition.literal],
+            f"{name} is defined as {value}, log2 of a 32-lane warp; AMD wavefronts have 64 lanes (log2 6: derive it "
+            "from warpSize)",
+        )
+    return (
+        view.tokens.starts[definition.literal],
+        f"{name} is defined as {value}; AMD wavefronts have 64 lanes (use warpSize)",
+    )
+
+
+def _loop_to_32(view: FileView, for_: int) -> Iterator[Finding]:
+    """`for (...; lane < 32; ...)` (or `<= 31`, `!= 32`) whose body or function uses a warp intrinsic."""
+    loop = view.for_loop(for_)
+    bound = _bound_32(view, *loop.condition) if loop is not None else None
+    if loop is None or bound is None:
         return
-    if view.value(j) == 32 and (define or not view.is_punct(prev_code(tokens, i), ".", "->")):
-        yield tokens.starts[j], f"{view.text(i)} is defined as 32; AMD wavefronts have 64 lanes (warpSize)"
+    shuffle_loop = view.calls_warp_intrinsic(*loop.whole)
+    if not shuffle_loop and not view.near_warp_code(for_):
+        return
+    op = f"{view.text(prev_code(view.tokens, bound))} {view.text(bound)}"
+    yield (
+        view.tokens.starts[bound],
+        f"shuffle loop bound `{op}` stops at the offsets of a 32-lane warp; a 64-wide wavefront needs offset 32 "
+        "too (bound it by warpSize)"
+        if shuffle_loop
+        else f"loop bound `{op}` beside warp code counts the 32 lanes of a warp (or 32 warps); a 64-wide "
+        "wavefront has lanes 0-63 (bound it by warpSize, or by blockDim.x / warpSize for warps)",
+    )
+
+
+def _bound_32(view: FileView, first: int, last: int) -> int | None:
+    """The bare literal of `< 32`, `<= 31` or `!= 32` in the loop condition tokens[first:last]."""
+    tokens = view.tokens
+    for j in range(first, last):
+        if not view.is_punct(j, "<", "<=", "!="):
+            continue
+        bound = next_code(tokens, j)
+        after = next_code(tokens, bound)
+        bare = after >= last or view.is_punct(after, "&&", "||", ")")  # not `i < 32 * n`
+        if bare and view.value(bound) == (31 if view.is_punct(j, "<=") else 32):
+            return bound
+    return None
 
 
 @check("HC302", "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
@@ -122,7 +167,7 @@ def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[Finding
                 tokens.starts[start],
                 (
                     "shuffle loop starts at offset 16 (half of a 32-lane warp); on a 64-wide "
-                    "wavefront lanes 32-63 are never combined"
+                    "wavefront lanes 32-63 are never combined (start at warpSize / 2)"
                 ),
             )
     for i in view.occurrences(words - _LANE_SRC_SHUFFLES):
@@ -134,39 +179,36 @@ def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[Finding
         if last - first == 1 and view.value(first) == 16:
             yield (
                 call.args[-1][0],
-                (f"{view.text(i)} by 16 starts a 32-lane reduction; a 64-wide wavefront needs a step of 32 first"),
+                (
+                    f"{view.text(i)} by 16 starts a 32-lane reduction; a 64-wide wavefront needs a step of 32 first "
+                    "(loop from warpSize / 2)"
+                ),
             )
 
 
 def _loop_from_16(view: FileView, for_: int) -> int | None:
     """The literal 16 that the `for` at for_ starts its variable at, when the loop uses a warp intrinsic."""
-    tokens = view.tokens
-    open_ = next_code(tokens, for_)
-    close = matching_close(tokens, open_) if view.is_punct(open_, "(") else None
-    if close is None:
+    loop = view.for_loop(for_)
+    if loop is None or not view.calls_warp_intrinsic(*loop.whole):
         return None
     start = None
-    for j in range(open_ + 1, close):
-        if view.is_punct(j, ";"):
-            break
-        if view.is_punct(j, "=", "{", "(") and view.value(next_code(tokens, j)) == 16:
-            start = next_code(tokens, j)
-    if start is None:
-        return None
-    body_open = next_code(tokens, close)
-    body_end = matching_close(tokens, body_open) if view.is_punct(body_open, "{") else None
-    if body_end is None:  # a single statement
-        body_end = body_open
-        while body_end < len(tokens) and not view.is_punct(body_end, ";"):
-            body_end += 1
-    return start if any(open_ < k < body_end for k in view.warp_calls) else None
+    for j in range(*loop.init):
+        if view.is_punct(j, "=", "{", "(") and view.value(next_code(view.tokens, j)) == 16:
+            start = next_code(view.tokens, j)
+    return start
 
 
 @check("HC304", "wavefront.ballot-32bit", words=("__ballot_sync", "__ballot", "__activemask"))
 def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    """`unsigned m = __ballot_sync(...)`, `__popc(__ballot_sync(...))`."""
+    """`unsigned m = __ballot_sync(...)`, `__popc(__ballot_sync(...))`, `__popc(m)` of a name given a vote,
+    and a vote compared with a 32-bit full mask (`__activemask() == 0xffffffff`)."""
     tokens = view.tokens
+    full_masks = _full_mask_names(view)
+    holders: dict[tuple[int, int], set[str]] = {}  # function body -> the names given a vote in it
     for i in view.occurrences(words):
+        call = parse_call(tokens, i)
+        if call is not None:
+            yield from _compared_with_full_mask(view, i, call.close, full_masks)
         before = prev_code(tokens, i)
         if view.is_punct(before, "("):
             callee = view.text(prev_code(tokens, before))
@@ -184,6 +226,7 @@ def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
         name = prev_code(tokens, before)
         if tokens.kinds[name] != TokenKind.IDENTIFIER:
             continue
+        holders.setdefault(view.scope(i), set()).add(view.text(name))
         type_words = {
             view.text(k) for k in range(view.statement_start(name), name) if tokens.kinds[k] != TokenKind.COMMENT
         }
@@ -192,7 +235,58 @@ def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
                 tokens.starts[i],
                 (
                     f"{view.text(i)}'s 64-bit result (one bit per lane of a 64-wide wavefront) "
-                    f"is stored in the 32-bit {view.text(name)}"
+                    f"is stored in the 32-bit {view.text(name)} (declare it unsigned long long)"
+                ),
+            )
+    for scope, names in holders.items():
+        yield from _vote_holder_uses(view, scope, names, words, full_masks)
+
+
+def _vote_holder_uses(
+    view: FileView, scope: tuple[int, int], names: set[str], votes: frozenset[str], full_masks: set[str]
+) -> Iterator[Finding]:
+    """In the function body `scope`: names given a vote, passed to a 32-bit bit operation or compared with a
+    32-bit full mask."""
+    tokens = view.tokens
+    first, last = scope
+    for c in view.occurrences(_32_BIT_BIT_OPS):
+        call = parse_call(tokens, c) if first <= c <= last else None
+        if call is None or len(call.args) != 1:
+            continue
+        arg = range(*view.span_tokens(call.args[0]))
+        held = [k for k in arg if view.text(k) in names and not view.is_punct(prev_code(tokens, k), ".", "->")]
+        if held and not any(view.text(k) in votes for k in arg):  # a vote call in it is reported at the call
+            callee, name = view.text(c), view.text(held[0])
+            yield (
+                tokens.starts[c],
+                (
+                    f"{callee} takes 32 bits of the vote in {name}: lanes 32-63 of a 64-wide wavefront are "
+                    f"dropped (use {callee}ll)"
+                ),
+            )
+    for name in names:
+        for k in view.words[name]:
+            if first <= k <= last and not view.is_punct(prev_code(tokens, k), ".", "->"):
+                yield from _compared_with_full_mask(view, k, k, full_masks)
+
+
+def _compared_with_full_mask(view: FileView, first: int, last: int, full_masks: set[str]) -> Iterator[Finding]:
+    """The vote in tokens first..last (a call or a name), when `==` or `!=` compares it with a 32-bit full mask
+    (0xffffffff, or a name defined as it), on either side."""
+    tokens = view.tokens
+    after, before = next_code(tokens, last), prev_code(tokens, first)
+    for op, mask in ((after, next_code(tokens, after)), (before, prev_code(tokens, before))):
+        if not view.is_punct(op, "==", "!="):
+            continue
+        if _is_full_mask_32(view, mask) or view.text(mask) in full_masks:
+            vote = "".join(view.text(k) for k in range(first, last + 1) if tokens.kinds[k] != TokenKind.COMMENT)
+            vote = vote if len(vote) <= 24 else f"{view.text(first)}(...)"
+            yield (
+                tokens.starts[mask],
+                (
+                    f"`{vote} {view.text(op)} {view.text(mask)}` tests lanes 0-31 only: a 64-wide wavefront's "
+                    "vote has 64 bits, 0xffffffffffffffff when all lanes are set (compare with "
+                    "0xffffffffffffffffull)"
                 ),
             )
 
@@ -213,24 +307,31 @@ def activemask(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
 
 @check("HC306", "wavefront.per-warp-array-32", words=("__shared__",))
 def per_warp_array_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    """`__shared__ float partial[32]` or `[BLOCK / 32]` in a function (or file) with warp intrinsics."""
+    """`__shared__ float partial[32]` or `[BLOCK / 32]` in a function (or file) with warp intrinsics, and
+    `[WARP_SIZE]` or `[BLOCK / WARP_SIZE]` wherever WARP_SIZE is defined as 32."""
     tokens = view.tokens
+
+    def warp_size(k: int, open_: int) -> bool:
+        return view.text(k) in view.warp_size_names or view.value(k) == 32 and view.near_warp_code(open_)
+
     for open_, close in view.shared_array_dims:
-        if not view.near_warp_code(open_):
-            continue
         inner = [k for k in range(open_ + 1, close) if tokens.kinds[k] != TokenKind.COMMENT]
-        if len(inner) == 1 and view.value(inner[0]) == 32:
+        if len(inner) == 1 and warp_size(inner[0], open_):
             yield (
                 tokens.starts[inner[0]],
-                ("shared array sized 32, one slot per lane of a 32-wide warp; a 64-wide wavefront indexes lanes 0-63"),
+                (
+                    f"shared array sized {view.text(inner[0])}, one slot per lane of a 32-wide warp; a 64-wide "
+                    "wavefront indexes lanes 0-63 (size it for 64 lanes, AMD's warpSize)"
+                ),
             )
-        else:
-            for k in inner:
-                if view.is_punct(k, "/") and view.value(next_code(tokens, k)) == 32:
-                    yield (
-                        tokens.starts[k],
-                        (
-                            "shared array sized by `/ 32` warps per block; on AMD a block has "
-                            "blockDim / 64 wavefronts, so warp indices and sizes disagree"
-                        ),
-                    )
+            continue
+        for k in inner:
+            if view.is_punct(k, "/") and warp_size(next_code(tokens, k), open_):
+                yield (
+                    tokens.starts[k],
+                    (
+                        f"shared array sized by `/ {view.text(next_code(tokens, k))}` warps per block; on AMD a "
+                        "block has blockDim / 64 wavefronts, so warp indices and sizes disagree (divide by 64, "
+                        "AMD's warpSize)"
+                    ),
+                )
