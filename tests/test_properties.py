@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_translate import translate
 
@@ -80,6 +80,7 @@ def test_translation_is_idempotent(src: str, rocm: str, launch: str, path: str) 
 @settings(max_examples=150, deadline=None)
 @given(soup(PLAIN_PIECES), st.booleans())
 def test_input_without_cuda_is_unchanged(src: str, bom: bool) -> None:
+    assume(not ("<<<" in src and ">>>" in src))  # `<` and `>` pieces can spell a launch
     text = ("\ufeff" if bom else "") + src
     assert translate(text, path="t.cpp")[0] == text
 

@@ -361,6 +361,7 @@ def test_plain_cu_without_cuda_constructs_is_untouched() -> None:
         pytest.param("__global__ void k() {}\n", True, id="kernel"),  # only `nvcc -x cu` compiles it
         pytest.param("void f() { k<<<1, 1>>>(); }\n", True, id="launch"),
         pytest.param("int f(int x) { return x + 1; }\n", False, id="host-code"),
+        pytest.param("template <class T> bool operator<<<T>(S &, T);\n", False, id="operator-template"),
         pytest.param("#define __device__\n__device__ int f() { return threadIdx; }\n", False, id="defines-it"),
     ],
 )

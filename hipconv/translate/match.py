@@ -108,9 +108,12 @@ def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_
 
 
 def uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
-    """A kernel launch, or a CUDA keyword or built-in variable, as a token (not in a comment)."""
+    """A kernel launch (`<<<` closed by `>>>`: C++ has `operator<<<T>`), or a CUDA keyword or built-in
+    variable, as a token (not in a comment)."""
+    punct = (TokenKind.PUNCTUATION,)
+    opens = token_occurrences(tokens, (b"<<<",), punct, first_only=True)
     return bool(
-        token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True)
+        (opens and any(k > opens[0] for k in token_occurrences(tokens, (b">>>",), punct)))
         or token_occurrences(tokens, words & CUDA_CONSTRUCT_WORDS, WORDY_KINDS, first_only=True)
     )
 
