@@ -47,7 +47,8 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
     text = tokens.body[span[0] : span[1]].decode()
     k = bisect.bisect_left(tokens.starts, span[0])
     single = k < len(tokens) and tokens.ends[k] == span[1]
-    named = mask_name(c, k) if single and tokens.kinds[k] == TokenKind.IDENTIFIER else None
+    is_name = single and tokens.kinds[k] == TokenKind.IDENTIFIER
+    named = mask_name(c, k) if is_name else None
     literal = named.value if named else int_literal(text) if single and tokens.kinds[k] == TokenKind.LITERAL else None
     is_32bit = literal is not None and literal.value <= FULL_MASK_32 and "ll" not in literal.suffix
     shown = f"{text} = {literal.digits}{literal.suffix}" if named and literal else text
@@ -60,7 +61,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
             _widen_definition(c, rule, span, named, shown)
         else:
             _cast_here(c, rule, span, shown, "it has uses that are not lane masks")
-    elif literal is None and single and (declared := narrow_declaration(c, k)) is not None:
+    elif literal is None and is_name and (declared := narrow_declaration(c, k)) is not None:
         _cast_here(c, rule, span, text, f"it is declared {declared}, 32 bits, with a value hipconv cannot widen")
     elif literal is None:
         c.diag(

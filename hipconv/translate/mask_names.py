@@ -22,7 +22,7 @@ from hipconv.translate.syntax import (
     parse_call,
     prev_code,
 )
-from hipconv.translate.words import file_words, identifier_tokens
+from hipconv.translate.words import identifier_tokens
 
 # Unsigned integer types and their 64-bit counterparts: a variable's type is widened with its value. A
 # signed variable is not a mask hipconv reads: 0xffffffff in an int is -1, all 64 lanes once converted.
@@ -93,12 +93,14 @@ def _find(c: MatchCollector, name: str) -> MaskName | None:
     return MaskName(-1, -1, value, None, in_project.mask_only, f"{path}:{in_project.line}")
 
 
-def project_masks(sources: Sequence[SourceFile], table: LookupTable) -> dict[str, ProjectMask]:
+def project_masks(
+    sources: Sequence[SourceFile], words: Sequence[frozenset[bytes]], table: LookupTable
+) -> dict[str, ProjectMask]:
     """The names that files of the run pass as a lane mask and one of them defines as one integer
     literal, with whether every use of each, in all the files, is a kept lane mask. A name defined
     twice with different values is left out (which one a file sees depends on its includes)."""
     names = {m.group(1) for s in sources for m in _MASK_ARGUMENT.finditer(s.body)}
-    candidates = [s for s in sources if names & file_words(s.body)]
+    candidates = [s for s, found in zip(sources, words) if names & found]
     if not candidates:
         return {}
     definitions: dict[str, set[tuple[str, str, int]]] = {}

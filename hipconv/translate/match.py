@@ -50,20 +50,25 @@ def match_file(
     settings: Settings,
     *,
     is_cu: bool,
+    is_cpp: bool = False,
     is_header: bool = False,
     words: frozenset[bytes] | None = None,
     project: Project = NO_PROJECT,
     compat_include: str = COMPAT_HEADER,
 ) -> FileMatches:
-    """`words`: the file's identifier-like words, when the caller has already scanned for them;
+    """`is_cu`: a .cu file, into which nvcc includes the CUDA runtime; `is_cpp`: a C++ source, which is
+    one too when nvcc compiles it as CUDA (_cpp_compiled_as_cuda); `words`: the file's identifier-like
+    words, when the caller has already scanned for them;
     `project`: what the run's other files tell (names they declare, lane masks they define);
     `compat_include`: the path by which the file includes hipconv_compat.h when it uses a shim."""
     c = MatchCollector(source, tokens, table, settings, compat_include=compat_include, project_masks=project.masks)
     directives = directive_lines(tokens)
     c.directive_spans = directives.spans
+    words = words if words is not None else file_words(source.body)
+    cuda_cpp = is_cpp and not is_cu and _cpp_compiled_as_cuda(tokens, words, directives)
+    is_cu = is_cu or cuda_cpp
     includes = match_includes(c, directives, runtime_first=is_cu or is_header)
     skip = sorted(includes.spans + directives.message_spans)
-    words = words if words is not None else file_words(source.body)
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
     match_unknown_api(c, skip, words, directives, project.names)
@@ -76,7 +81,7 @@ def match_file(
         and not includes.runtime
         and (
             (includes.hip and (is_cu or is_header))  # the runtime goes before the first HIP header
-            or (is_cu and (uses_api or c.edits or uses_cuda_constructs(tokens, words)))  # nvcc includes it
+            or (is_cu and (uses_api or c.edits or cuda_cpp or _uses_cuda_constructs(tokens, words)))  # nvcc includes it
         )
     ):
         runtime = f"#include <{table.runtime_header}>"
@@ -107,7 +112,14 @@ def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_
     return sorted((c.defines_needed | project.header_defines.get(c.source.path, frozenset())) - directives.defined)
 
 
-def uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
+def _cpp_compiled_as_cuda(tokens: Tokens, words: frozenset[bytes], directives: Directives) -> bool:
+    """A C++ source that holds what no host compiler accepts, a kernel launch or a CUDA keyword or built-in,
+    is built with `nvcc -x cu`, which includes the CUDA runtime, unless it #defines one of them itself, for a
+    host compiler."""
+    return _uses_cuda_constructs(tokens, words) and directives.defined.isdisjoint(CUDA_CONSTRUCTS)
+
+
+def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
     """A kernel launch (`<<<` closed by `>>>`: C++ has `operator<<<T>`), or a CUDA keyword or built-in
     variable, as a token (not in a comment)."""
     punct = (TokenKind.PUNCTUATION,)

@@ -29,25 +29,32 @@ NO_PROJECT = Project()  # a run of one file
 
 
 def gather_project(sources: Sequence[SourceFile], table: LookupTable) -> Project:
-    names = project_names((s.body for s in sources), table.names)
-    return Project(names, project_masks(sources, table), header_defines(sources, table))
+    words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
+    names = project_names(((s.body, w) for s, w in zip(sources, words)), table.names)
+    return Project(names, project_masks(sources, words, table), header_defines(sources, words, table))
 
 
-def header_defines(sources: Sequence[SourceFile], table: LookupTable) -> dict[str, frozenset[str]]:
-    """For each source, the defines its included headers of the run need (through the words of their
-    rules that require one; a word in a comment counts too, which only adds a harmless define)."""
+def header_defines(
+    sources: Sequence[SourceFile], words: Sequence[frozenset[bytes]], table: LookupTable
+) -> dict[str, frozenset[str]]:
+    """For each source (`words`: the file_words of each), the defines its included headers of the run
+    need (through the words of their rules that require one; a word in a comment counts too, which only
+    adds a harmless define)."""
     requiring = {
         name.encode(): r.rule.requires_define
         for name, r in table.identifiers.items()
         if r.rewrites and r.rule is not None and r.rule.requires_define
     }
-    own = {s.path: frozenset(requiring[w] for w in file_words(s.body) & requiring.keys()) for s in sources}
+    own = {s.path: frozenset(requiring[w] for w in found & requiring.keys()) for s, found in zip(sources, words)}
     if not any(own.values()):
         return {}
     paths = frozenset(own)
-    included = {s.path: _resolve_includes(s, paths) for s in sources}
+    by_name: dict[str, list[str]] = {}  # the run's files by base name: an include is resolved among its few
+    for path in paths:
+        by_name.setdefault(os.path.basename(path), []).append(path)
+    included = {s.path: _resolve_includes(s, paths, by_name) for s in sources}
     reach: dict[str, frozenset[str]] = {}
-    for path in paths:  # the headers reached from each file, breadth first (include cycles end)
+    for path in paths:  # every header reached from each file (include cycles end)
         seen, todo = set(), list(included[path])
         while todo:
             header = todo.pop()
@@ -60,7 +67,7 @@ def header_defines(sources: Sequence[SourceFile], table: LookupTable) -> dict[st
     return reach
 
 
-def _resolve_includes(source: SourceFile, paths: frozenset[str]) -> list[str]:
+def _resolve_includes(source: SourceFile, paths: frozenset[str], by_name: Mapping[str, list[str]]) -> list[str]:
     """The files of the run that the source's #include lines name: beside it, else the one file whose
     path ends with the included path (an -I directory)."""
     found = []
@@ -71,7 +78,7 @@ def _resolve_includes(source: SourceFile, paths: frozenset[str]) -> list[str]:
         if beside in paths:
             found.append(beside)
             continue
-        ends = [p for p in paths if p.endswith("/" + written) or p == written]
+        ends = [p for p in by_name.get(os.path.basename(written), ()) if p.endswith("/" + written) or p == written]
         if len(ends) == 1:
             found.append(ends[0])
     return found

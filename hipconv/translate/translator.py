@@ -19,16 +19,15 @@ from hipconv.settings import Settings
 from hipconv.translate.annotate import has_markers, marker_edits
 from hipconv.translate.compat import COMPAT_HEADER
 from hipconv.translate.edits import Edit, apply
-from hipconv.translate.includes import directive_lines
 from hipconv.translate.lexer import Tokens, lex, lex_many
-from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, CUDA_CONSTRUCTS, match_file, uses_cuda_constructs
+from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.words import file_words
 
 CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
-# C++ sources: nvcc compiles those that hold CUDA as CUDA (`nvcc -x cu`), with the runtime too (_compiled_as_cuda)
+# C++ sources: nvcc compiles those that hold CUDA as CUDA (`nvcc -x cu`), with the runtime too (match_file)
 CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c++", ".cp"})
 # headers: when they include a HIP header, the HIP runtime header goes before it (as in a .cu file)
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp"})
@@ -108,20 +107,20 @@ def _translate_tokens(
     project: Project,
     compat_include: str = COMPAT_HEADER,
 ) -> FileResult:
-    is_cu = _compiled_as_cuda(source, tokens, words)
     found = match_file(
         source,
         tokens,
         table,
         settings,
-        is_cu=is_cu,
+        is_cu=_is_cu(source),
+        is_cpp=_is_cpp(source),
         is_header=_is_header(source),
         words=words,
         project=project,
         compat_include=compat_include,
     )
     result = edited_result(source, found.edits, found.diagnostics, found.replacements, found.shims)
-    return _annotated(result, source, tokens, table, settings, project, is_cu=is_cu) if settings.annotate else result
+    return _annotated(result, source, tokens, table, settings, project) if settings.annotate else result
 
 
 def _annotated(
@@ -131,8 +130,6 @@ def _annotated(
     table: LookupTable,
     settings: Settings,
     project: Project,
-    *,
-    is_cu: bool,
 ) -> FileResult:
     """The translation of source (`result`, `tokens` its tokens) with a marker comment above each line
     that still holds unported CUDA, and without the stale markers of an earlier run (--annotate).
@@ -147,7 +144,14 @@ def _annotated(
         text = SourceFile.from_bytes(source.path, result.output)
         text_tokens = lex(text.body)
         findings = match_file(
-            text, text_tokens, table, settings, is_cu=is_cu, is_header=_is_header(source), project=project
+            text,
+            text_tokens,
+            table,
+            settings,
+            is_cu=_is_cu(source),
+            is_cpp=_is_cpp(source),
+            is_header=_is_header(source),
+            project=project,
         ).diagnostics
     else:
         return result
@@ -192,21 +196,8 @@ def _is_cu(source: SourceFile) -> bool:
     return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
 
 
-def _may_be_cuda(source: SourceFile) -> bool:
-    return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES | CPP_SUFFIXES
-
-
-def _compiled_as_cuda(source: SourceFile, tokens: Tokens, words: frozenset[bytes]) -> bool:
-    """Does nvcc compile the file as CUDA, and so include the CUDA runtime into it? A .cu file; a C++ source
-    that holds what no host compiler accepts, a kernel launch or a CUDA keyword or built-in (such a file is
-    built with `nvcc -x cu`), unless the file #defines one of them itself, for a host compiler."""
-    if _is_cu(source):
-        return True
-    return (
-        _may_be_cuda(source)
-        and uses_cuda_constructs(tokens, words)
-        and directive_lines(tokens).defined.isdisjoint(CUDA_CONSTRUCTS)
-    )
+def _is_cpp(source: SourceFile) -> bool:
+    return os.path.splitext(source.path)[1].lower() in CPP_SUFFIXES
 
 
 def _is_header(source: SourceFile) -> bool:
@@ -221,6 +212,9 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or not words.isdisjoint(table.names)
         or bool(cuda_looking(words))  # HC001: a CUDA-looking name no inventory knows (unknown_api)
         or pastes_cuda_name(source.body, words)
-        or (_may_be_cuda(source) and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS)))
+        or (
+            (_is_cu(source) or _is_cpp(source))
+            and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS))
+        )
         or (settings.annotate and has_markers(source.body))  # markers of an earlier run may be stale
     )

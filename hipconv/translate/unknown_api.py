@@ -18,7 +18,7 @@ from hipconv.translate.identifiers import is_member_or_foreign
 from hipconv.translate.includes import Directives, directive_lines
 from hipconv.translate.lexer import TokenKind, Tokens, lex_many
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
-from hipconv.translate.words import file_words, identifier_tokens, inside, token_occurrences
+from hipconv.translate.words import identifier_tokens, inside, token_occurrences
 
 # the prefixes of NVIDIA's APIs, in the cases the APIs spell them: camel case after a lower-case prefix
 # (cudaMalloc, cuMemAlloc, cublasSgemm, ncclAllReduce, nvtxRangePushA), `_` after an upper-case one
@@ -101,14 +101,14 @@ def _pasted_names(c: MatchCollector, known: str) -> None:
             c.diag(tokens.starts[left], "HC001", message, symbol=f"{stem}##")
 
 
-def project_names(bodies: Iterable[bytes], known: frozenset[bytes]) -> frozenset[str]:
+def project_names(bodies: Iterable[tuple[bytes, frozenset[bytes]]], known: frozenset[bytes]) -> frozenset[str]:
     """The CUDA-looking names that no rule knows (`known`: the table's names) and one of the bodies
-    declares (declared_names: #defined, or in a declarator position): the project's own, quiet in
-    every file of the run. One pass over the bytes keeps the few bodies where such a name follows a
-    word, `*`, `&` or `>` on its line, or `#define`; only those are lexed, and their tokens decide."""
+    (each with its file_words) declares (declared_names: #defined, or in a declarator position): the
+    project's own, quiet in every file of the run. One pass over the bytes keeps the few bodies where such
+    a name follows a word, `*`, `&` or `>` on its line, or `#define`; only those are lexed, and their tokens decide."""
     candidates: list[tuple[bytes, frozenset[bytes]]] = []
-    for body in bodies:
-        unknown = cuda_looking(file_words(body)) - known
+    for body, words in bodies:
+        unknown = cuda_looking(words) - known
         if unknown and _may_declare(body, unknown):
             candidates.append((body, unknown))
     names: set[str] = set()
