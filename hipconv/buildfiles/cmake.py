@@ -58,12 +58,12 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
     commands = list(cmake_commands(body))
     text = body.decode("utf-8")
     link_variables = link_variables_of(commands)
-    packages = required_packages(commands, link_variables)
     found = found_packages(commands)
+    missing = [p for p in required_packages(commands, link_variables) if p not in found]
     for command in commands:
         name = command.name.lower()
-        if name == "find_package" and command.args and command.args[0].value in ("CUDAToolkit", "CUDA"):
-            rewrite_find_package(command, [p for p in packages if p != "hip" and p not in found], out)
+        if _finds_cuda(command):  # "hip" is in `found`: the packages this find_package() adds are `missing`
+            rewrite_find_package(command, missing, out)
             continue
         if name.startswith("cuda_"):
             out.report(
@@ -86,11 +86,17 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
         if name == "file":
             mark_globbed_sources(command, text, out)
         _drop_leftover(command, body, out)
-    missing = [p for p in packages if p not in found]
-    if missing and not any(
-        c.name.lower() == "find_package" and c.args and c.args[0].value in ("CUDAToolkit", "CUDA") for c in commands
-    ):
+    if missing and not any(_finds_cuda(c) for c in commands):
         add_find_packages(commands, body, missing, link_variables, out)
+
+
+def _finds_cuda(command: Command) -> bool:
+    """find_package(CUDAToolkit|CUDA ...), which becomes find_package(hip ...)."""
+    return (
+        command.name.lower() == "find_package"
+        and bool(command.args)
+        and command.args[0].value in ("CUDAToolkit", "CUDA")
+    )
 
 
 def _cmake_args(command: Command, archs: tuple[str, ...], link_variables: frozenset[str], out: BuildFileEdits) -> None:
@@ -130,9 +136,9 @@ def _flag_regions(command: Command, flag_args: Sequence[int]) -> list[tuple[int,
             regions.append((n, "", value, ""))
         elif genex:
             regions.append((n, genex.group(1), genex.group(2), genex.group(3)))
-        elif opened and 1 + opened.group(2).count("$<") - opened.group(2).count(">") > 0:
+        elif opened and (depth := 1 + opened.group(2).count("$<") - opened.group(2).count(">")) > 0:
             regions.append((n, opened.group(1), opened.group(2), ""))
-            inside = 1 + opened.group(2).count("$<") - opened.group(2).count(">")
+            inside = depth
     return regions
 
 

@@ -15,10 +15,10 @@ from hipconv.buildfiles.cmake_syntax import Arg, Command, drop_span
 from hipconv.buildfiles.common import BuildFileEdits
 from hipconv.buildfiles.nvcc_flags import LIBRARIES, LIBRARY_BY_TARGET, WARP_SYNC_DEFINE, Library
 
-# the libraries a plain name, `-lNAME` or a FindCUDA/FindCUDAToolkit variable stands for (case-insensitive:
-# FindCUDA writes CUDA_CUBLAS_LIBRARIES, FindCUDAToolkit CUDA_cublas_LIBRARY)
-_LIBRARY_BY_NAME = {name.lower(): lib for lib in LIBRARIES for name in (lib.cuda, *(t[6:] for t in lib.cmake))}
-_LIBRARY_BY_NAME["cuda_driver"] = _LIBRARY_BY_NAME["cuda"]
+# the libraries a plain name or `-lNAME` stands for: the -l name or the FindCUDAToolkit target's name, case as
+# written; a FindCUDA/FindCUDAToolkit variable's, case-insensitive (CUDA_CUBLAS_LIBRARIES, CUDA_cublas_LIBRARY)
+_LIBRARY_BY_PLAIN_NAME = {name: lib for lib in LIBRARIES for name in (lib.cuda, *(t[6:] for t in lib.cmake))}
+_LIBRARY_BY_NAME = {name.lower(): lib for name, lib in _LIBRARY_BY_PLAIN_NAME.items()}
 LIBRARY_VARIABLE = re.compile(r"\$\{CUDA_(?:(\w+?)_LIBRAR(?:Y|IES)|(LIBRARIES))\}")
 _LINK_COMMANDS = frozenset({"target_link_libraries", "link_libraries"})
 # a search path into the CUDA toolkit (find_library's HINTS/PATHS), and what it becomes: ROCm's lib directory
@@ -59,12 +59,8 @@ def cuda_library(word: str, *, link: bool) -> Library | None:
     if variable:
         return _LIBRARY_BY_NAME.get((variable.group(1) or "cudart").lower())
     if link and re.fullmatch(r"(?:-l)?[\w-]+", word):
-        return _LIBRARY_BY_NAME.get(word.removeprefix("-l").lower()) if word.removeprefix("-l") in _PLAIN else None
+        return _LIBRARY_BY_PLAIN_NAME.get(word.removeprefix("-l"))
     return None
-
-
-# the names a link line writes plainly (as the -l name, or the FindCUDAToolkit target's name), case as written
-_PLAIN = frozenset(name for lib in LIBRARIES for name in (lib.cuda, *(t[6:] for t in lib.cmake)))
 
 
 def link_variables_of(commands: Sequence[Command]) -> frozenset[str]:

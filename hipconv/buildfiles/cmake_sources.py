@@ -54,7 +54,7 @@ def mark_globbed_sources(command: Command, text: str, out: BuildFileEdits) -> No
             'list(FILTER hipconv_cu_sources INCLUDE REGEX "\\\\.cu$")',
             "set_source_files_properties(${hipconv_cu_sources} PROPERTIES LANGUAGE HIP)",
         ]
-    if lines[-1 if len(lines) == 1 else 0] in text:
+    if lines[0] in text:
         return
     out.rewrite(command.end, command.end, "".join(f"\n{command.indent}{line}" for line in lines), "source-language")
     out.report(
