@@ -87,7 +87,7 @@ def condition(words: list[str], variables: dict[str, str]) -> bool | None:
                     current = []
                 else:
                     current.append(word)
-            values = [condition(part + [], variables) for part in [*parts, current]]
+            values = [condition(part, variables) for part in [*parts, current]]
             return None if None in values else combine(values)
     if words[0] == "NOT":
         value = condition(words[1:], variables)
@@ -97,14 +97,18 @@ def condition(words: list[str], variables: dict[str, str]) -> bool | None:
     if len(words) != 1:
         return None
     word = words[0]
-    if word.upper() in FALSE_VALUES or word.upper().endswith("-NOTFOUND"):
+    if _false(word):
         return False
     if word.upper() in ("1", "ON", "YES", "TRUE", "Y") or re.fullmatch(r"-?\d+(\.\d+)?", word):
         return True
     if word in variables or word in PLATFORM:
-        text = variables.get(word, PLATFORM.get(word, ""))
-        return not (text.upper() in FALSE_VALUES or text.upper().endswith("-NOTFOUND"))
+        return not _false(variables.get(word, PLATFORM.get(word, "")))
     return None
+
+
+def _false(text: str) -> bool:
+    """A constant CMake reads as false."""
+    return text.upper() in FALSE_VALUES or text.upper().endswith("-NOTFOUND")
 
 
 _INNERMOST_GENEX = re.compile(r"\$<([^<>:]*)(?::([^<>]*))?>")

@@ -93,7 +93,7 @@ class _Reader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.targets: dict[str, _Target] = {}
-        self.functions: dict[str, tuple[bool, list[str], list[Command], bytes]] = {}
+        self.functions: dict[str, tuple[bool, list[str], list[Command]]] = {}
         self.directories: dict[str, _Directory] = {}
         self.depth = 0
 
@@ -108,7 +108,7 @@ class _Reader:
             text = new
         return text
 
-    def arguments(self, command: Command, body: bytes, variables: dict[str, str]) -> list[str]:
+    def arguments(self, command: Command, variables: dict[str, str]) -> list[str]:
         """The command's arguments as CMake passes them: unquoted ones expanded and split at `;`."""
         out: list[str] = []
         for arg in command.args:
@@ -126,14 +126,13 @@ class _Reader:
         if self.depth > MAX_DEPTH:
             return
         try:
-            body = path.read_bytes()
-            commands = list(cmake_commands(body))
+            commands = list(cmake_commands(path.read_bytes()))
         except (OSError, UnicodeDecodeError):
             return
         saved = variables.get("CMAKE_CURRENT_LIST_DIR")
         variables["CMAKE_CURRENT_LIST_DIR"] = str(path.parent)
         self.depth += 1
-        self.run(commands, body, directory, variables)
+        self.run(commands, directory, variables)
         self.depth -= 1
         if saved is not None:
             variables["CMAKE_CURRENT_LIST_DIR"] = saved
@@ -148,35 +147,33 @@ class _Reader:
 
     # ------------------------------------------------------------ commands
 
-    def run(self, commands: list[Command], body: bytes, directory: _Directory, variables: dict[str, str]) -> None:
+    def run(self, commands: list[Command], directory: _Directory, variables: dict[str, str]) -> None:
         i = 0
         while i < len(commands):
             command = commands[i]
             name = command.name.lower()
             if name in ("function", "macro"):
                 end = block_end(commands, i, name, "end" + name)
-                words = self.arguments(command, body, variables)
+                words = self.arguments(command, variables)
                 if words:
-                    self.functions[words[0].lower()] = (name == "macro", words[1:], commands[i + 1 : end], body)
+                    self.functions[words[0].lower()] = (name == "macro", words[1:], commands[i + 1 : end])
                 i = end + 1
             elif name == "if":
-                i = self.run_if(commands, i, body, directory, variables)
+                i = self.run_if(commands, i, directory, variables)
             elif name == "foreach":
                 end = block_end(commands, i, "foreach", "endforeach")
-                words = self.arguments(command, body, variables)
+                words = self.arguments(command, variables)
                 for item in foreach_items(words, variables):
                     variables[words[0]] = item
-                    self.run(commands[i + 1 : end], body, directory, variables)
+                    self.run(commands[i + 1 : end], directory, variables)
                 i = end + 1
             elif name == "while":
                 i = block_end(commands, i, "while", "endwhile") + 1
             else:
-                self.command(command, body, directory, variables)
+                self.command(command, directory, variables)
                 i += 1
 
-    def run_if(
-        self, commands: list[Command], i: int, body: bytes, directory: _Directory, variables: dict[str, str]
-    ) -> int:
+    def run_if(self, commands: list[Command], i: int, directory: _Directory, variables: dict[str, str]) -> int:
         """Run the branch of an if() block that holds (or the first, when a condition cannot be evaluated)."""
         end = block_end(commands, i, "if", "endif")
         branches: list[tuple[Command, int]] = [(commands[i], i)]
@@ -188,15 +185,15 @@ class _Reader:
                 branches.append((commands[k], k))
         bounds = [k for _, k in branches] + [end]
         for n, (head, k) in enumerate(branches):
-            holds = True if head.name.lower() == "else" else condition(self.arguments(head, body, variables), variables)
+            holds = True if head.name.lower() == "else" else condition(self.arguments(head, variables), variables)
             if holds is None or holds:
-                self.run(commands[k + 1 : bounds[n + 1]], body, directory, variables)
+                self.run(commands[k + 1 : bounds[n + 1]], directory, variables)
                 break
         return end + 1
 
-    def command(self, command: Command, body: bytes, directory: _Directory, variables: dict[str, str]) -> None:
+    def command(self, command: Command, directory: _Directory, variables: dict[str, str]) -> None:
         name = command.name.lower()
-        words = self.arguments(command, body, variables)
+        words = self.arguments(command, variables)
         here = variables.get("CMAKE_CURRENT_SOURCE_DIR", directory.source_dir)
         if name in self.functions:
             self.call(name, words, directory, variables)
@@ -265,7 +262,7 @@ class _Reader:
                     usage.options.append(word)
 
     def call(self, name: str, words: list[str], directory: _Directory, variables: dict[str, str]) -> None:
-        is_macro, params, body_commands, body = self.functions[name]
+        is_macro, params, body_commands = self.functions[name]
         scope = variables if is_macro else dict(variables)
         saved = {p: variables.get(p) for p in params} if is_macro else {}
         for n, param in enumerate(params):
@@ -276,7 +273,7 @@ class _Reader:
             scope[f"ARGV{n}"] = word
         self.depth += 1
         if self.depth <= MAX_DEPTH:
-            self.run(body_commands, body, directory, scope)
+            self.run(body_commands, directory, scope)
         self.depth -= 1
         for param, value in saved.items():
             if value is None:

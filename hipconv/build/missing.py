@@ -161,21 +161,19 @@ class MissingHeaders:
     ) -> None:
         self.ruleset, self.tree, self.target, self.facts = ruleset, tree, target, facts or packages()
         self.installed = _bundled(installed)
-        self._index: LibraryIndex | None = None
-        self._files: dict[str, list[str]] | None = None
 
-    @property
+    @functools.cached_property
     def index(self) -> LibraryIndex:
-        if self._index is None:
-            self._index = LibraryIndex.of(self.ruleset, self.facts)
-        return self._index
+        return LibraryIndex.of(self.ruleset, self.facts)
+
+    @functools.cached_property
+    def _files(self) -> dict[str, list[str]]:
+        return {} if self.tree is None else tree_headers(self.tree)
 
     def in_tree(self, header: str) -> list[str]:
         """The directories of the tree from which `#include "header"` finds a file."""
         if self.tree is None:
             return []
-        if self._files is None:
-            self._files = tree_headers(self.tree)
         suffix = header.lstrip("./")
         paths = self._files.get(os.path.basename(suffix), [])
         found = [p[: -len(suffix)].rstrip("/") for p in paths if p == suffix or p.endswith("/" + suffix)]

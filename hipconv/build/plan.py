@@ -108,14 +108,14 @@ def plan_tree(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
     flags = [f"-I{d}" for d in header_dirs] + list(extra)
-    from_make = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
+    from_build = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
     units = []
     for rel in rels:
         if Path(rel).suffix.lower() not in TU_SUFFIXES:
             continue
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
-        command = _command(hipcc, [*from_make.get(rel, ()), *flags], file, obj, archs)
+        command = _command(hipcc, [*from_build.get(rel, ()), *flags], file, obj, archs)
         units.append(Unit(rel, file, command, str(out_root), obj))
     return units
 
@@ -292,7 +292,7 @@ _UNDECLARED = re.compile(
 _MISSING_HEADER = re.compile(r"'([^']+)' file not found")
 
 
-def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders | None = None) -> Cause:
+def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders) -> Cause:
     """The cause of one error, and whether a translator could fix it (an unported API, a missing library: no)."""
     found = _UNDECLARED.search(diagnostic.message)
     if found:
@@ -301,7 +301,7 @@ def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHead
         return Cause("undeclared", name, origin, FIX_NONE if origin.endswith(": unported") else FIX_TRANSLATOR)
     found = _MISSING_HEADER.search(diagnostic.message)
     if found:
-        hint = (headers or MissingHeaders(ruleset)).hint(found.group(1))
+        hint = headers.hint(found.group(1))
         return Cause("missing-header", found.group(1), hint.text, FIX_TRANSLATOR if hint.fixable else FIX_NONE)
     return Cause("other", diagnostic.message)
 
