@@ -1,6 +1,6 @@
 """The check registry: `@check(code, id, words=...)` registers a function with its trigger words.
 
-CHECKS are ordered by code, which decides the finding kept when two checks fire at one position.
+CHECKS are ordered by code.
 Severity, title and hint live with the code in diagnostics.CODES.
 """
 

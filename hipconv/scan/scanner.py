@@ -65,8 +65,8 @@ def scan_jobs(
     jobs: Sequence[Job], table: LookupTable, settings: Settings, *, disabled: frozenset[str] = frozenset()
 ) -> Iterator[FileScan]:
     """Scan files in batches (each batch lexed with one libclang call per stage); yields one FileScan per
-    job, in order, as each batch is done (the caller shows progress). The names the jobs' sources declare
-    are gathered first (pipeline.project_of_jobs): the project's own in every file."""
+    job, in order, as each batch is done (the caller shows progress). What the jobs' sources tell each other
+    (pipeline.project_of_jobs: the project's own names, its lane masks, ...) is gathered first."""
     project = project_of_jobs(jobs, table)
     for batch in batches(jobs):
         read = [read_job(job) for job in batch]
@@ -156,18 +156,12 @@ def _arguments_reported(
     return {a for a in arguments if a is not None}
 
 
-_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.NOTE: 2}
-
-
 def _one_per_position(found: list[Diagnostic]) -> list[Diagnostic]:
-    """One finding per line:col and code: the most severe; at equal severity the first (the translator's, then
-    CHECKS order). Two codes at one position are two hazards (HC304's 32-bit store of __activemask's result and
-    HC305's __activemask), both kept."""
+    """One finding per line:col and code, the first. Two codes at one position are two hazards (HC304's 32-bit
+    store of __activemask's result and HC305's __activemask), both kept."""
     best: dict[tuple[int, int, str], Diagnostic] = {}
     for d in found:
-        kept = best.get((d.line, d.col, d.code))
-        if kept is None or _RANK[d.severity] < _RANK[kept.severity]:
-            best[(d.line, d.col, d.code)] = d
+        best.setdefault((d.line, d.col, d.code), d)
     return list(best.values())
 
 

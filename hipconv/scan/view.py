@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from hipconv.settings import Settings
+from hipconv.translate.lane_masks import FULL_MASK_32
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import int_literal, is_punct, matching_close, matching_open, next_code, prev_code
 
@@ -182,24 +183,29 @@ class FileView:
         first, last = self.scope(i)
         return self.calls_warp_intrinsic(first, last + 1)
 
-    def for_loop(self, for_: int) -> ForLoop | None:
-        """The parts of the `for` statement at for_, or None for a range-for or a malformed one."""
+    @functools.cached_property
+    def for_loops(self) -> dict[int, ForLoop]:
+        """The parts of each `for` statement, by the token index of its `for`, in order (a range-for or a
+        malformed one is left out)."""
         tokens = self.tokens
-        open_ = next_code(tokens, for_)
-        close = matching_close(tokens, open_) if self.is_punct(open_, "(") else None
-        if close is None:
-            return None
-        semicolons = [j for j in range(open_ + 1, close) if self.is_punct(j, ";")]
-        if len(semicolons) != 2:
-            return None
-        body_open = next_code(tokens, close)
-        body_end = matching_close(tokens, body_open) if self.is_punct(body_open, "{") else None
-        if body_end is None:  # a single statement
-            body_end = body_open
-            while body_end < len(tokens) and not self.is_punct(body_end, ";"):
-                body_end += 1
-        first, second = semicolons
-        return ForLoop((open_ + 1, first), (first + 1, second), (body_open, body_end + 1))
+        loops = {}
+        for for_ in self.words.get("for", ()):
+            open_ = next_code(tokens, for_)
+            close = matching_close(tokens, open_) if self.is_punct(open_, "(") else None
+            if close is None:
+                continue
+            semicolons = [j for j in range(open_ + 1, close) if self.is_punct(j, ";")]
+            if len(semicolons) != 2:
+                continue
+            body_open = next_code(tokens, close)
+            body_end = matching_close(tokens, body_open) if self.is_punct(body_open, "{") else None
+            if body_end is None:  # a single statement
+                body_end = body_open
+                while body_end < len(tokens) and not self.is_punct(body_end, ";"):
+                    body_end += 1
+            first, second = semicolons
+            loops[for_] = ForLoop((open_ + 1, first), (first + 1, second), (body_open, body_end + 1))
+        return loops
 
     @functools.cached_property
     def warp_size_definitions(self) -> list[WarpSizeDefinition]:
@@ -226,6 +232,25 @@ class FileView:
     def warp_size_names(self) -> frozenset[str]:
         """The names warp_size_definitions defines as 32."""
         return frozenset(self.text(d.name) for d in self.warp_size_definitions if not d.log2)
+
+    def is_full_mask_32(self, i: int) -> bool:
+        """True when token i is the literal 0xffffffff, the full mask of a 32-lane warp (no `ll` suffix)."""
+        found = self.int_literal(i)
+        return found is not None and found[0] == FULL_MASK_32 and "ll" not in found[1]
+
+    @functools.cached_property
+    def full_mask_names(self) -> frozenset[str]:
+        """Names defined as 0xffffffff: `#define FULL 0xffffffff`, `mask = 0xffffffff`, `mask{0xffffffff}`."""
+        tokens = self.tokens
+        names = set()
+        for name, where in self.words.items():
+            for i in where:
+                j = next_code(tokens, i)
+                if self.text(prev_code(tokens, i)) != "define" and self.is_punct(j, "=", "{", "("):
+                    j = next_code(tokens, j)
+                if self.is_full_mask_32(j):
+                    names.add(name)
+        return frozenset(names)
 
     def statement_start(self, i: int) -> int:
         """Index of the first token of the statement (or declaration) that contains i."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hipconv.scan.registry import Finding, check
-from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, WarpSizeDefinition
+from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, ForLoop, WarpSizeDefinition
 from hipconv.translate.lane_masks import MASK_VERDICTS
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import next_code, parse_call, prev_code
@@ -35,8 +35,8 @@ def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding
             yield from _lane_literal(view, i)
     for definition in view.warp_size_definitions:
         yield _warp_size_definition(view, definition)
-    for i in view.words.get("for", ()):
-        yield from _loop_to_32(view, i)
+    for for_, loop in view.for_loops.items():
+        yield from _loop_to_32(view, for_, loop)
 
 
 def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
@@ -79,11 +79,10 @@ def _warp_size_definition(view: FileView, definition: WarpSizeDefinition) -> Fin
     )
 
 
-def _loop_to_32(view: FileView, for_: int) -> Iterator[Finding]:
+def _loop_to_32(view: FileView, for_: int, loop: ForLoop) -> Iterator[Finding]:
     """`for (...; lane < 32; ...)` (or `<= 31`, `!= 32`) whose body or function uses a warp intrinsic."""
-    loop = view.for_loop(for_)
-    bound = _bound_32(view, *loop.condition) if loop is not None else None
-    if loop is None or bound is None:
+    bound = _bound_32(view, *loop.condition)
+    if bound is None:
         return
     shuffle_loop = view.calls_warp_intrinsic(*loop.whole)
     if not shuffle_loop and not view.near_warp_code(for_):
@@ -118,7 +117,6 @@ def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """0xffffffff, or a name defined as it, as the mask of a *_sync intrinsic: for the masks the translator
     cannot see the value of (a name), and the intrinsics it has no lane-mask rule for (__syncwarp)."""
     tokens = view.tokens
-    mask_names = _full_mask_names(view)
     for i in view.occurrences(words):
         call = parse_call(tokens, i)
         if call is None or not call.args or call.args[0][0] == call.args[0][1]:
@@ -126,7 +124,7 @@ def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
         first, last = view.span_tokens(call.args[0])
         if last - first != 1:
             continue
-        if _is_full_mask_32(view, first) or view.text(first) in mask_names:
+        if view.is_full_mask_32(first) or view.text(first) in view.full_mask_names:
             what = "" if view.text(first).lower().startswith("0x") else " (0xffffffff)"
             yield (
                 call.args[0][0],
@@ -137,31 +135,12 @@ def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
             )
 
 
-def _full_mask_names(view: FileView) -> set[str]:
-    """Names defined as 0xffffffff: `#define FULL 0xffffffff`, `mask = 0xffffffff`, `mask{0xffffffff}`."""
-    tokens = view.tokens
-    names: set[str] = set()
-    for name, where in view.words.items():
-        for i in where:
-            j = next_code(tokens, i)
-            if view.text(prev_code(tokens, i)) != "define" and view.is_punct(j, "=", "{", "("):
-                j = next_code(tokens, j)
-            if _is_full_mask_32(view, j):
-                names.add(name)
-    return names
-
-
-def _is_full_mask_32(view: FileView, i: int) -> bool:
-    found = view.int_literal(i)
-    return found is not None and found[0] == 0xFFFFFFFF and "ll" not in found[1]
-
-
 @check("HC303", "wavefront.shuffle-offset-16", words=SHUFFLES)
 def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`for (int offset = 16; ...) __shfl_down_sync(...)`, and unrolled shuffles by a literal 16."""
     tokens = view.tokens
-    for i in view.words.get("for", ()):
-        start = _loop_from_16(view, i)
+    for loop in view.for_loops.values():
+        start = _loop_from_16(view, loop)
         if start is not None:
             yield (
                 tokens.starts[start],
@@ -186,10 +165,9 @@ def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[Finding
             )
 
 
-def _loop_from_16(view: FileView, for_: int) -> int | None:
-    """The literal 16 that the `for` at for_ starts its variable at, when the loop uses a warp intrinsic."""
-    loop = view.for_loop(for_)
-    if loop is None or not view.calls_warp_intrinsic(*loop.whole):
+def _loop_from_16(view: FileView, loop: ForLoop) -> int | None:
+    """The literal 16 that the loop starts its variable at, when the loop uses a warp intrinsic."""
+    if not view.calls_warp_intrinsic(*loop.whole):
         return None
     start = None
     for j in range(*loop.init):
@@ -203,12 +181,11 @@ def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`unsigned m = __ballot_sync(...)`, `__popc(__ballot_sync(...))`, `__popc(m)` of a name given a vote,
     and a vote compared with a 32-bit full mask (`__activemask() == 0xffffffff`)."""
     tokens = view.tokens
-    full_masks = _full_mask_names(view)
     holders: dict[tuple[int, int], set[str]] = {}  # function body -> the names given a vote in it
     for i in view.occurrences(words):
         call = parse_call(tokens, i)
         if call is not None:
-            yield from _compared_with_full_mask(view, i, call.close, full_masks)
+            yield from _compared_with_full_mask(view, i, call.close)
         before = prev_code(tokens, i)
         if view.is_punct(before, "("):
             callee = view.text(prev_code(tokens, before))
@@ -239,11 +216,11 @@ def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
                 ),
             )
     for scope, names in holders.items():
-        yield from _vote_holder_uses(view, scope, names, words, full_masks)
+        yield from _vote_holder_uses(view, scope, names, words)
 
 
 def _vote_holder_uses(
-    view: FileView, scope: tuple[int, int], names: set[str], votes: frozenset[str], full_masks: set[str]
+    view: FileView, scope: tuple[int, int], names: set[str], votes: frozenset[str]
 ) -> Iterator[Finding]:
     """In the function body `scope`: names given a vote, passed to a 32-bit bit operation or compared with a
     32-bit full mask."""
@@ -264,13 +241,12 @@ def _vote_holder_uses(
                     f"dropped (use {callee}ll)"
                 ),
             )
-    for name in names:
-        for k in view.words[name]:
-            if first <= k <= last and not view.is_punct(prev_code(tokens, k), ".", "->"):
-                yield from _compared_with_full_mask(view, k, k, full_masks)
+    for k in view.occurrences(names):
+        if first <= k <= last:
+            yield from _compared_with_full_mask(view, k, k)
 
 
-def _compared_with_full_mask(view: FileView, first: int, last: int, full_masks: set[str]) -> Iterator[Finding]:
+def _compared_with_full_mask(view: FileView, first: int, last: int) -> Iterator[Finding]:
     """The vote in tokens first..last (a call or a name), when `==` or `!=` compares it with a 32-bit full mask
     (0xffffffff, or a name defined as it), on either side."""
     tokens = view.tokens
@@ -278,7 +254,7 @@ def _compared_with_full_mask(view: FileView, first: int, last: int, full_masks: 
     for op, mask in ((after, next_code(tokens, after)), (before, prev_code(tokens, before))):
         if not view.is_punct(op, "==", "!="):
             continue
-        if _is_full_mask_32(view, mask) or view.text(mask) in full_masks:
+        if view.is_full_mask_32(mask) or view.text(mask) in view.full_mask_names:
             vote = "".join(view.text(k) for k in range(first, last + 1) if tokens.kinds[k] != TokenKind.COMMENT)
             vote = vote if len(vote) <= 24 else f"{view.text(first)}(...)"
             yield (
