@@ -383,3 +383,20 @@ def test_makefile_flags_keep_what_shapes_the_compilation_only(tmp_path: Path) ->
     assert flags == {
         "app.cu": ["-DUSE_X", "-DALPHA=0.2f", "-O2", "-fopenmp", "-std=c++17", "-Wall", f"-I{tmp_path / 'inc'}"]
     }
+
+
+def test_markdown_report_shows_a_file_name_that_is_not_utf8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A TU whose name is not UTF-8 is written as \\xNN in the Markdown report, as in translate's."""
+    src = tmp_path / "cuda"
+    src.mkdir()
+    (src / os.fsdecode(b"k\xff.cu")).write_text("__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }\n")
+    fake = tmp_path / "rocm" / "bin" / "hipcc"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("ROCM_PATH", str(tmp_path / "rocm"))
+    report = tmp_path / "build.md"
+    result = run_cli("build", src, "-o", tmp_path / "hip", "--check-only", "--rocm-version", "5.2", "--report", report)
+    assert result.code == 0, result.stderr
+    assert "| `k\\xff.cu` | 0 |" in report.read_text()

@@ -40,7 +40,7 @@ from hipconv.console import verbosity
 from hipconv.diagnostics import Severity
 from hipconv.discover import plan
 from hipconv.output import write_atomic, write_named
-from hipconv.report import print_line, progress_bar
+from hipconv.report import print_line, progress_bar, text_bytes
 from hipconv.resources import hip_releases
 from hipconv.rules import load_ruleset
 
@@ -162,7 +162,7 @@ def _write_report(
         skipped=skipped,
     )
     if request.report_path.suffix.lower() == ".md":
-        text = markdown_report(report, results, groups)
+        data = text_bytes(markdown_report(report, results, groups))
     else:
-        text = json.dumps(report, indent=2) + "\n"
-    write_named(request.report_path, text.encode(), option="--report")
+        data = (json.dumps(report, indent=2) + "\n").encode()
+    write_named(request.report_path, data, option="--report")
