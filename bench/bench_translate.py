@@ -24,17 +24,18 @@ SEEDS = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h"}
 
 
-def seed_files() -> list[tuple[str, str]]:
+def seed_files() -> list[tuple[str, bytes]]:
     """The test fixtures' CUDA programs that are known to build after translation (`compile: true`):
     real programs (runtime and driver API with error checks, warp reductions, tiling, fp16, cooperative
-    groups, multi-file projects, cuSPARSE, cuRAND), not the files written to be full of unported calls."""
+    groups, multi-file projects, cuSPARSE, cuRAND), not the files written to be full of unported calls.
+    Read as bytes: a seed may hold a byte that is not UTF-8 (latin1_comments), which hipconv keeps."""
     seeds = []
     for case in sorted(SEEDS.glob("*/case.yaml")):
         if "compile: true" not in case.read_text():
             continue
         for path in sorted(case.parent.glob("cuda/**/*")):
             if path.suffix in SOURCE_SUFFIXES and path.is_file():
-                seeds.append((path.name, path.read_text()))
+                seeds.append((path.name, path.read_bytes()))
     if not seeds:
         raise SystemExit(f"no seed sources under {SEEDS}")
     return seeds
@@ -47,10 +48,11 @@ def generate(root: Path, target_bytes: int) -> tuple[int, int]:
     while total < target_bytes:
         folder = root / f"module_{copy // 20:04d}" / f"unit_{copy}"
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in seeds:
-            text = f"// module {copy}: generated for the hipconv benchmark\n" + text.replace("main(", f"main_{copy}(")
-            (folder / name).write_text(text)
-            total += len(text.encode())
+        for name, seed in seeds:
+            header = f"// module {copy}: generated for the hipconv benchmark\n".encode()
+            data = header + seed.replace(b"main(", f"main_{copy}(".encode())
+            (folder / name).write_bytes(data)
+            total += len(data)
             files += 1
         copy += 1
     return total, files
