@@ -42,14 +42,20 @@ def test_no_hipcc_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert "hint:" in result.stderr
 
 
-def test_hipcc_from_rocm_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """$ROCM_PATH/bin/hipcc is used when PATH has none; a fake one that always fails shows the grouping path."""
+def fake_rocm_hipcc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    """A shell-script hipcc at $ROCM_PATH/bin, the only one hipconv finds (PATH holds none)."""
     fake = tmp_path / "rocm" / "bin" / "hipcc"
     fake.parent.mkdir(parents=True)
-    fake.write_text('#!/bin/sh\necho "$HIP_PLATFORM: hipcc exploded" >&2\nexit 3\n')
+    fake.write_text(f"#!/bin/sh\n{script}\n")
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setenv("ROCM_PATH", str(tmp_path / "rocm"))
+    return fake
+
+
+def test_hipcc_from_rocm_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$ROCM_PATH/bin/hipcc is used when PATH has none; a fake one that always fails shows the grouping path."""
+    fake = fake_rocm_hipcc(tmp_path, monkeypatch, 'echo "$HIP_PLATFORM: hipcc exploded" >&2\nexit 3')
     monkeypatch.delenv("HIP_PLATFORM", raising=False)
     report = tmp_path / "build.json"
     result = run_cli("build", PROJECT, "-o", tmp_path / "hip", "--report", report, "-j", "2")
@@ -390,12 +396,7 @@ def test_markdown_report_shows_a_file_name_that_is_not_utf8(tmp_path: Path, monk
     src = tmp_path / "cuda"
     src.mkdir()
     (src / os.fsdecode(b"k\xff.cu")).write_text("__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }\n")
-    fake = tmp_path / "rocm" / "bin" / "hipcc"
-    fake.parent.mkdir(parents=True)
-    fake.write_text("#!/bin/sh\nexit 0\n")
-    fake.chmod(0o755)
-    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    monkeypatch.setenv("ROCM_PATH", str(tmp_path / "rocm"))
+    fake_rocm_hipcc(tmp_path, monkeypatch, "exit 0")
     report = tmp_path / "build.md"
     result = run_cli("build", src, "-o", tmp_path / "hip", "--check-only", "--rocm-version", "5.2", "--report", report)
     assert result.code == 0, result.stderr
