@@ -168,6 +168,17 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC019",
+        Severity.NOTE,
+        "C++ that nvcc accepts and clang rejects, respelled with the same meaning (`register` dropped, a CUDA "
+        "keyword glued to a string literal separated)",
+        example=Example(
+            'extern "C"__global__ void scale(float *x) { register float s = 2.0f; x[0] *= s; }',
+            "example.cu:1:11: note[HC019]: space put between a string literal and __global__: clang reads them "
+            "glued as a literal suffix",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",

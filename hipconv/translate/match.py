@@ -18,6 +18,7 @@ from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import INSERT_RULE_ID, Directives, directive_lines, match_includes
 from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
+from hipconv.translate.nvcc_syntax import match_nvcc_syntax
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import match_unknown_api
@@ -72,6 +73,7 @@ def match_file(
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
     match_unknown_api(c, skip, words, directives, project.names)
+    match_nvcc_syntax(c, skip, words)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]

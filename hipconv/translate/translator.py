@@ -21,6 +21,7 @@ from hipconv.translate.compat import COMPAT_HEADER
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
 from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
+from hipconv.translate.nvcc_syntax import may_respell
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
@@ -216,5 +217,6 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
             (_is_cu(source) or _is_cpp(source))
             and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS))
         )
+        or (not words.isdisjoint(CUDA_CONSTRUCT_WORDS) and may_respell(source.body, words))  # CUDA's C++
         or (settings.annotate and has_markers(source.body))  # markers of an earlier run may be stale
     )

@@ -1,0 +1,83 @@
+"""C++ that nvcc's front end accepts and clang (hipcc) rejects, respelled the way both accept, with the
+same meaning (note HC019):
+
+- the `register` storage class: C++17 removed it, nvcc ignores it, clang stops with "ISO C++17 does not
+  allow 'register' storage class specifier". It means nothing in C++ (and in C only forbids taking the
+  address), so it is dropped; a GNU explicit register variable (`register int r asm("...")`) needs it
+  and keeps it;
+- a CUDA keyword glued to a string literal (`extern "C"__global__`): clang reads `"C"__global__` as a
+  string literal with a user-defined suffix; a space separates them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.lexer import TokenKind
+from hipconv.translate.syntax import Span, next_code
+from hipconv.translate.words import inside, token_occurrences
+
+CODE = "HC019"
+RULE_ID = "compiler.nvcc-syntax"
+_REGISTER = b"register"
+_ASM = frozenset({"asm", "__asm__", "__asm"})
+# the CUDA execution-space and memory-space keywords: glued to a string they read as a literal suffix
+GLUED_KEYWORDS = (b"__global__", b"__device__", b"__host__", b"__shared__", b"__constant__", b"__managed__")
+_GLUED = re.compile(rb'"(' + b"|".join(GLUED_KEYWORDS) + rb")(?![A-Za-z0-9_])")
+WORDS = frozenset({_REGISTER, *GLUED_KEYWORDS})
+
+
+def may_respell(body: bytes, words: frozenset[bytes]) -> bool:
+    """The prefilter's test: the file may hold something to respell."""
+    return _REGISTER in words or (not words.isdisjoint(GLUED_KEYWORDS) and _GLUED.search(body) is not None)
+
+
+def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> None:
+    """Drop `register` and separate glued keywords (only files naming them pay for the search); `skip`:
+    the spans of include paths and directive messages, which hold no code."""
+    if _REGISTER in words:
+        _drop_register(c, skip)
+    if not words.isdisjoint(GLUED_KEYWORDS):
+        _separate_glued_keywords(c)
+
+
+def _drop_register(c: MatchCollector, skip: list[Span]) -> None:
+    tokens = c.tokens
+    skip_starts = [s for s, _ in skip]
+    for i in token_occurrences(tokens, (_REGISTER,), (TokenKind.KEYWORD,)):
+        if (skip and inside(skip, skip_starts, tokens.starts[i])) or _explicit_register_variable(c, i):
+            continue
+        end = tokens.ends[i]
+        gap_end = tokens.starts[i + 1] if i + 1 < len(tokens) else len(tokens.body)
+        if not tokens.body[end:gap_end].strip(b" \t"):  # the blanks of the same line go with it
+            end = gap_end
+        c.edits.append(Edit.replace(tokens.starts[i], end, "", RULE_ID))
+        message = "register storage class dropped: C++17 removed it and clang rejects it (it has no effect)"
+        c.diag(tokens.starts[i], CODE, message)
+
+
+def _explicit_register_variable(c: MatchCollector, i: int) -> bool:
+    """`register T name asm("reg")`: the declaration, up to its `;`, `{` or `)`, names asm."""
+    tokens = c.tokens
+    k = next_code(tokens, i)
+    while k < len(tokens) and tokens.text(k) not in (";", "{", ")"):
+        if tokens.text(k) in _ASM:
+            return True
+        k = next_code(tokens, k)
+    return False
+
+
+def _separate_glued_keywords(c: MatchCollector) -> None:
+    tokens, body = c.tokens, c.tokens.body
+    for m in _GLUED.finditer(body):
+        at = m.start(1)
+        i = bisect.bisect_right(tokens.starts, at) - 1
+        if i < 0 or tokens.kinds[i] != TokenKind.LITERAL or tokens.ends[i] != m.end(1):
+            continue  # in a comment, or not the end of a string literal token
+        c.edits.append(Edit.replace(at, at, " ", RULE_ID))
+        keyword = m.group(1).decode()
+        message = f"space put between a string literal and {keyword}: clang reads them glued as a literal suffix"
+        c.diag(at, CODE, message)

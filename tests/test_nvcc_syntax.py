@@ -1,0 +1,77 @@
+"""C++ that nvcc accepts and clang rejects, respelled with the same meaning (HC019, translate/nvcc_syntax.py)."""
+
+from __future__ import annotations
+
+import pytest
+from test_translate import translate
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "__device__ float f(float a) { register float v = a; return v; }",
+            "__device__ float f(float a) { float v = a; return v; }",
+            id="register-local",
+        ),
+        pytest.param(
+            "__global__ void k(register int n) { for (register int i = 0; i < n; ++i) {} }",
+            "__global__ void k(int n) { for (int i = 0; i < n; ++i) {} }",
+            id="register-parameter-and-loop",
+        ),
+        pytest.param(
+            "__device__ void f() {\n    register\n    float v = 0; }",
+            "__device__ void f() {\n    \n    float v = 0; }",
+            id="register-alone-on-its-line-keeps-the-line-break",
+        ),
+        pytest.param(
+            "#define ACC(n) register float acc##n = 0\n__global__ void k() { ACC(0); }",
+            "#define ACC(n) float acc##n = 0\n__global__ void k() { ACC(0); }",
+            id="register-in-a-macro-body",
+        ),
+        pytest.param(
+            'extern "C"__global__ void k() {}',
+            'extern "C" __global__ void k() {}',
+            id="glued-global",
+        ),
+        pytest.param(
+            'extern "C"__device__ int g;',
+            'extern "C" __device__ int g;',
+            id="glued-device",
+        ),
+    ],
+)
+def test_respelled(src: str, expected: str) -> None:
+    text, result = translate(src, path="t.cu")
+    assert text == f"#include <hip/hip_runtime.h>\n{expected}"
+    assert {d.code for d in result.diagnostics} == {"HC019"}
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("__global__ void k() { /* register float v; */ }", id="register-in-a-comment"),
+        pytest.param('__global__ void k() { const char *s = "register"; }', id="register-in-a-string"),
+        pytest.param('__global__ void k() { const char *s = "extern \\"C\\"__global__"; }', id="glued-in-a-string"),
+        pytest.param('__global__ void k() {} // extern "C"__global__', id="glued-in-a-comment"),
+        pytest.param('__device__ void f() { register int r asm("v0"); }', id="gnu-explicit-register-variable"),
+        pytest.param('__device__ const char *f() { return "C"__device_name__; }', id="another-suffix"),
+        pytest.param("__global__ void k(int registers) { int register_count = registers; }", id="longer-names"),
+    ],
+)
+def test_respelled_noop(src: str) -> None:
+    text, result = translate(src, path="t.cu")
+    assert text == f"#include <hip/hip_runtime.h>\n{src}"
+    assert "HC019" not in {d.code for d in result.diagnostics}
+
+
+def test_a_host_header_without_cuda_is_not_touched() -> None:
+    src = "static int sum(register int a, register int b) { return a + b; }\n"
+    text, result = translate(src, path="util.h")
+    assert text == src and not result.diagnostics
+
+
+def test_a_device_header_is_respelled() -> None:
+    src = "__device__ inline int twice(int a) { register int b = a; return b + b; }\n"
+    text, result = translate(src, path="util.h")
+    assert text == src.replace("register ", "") and [d.code for d in result.diagnostics] == ["HC019"]
