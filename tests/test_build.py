@@ -401,3 +401,26 @@ def test_markdown_report_shows_a_file_name_that_is_not_utf8(tmp_path: Path, monk
     result = run_cli("build", src, "-o", tmp_path / "hip", "--check-only", "--rocm-version", "5.2", "--report", report)
     assert result.code == 0, result.stderr
     assert "| `k\\xff.cu` | 0 |" in report.read_text()
+
+
+@pytest.mark.hipcc
+def test_a_source_another_file_includes_is_built_as_part_of_it(tmp_path: Path) -> None:
+    """Rodinia's layout: main.cu defines the types and includes "kernels/step.cu", which cannot compile on its
+    own; a commented-out include and an include of a header change nothing. The report lists what was left out."""
+    src = tmp_path / "cuda"
+    (src / "kernels").mkdir(parents=True)
+    (src / "common.h").write_text("#define BLOCK 128\n")
+    (src / "main.cu").write_text(
+        '#include "common.h"\ntypedef float fp;\n#include "kernels/step.cu"\n// #include "unused.cu"\n'
+        "int main() { fp *d; cudaMalloc(&d, BLOCK * sizeof(fp)); step<<<1, BLOCK>>>(d); return cudaFree(d); }\n"
+    )
+    (src / "kernels" / "step.cu").write_text("__global__ void step(fp *x) { x[threadIdx.x] *= 2; }\n")
+    (src / "unused.cu").write_text("__global__ void unused(float *x) { x[0] = 0; }\n")
+    out, report = tmp_path / "hip", tmp_path / "build.json"
+    result = run_cli("build", src, "-o", out, "--check-only", "--rocm-version", "5.2", "--report", report, "-v")
+    assert result.code == 0, result.stderr
+    assert "note: kernels/step.cu: included by main.cu; built as part of it, not on its own" in result.stderr
+    data = json.loads(report.read_text())
+    assert sorted(u["file"] for u in data["units"]) == ["main.cu", "unused.cu"]
+    assert data["summary"] == {**data["summary"], "units": 2, "compiled": 2, "failed": 0}
+    assert data["skipped"] == ["kernels/step.cu: included by main.cu; built as part of it, not on its own"]

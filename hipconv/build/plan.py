@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from hipconv.build.cmakeflags import cmake_flags
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
+from hipconv.build.included import included_sources
 from hipconv.build.makeflags import makefile_flags
 from hipconv.build.missing import MissingHeaders
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
@@ -97,8 +98,9 @@ def plan_tree(
     check_only: bool,
     extra: Sequence[str] = (),
     environ: Mapping[str, str] | None = None,
-) -> list[Unit]:
-    """One unit per translation unit among `files` (paths relative to out_root).
+) -> tuple[list[Unit], list[str]]:
+    """One unit per translation unit among `files` (paths relative to out_root), and the sources left out,
+    each with why: those another file includes, which the project's build does not compile on their own.
 
     Its flags: those the tree's Makefiles give it (`make -n`, see makeflags.py), else those its CMake project
     gives it (read statically, see cmakeflags.py), then every header directory.
@@ -109,15 +111,19 @@ def plan_tree(
     )
     flags = [f"-I{d}" for d in header_dirs] + list(extra)
     from_build = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
-    units = []
+    included = included_sources(out_root, rels, TU_SUFFIXES)
+    units, skipped = [], []
     for rel in rels:
         if Path(rel).suffix.lower() not in TU_SUFFIXES:
+            continue
+        if rel in included and rel not in from_build:
+            skipped.append(f"{rel}: included by {included[rel]}; built as part of it, not on its own")
             continue
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
         command = _command(hipcc, [*from_build.get(rel, ()), *flags], file, obj, archs)
         units.append(Unit(rel, file, command, str(out_root), obj))
-    return units
+    return units, skipped
 
 
 _PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include")

@@ -103,7 +103,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     else:
         tree = plan([src], output, in_place=False, excludes=request.translation.excludes, writes=False, force=True)
         files = [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
-        units = plan_tree(
+        units, skipped = plan_tree(
             files,
             output.resolve(),
             hipcc,

@@ -1,0 +1,43 @@
+"""Sources that another file of the tree #includes (`#include "kernel.cu"`): compiled as part of the file
+that includes them, not on their own (the types and macros they use come from it), unless the project's build
+compiles them too."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+# a quoted include at the start of a line (a commented-out one is not)
+_QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+
+
+def included_sources(out_root: Path, files: Iterable[str], suffixes: frozenset[str]) -> dict[str, str]:
+    """{source: a file that includes it} for the files (relative to out_root, `/`-separated) with one of
+    `suffixes` that another file among `files` includes by a quoted path: relative to the including file
+    or, failing that, to the tree's root."""
+    rels = sorted(files)
+    known = set(rels)
+    wanted = {rel for rel in rels if posixpath.splitext(rel)[1].lower() in suffixes}
+    included: dict[str, str] = {}
+    for rel in rels:
+        try:
+            data = (out_root / rel).read_bytes()
+        except OSError:
+            continue
+        if b"include" not in data:
+            continue
+        for match in _QUOTED_INCLUDE.finditer(data):
+            target = _resolve(match.group(1).decode("utf-8", "replace"), rel, known)
+            if target is not None and target != rel and target in wanted:
+                included.setdefault(target, rel)
+    return included
+
+
+def _resolve(path: str, includer: str, known: set[str]) -> str | None:
+    for base in (posixpath.dirname(includer), ""):
+        candidate = posixpath.normpath(posixpath.join(base, path))
+        if candidate in known:
+            return candidate
+    return None
