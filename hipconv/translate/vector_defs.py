@@ -52,7 +52,7 @@ _HIP_ELEMENTS = {
 }
 VECTOR_TYPES = frozenset(f"{stem}{rank}" for stem in ELEMENTS for rank in "1234")
 # what may stand before the return type: specifiers, and any identifier (a project's `HD` macro)
-_SPECIFIER_KEYWORDS = frozenset({"inline", "static", "constexpr", "extern"})
+_SPECIFIER_KEYWORDS = frozenset({"inline", "__inline__", "__inline", "static", "constexpr", "extern"})
 
 
 @dataclass(frozen=True)
