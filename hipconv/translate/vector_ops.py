@@ -107,7 +107,12 @@ def _disable(c: MatchCollector, found: OperatorDef) -> None:
     line_start = _line_start(c, found)
     nl = c.source.newline_at(line_start)
     declaration = hip_declaration(found)
-    c.edits.append(Edit.replace(line_start, line_start, f"#if 0 // {MARK} {declaration}{nl}", RULE_ID))
+    # the `#if 0` line is written with the definition's first word, a replacement: an insertion at the same
+    # offset (the runtime include, at the top of a file that starts with the definition) goes before it
+    first = body[line_start : tokens.ends[found.first]].decode()
+    c.edits.append(
+        Edit.replace(line_start, tokens.ends[found.first], f"#if 0 // {MARK} {declaration}{nl}{first}", RULE_ID)
+    )
     end = tokens.ends[found.close]
     after = found.close + 1
     code_follows = after < len(tokens) and b"\n" not in body[end : tokens.starts[after]]
