@@ -168,6 +168,18 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC012",
+        Severity.NOTE,
+        "the project's operator on a vector type (helper_math.h style) that the targeted HIP declares, computing"
+        " the same: its definition is disabled with #if 0",
+        example=Example(
+            "inline __host__ __device__ void operator+=(float2 &a, float2 b)\n{\n    a.x += b.x;\n    a.y += b.y;\n}\n",
+            "example.cu:1:33: note[HC012]: float2 += float2: HIP declares HIP_vector_type<float, 2>::operator+= "
+            "(hip/amd_detail/amd_hip_vector_types.h), which computes the same, component by component, in ROCm 7.2; "
+            "the project's definition is disabled (#if 0)",
+        ),
+    ),
+    Code(
         "HC019",
         Severity.NOTE,
         "C++ that nvcc accepts and clang rejects, respelled with the same meaning (`register` dropped, a CUDA "

@@ -226,11 +226,17 @@ def _derive(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+# hipconv/data files another script writes, from the real HIP headers rather than the inventories:
+# hip.vector-ops (tools/derive/vector_ops.py; tests/test_vector_ops.py checks it)
+PROBED_DATA = frozenset({"README.md", "hip.vector-ops"})
+
+
 def _derived_files(root: Path, written: bool) -> set[str]:
     """The derivation's output files under a repository root: all of rules/ and hipconv/data/ in a
-    fresh copy (`written`), else the committed rules/*.yaml and hipconv/data/* but its README.md."""
+    fresh copy (`written`), else the committed rules/*.yaml and hipconv/data/* but its README.md and
+    the files probed from the headers."""
     rules = (root / "rules").iterdir() if written else (root / "rules").glob("*.yaml")
-    data = [p for p in (root / "hipconv" / "data").iterdir() if written or p.name != "README.md"]
+    data = [p for p in (root / "hipconv" / "data").iterdir() if written or p.name not in PROBED_DATA]
     return {f"rules/{p.name}" for p in rules} | {f"hipconv/data/{p.name}" for p in data}
 
 

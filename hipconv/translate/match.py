@@ -2,7 +2,7 @@
 
 One module per kind of construct, run here in order: include directives (includes),
 identifiers with call reshapes (identifiers, calls, lane_masks), CUDA-looking names no inventory
-knows (unknown_api), kernel launches
+knows (unknown_api), the project's vector operators that HIP declares (vector_ops), kernel launches
 (launches), then the runtime include (implicit in .cu files; before the first HIP include of a
 header) and required defines.
 """
@@ -22,6 +22,7 @@ from hipconv.translate.nvcc_syntax import match_nvcc_syntax
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import match_unknown_api
+from hipconv.translate.vector_ops import match_vector_operators
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
 # Constructs that make a .cu file CUDA even when it includes no CUDA header.
@@ -74,6 +75,7 @@ def match_file(
     match_aliased(c, skip, words)
     match_unknown_api(c, skip, words, directives, project.names)
     match_nvcc_syntax(c, skip, words)
+    match_vector_operators(c, words)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]

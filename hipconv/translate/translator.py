@@ -25,6 +25,7 @@ from hipconv.translate.nvcc_syntax import may_respell
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
+from hipconv.translate.vector_ops import may_define_operators
 from hipconv.translate.words import file_words
 
 CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
@@ -213,6 +214,7 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or not words.isdisjoint(table.names)
         or bool(cuda_looking(words))  # HC001: a CUDA-looking name no inventory knows (unknown_api)
         or pastes_cuda_name(source.body, words)
+        or may_define_operators(words)  # a vector operator HIP may declare (vector_ops)
         or (
             (_is_cu(source) or _is_cpp(source))
             and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS))

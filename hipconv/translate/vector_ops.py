@@ -1,0 +1,167 @@
+"""A project's operators on vector types that HIP already declares (HC012; issue #22).
+
+CUDA declares no operators for float4, int2, ...: projects define their own (NVIDIA's helper_math.h
+and its many copies). HIP's vector types come with operators (HIP_vector_type, in
+hip/amd_detail/amd_hip_vector_types.h), so after translation such a definition makes its uses ambiguous
+(`float3 += float3` in every release; `float4 * float4` from HIP 6.x, where HIP's is a non-template
+friend) or is served the same by HIP's. Which operator, operand form and vector type the targeted
+release serves exactly (elementwise, the scalar applied to every component, a compound assignment
+giving the left operand) is data: hipconv/data/hip.vector-ops, probed from the real HIP headers by
+tools/derive/vector_ops.py.
+
+A namespace-scope definition whose operands are one vector type (and its element type), whose body is
+the plain elementwise one (vector_defs.read_definition), and that the targeted release serves, is
+disabled: `#if 0` (with a comment naming HIP's declaration) before its first line, `#endif` after its
+closing brace, and a note (HC012). Every other definition stays as it is: those HIP lacks (mixed types,
+`make_float3(float4)`, `dot`), and those that compute something else (`^` as a cross product, a division
+by a reciprocal, a scalar of another type), which HIP's would not compute the same.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+from collections.abc import Mapping
+
+from hipconv.resources import data_file, expand_spans, hip_releases
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.lexer import TokenKind, Tokens, after_splice
+from hipconv.translate.syntax import is_punct, prev_code
+from hipconv.translate.vector_defs import VECTOR_TYPES, OperatorDef, hip_type, read_definition
+from hipconv.translate.words import WORDY_KINDS, token_occurrences
+
+NOTE_CODE = "HC012"
+RULE_ID = "vector-ops.disabled"
+HIP_HEADER = "hip/amd_detail/amd_hip_vector_types.h"
+MARK = "hipconv: HIP declares"  # in the `#if 0` line: a definition after one is disabled already
+_TRIGGER = b"operator"
+_VECTOR_WORDS = frozenset(v.encode() for v in VECTOR_TYPES)
+
+
+def may_define_operators(words: frozenset[bytes]) -> bool:
+    """The prefilter's test: the file may define an operator on a vector type."""
+    return _TRIGGER in words and not words.isdisjoint(_VECTOR_WORDS)
+
+
+@functools.cache
+def _served() -> Mapping[tuple[str, str, str], frozenset[str]]:
+    """(operator, form, vector type) -> the bundled releases whose HIP serves it (hipconv/data/hip.vector-ops)."""
+    path = data_file("hip.vector-ops")
+    if not path.is_file():
+        return {}
+    bundled = hip_releases()
+    table: dict[tuple[str, str, str], frozenset[str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        op, form, types, spans = line.split("\t")
+        releases = frozenset(expand_spans(spans, bundled))
+        for vector in types.split(","):
+            table[(op, form, vector)] = table.get((op, form, vector), frozenset()) | releases
+    return table
+
+
+def served_in(definition: OperatorDef) -> frozenset[str]:
+    """The bundled releases whose HIP computes what the definition's operator does, for its operands."""
+    op = definition.op[:-1] if definition.form.endswith("=") else definition.op
+    return _served().get((op, definition.form, definition.vector), frozenset())
+
+
+def match_vector_operators(c: MatchCollector, words: frozenset[bytes]) -> None:
+    """Disable the file's definitions of operators that the targeted HIP serves the same (HC012)."""
+    if not may_define_operators(words):
+        return
+    tokens = c.tokens
+
+    def in_directive(k: int) -> bool:
+        return c.directive_around(tokens.starts[k]) is not None
+
+    release = str(c.settings.rocm)
+    scopes: _Scopes | None = None
+    for keyword in token_occurrences(tokens, (_TRIGGER,), WORDY_KINDS):
+        if in_directive(keyword):
+            continue  # in a macro's body
+        found = read_definition(tokens, keyword, in_directive)
+        if found is None or not found.elementwise or release not in served_in(found):
+            continue
+        scopes = scopes or _Scopes(tokens)
+        if scopes.nested(found.first) or _disabled_already(c, found):
+            continue  # a member, a friend, a local class's; or hipconv's output
+        if after_splice(tokens.body, _line_start(c, found)):
+            continue  # its line continues the one before: no room for a directive
+        _disable(c, found)
+
+
+def _line_start(c: MatchCollector, found: OperatorDef) -> int:
+    return c.tokens.body.rfind(b"\n", 0, c.tokens.starts[found.first]) + 1
+
+
+def _disabled_already(c: MatchCollector, found: OperatorDef) -> bool:
+    """The line before the definition is hipconv's `#if 0` (a rerun on hipconv's output)."""
+    k = found.first - 1
+    directive = c.directive_around(c.tokens.starts[k]) if k >= 0 else None
+    return directive is not None and MARK.encode() in c.tokens.body[directive[0] : directive[1]]
+
+
+def _disable(c: MatchCollector, found: OperatorDef) -> None:
+    tokens, body = c.tokens, c.tokens.body
+    line_start = _line_start(c, found)
+    nl = c.source.newline_at(line_start)
+    declaration = hip_declaration(found)
+    # the `#if 0` line is written with the definition's first word, a replacement: an insertion at the same
+    # offset (the runtime include, at the top of a file that starts with the definition) goes before it
+    first = body[line_start : tokens.ends[found.first]].decode()
+    c.edits.append(
+        Edit.replace(line_start, tokens.ends[found.first], f"#if 0 // {MARK} {declaration}{nl}{first}", RULE_ID)
+    )
+    end = tokens.ends[found.close]
+    after = found.close + 1
+    code_follows = after < len(tokens) and b"\n" not in body[end : tokens.starts[after]]
+    c.edits.append(Edit.replace(end, end, f"{nl}#endif{nl if code_follows else ''}", RULE_ID))
+    message = (
+        f"{found.signature}: HIP declares {declaration} ({HIP_HEADER}), which computes the same, component "
+        f"by component, in ROCm {c.settings.rocm}; the project's definition is disabled (#if 0)"
+    )
+    c.diag(tokens.starts[found.keyword], NOTE_CODE, message, symbol=f"operator{found.op}", about_api=False)
+
+
+def hip_declaration(found: OperatorDef) -> str:
+    """HIP's declaration that serves the definition's operator: `HIP_vector_type<float, 3>::operator+=`
+    (a member: compound assignments and unary operators) or `operator*(HIP_vector_type<float, 3>, float)`."""
+    vector = hip_type(found.vector)
+    if found.form.endswith("=") or found.form == "u":
+        return f"{vector}::operator{found.op}"
+    operands = {"vv": (vector, vector), "vs": (vector, "U"), "sv": ("U", vector)}[found.form]
+    return f"operator{found.op}({operands[0]}, {operands[1]})"
+
+
+class _Scopes:
+    """Whether a token lies inside a brace that is not a namespace's (a class, a function): the braces of
+    the file, each with the count of such enclosing braces after it."""
+
+    def __init__(self, tokens: Tokens) -> None:
+        self.positions: list[int] = []
+        self.depths: list[int] = []
+        stack: list[bool] = []
+        for k in range(len(tokens)):
+            if tokens.kinds[k] != TokenKind.PUNCTUATION or tokens.raw(k) not in (b"{", b"}"):
+                continue
+            if tokens.raw(k) == b"{":
+                stack.append(not _opens_namespace(tokens, k))
+            elif stack:
+                stack.pop()
+            self.positions.append(k)
+            self.depths.append(sum(stack))
+
+    def nested(self, k: int) -> bool:
+        i = bisect.bisect_left(self.positions, k) - 1
+        return i >= 0 and self.depths[i] > 0
+
+
+def _opens_namespace(tokens: Tokens, brace: int) -> bool:
+    """`namespace {`, `namespace a::b {`, `extern "C++" {`."""
+    k = prev_code(tokens, brace)
+    if k >= 0 and tokens.kinds[k] == TokenKind.LITERAL:
+        return tokens.text(prev_code(tokens, k)) == "extern"
+    while k >= 0 and (tokens.kinds[k] == TokenKind.IDENTIFIER or is_punct(tokens, k, "::")):
+        k = prev_code(tokens, k)
+    return k >= 0 and tokens.text(k) == "namespace"

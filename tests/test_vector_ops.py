@@ -1,0 +1,185 @@
+"""A project's operators on vector types that HIP declares (hipconv/translate/vector_ops.py, HC012), and the
+data that says which (hipconv/data/hip.vector-ops, probed by tools/derive/vector_ops.py)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from hipconv.api import translate_source
+from hipconv.resources import data_file, hip_releases
+from tools.derive import vector_ops as derive
+from tools.derive.header_guards import HIP_TREES
+
+HD = "inline __host__ __device__"
+
+
+def _translate(src: str, rocm: str = "6.3") -> tuple[str, list[str]]:
+    done = translate_source(src, path="helpers.h", rocm_version=rocm)
+    return done.text, [d.code for d in done.diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("src", "hip_declaration"),
+    [
+        pytest.param(
+            f"{HD} float4 operator+(float4 a, float4 b)\n{{\n    return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, "
+            "a.w + b.w);\n}\n",
+            "operator+(HIP_vector_type<float, 4>, HIP_vector_type<float, 4>)",
+            id="vector-plus-vector",
+        ),
+        pytest.param(
+            f"{HD} void operator*=(int3 &a, int b) {{ a.z *= b; a.x *= b; a.y *= b; }}\n",
+            "HIP_vector_type<int, 3>::operator*=",
+            id="compound-scalar-any-order",
+        ),
+        pytest.param(
+            f"{HD} uint2 &operator|=(uint2 &a, const uint2 &b) {{ a.x |= b.x; a.y |= b.y; return a; }}\n",
+            "HIP_vector_type<unsigned int, 2>::operator|=",
+            id="compound-returning-reference",
+        ),
+        pytest.param(
+            f"{HD} float2 operator*(float s, float2 v) {{ return make_float2(v.x * s, v.y * s); }}\n",
+            "operator*(U, HIP_vector_type<float, 2>)",
+            id="scalar-left-commuted",
+        ),
+        pytest.param(
+            f"{HD} int4 operator~(const int4 &a) {{ return make_int4(~a.x, ~a.y, ~a.z, ~a.w); }}\n",
+            "HIP_vector_type<int, 4>::operator~",
+            id="unary-complement",
+        ),
+        pytest.param(
+            f"namespace vm {{\nstatic {HD} double2 operator-(double2 a, double b)\n{{ return make_double2(a.x - b, "
+            "a.y - b); }\n}\n",
+            "operator-(HIP_vector_type<double, 2>, U)",
+            id="in-a-namespace",
+        ),
+    ],
+)
+def test_served_definition_is_disabled(src: str, hip_declaration: str) -> None:
+    out, codes = _translate(src)
+    assert codes == ["HC012"]
+    body = src.splitlines(keepends=True)
+    first = next(n for n, line in enumerate(body) if "operator" in line)
+    closing = src.rindex("}") + 1
+    if src.startswith("namespace"):
+        closing = src.rindex("}", 0, closing - 1) + 1  # the namespace's brace is not the definition's
+    expected = (
+        "".join(body[:first])
+        + f"#if 0 // hipconv: HIP declares {hip_declaration}\n"
+        + src[len("".join(body[:first])) : closing]
+        + "\n#endif"
+        + src[closing:]
+    )
+    assert out == expected
+    assert _translate(out) == (out, [])  # a rerun leaves hipconv's output alone
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param(
+            f"{HD} float3 operator^(float3 a, float3 b) {{ return make_float3(a.y * b.z - a.z * b.y, "
+            "a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }\n",
+            id="cross-product",
+        ),
+        pytest.param(
+            f"{HD} float3 operator/(float3 a, float b) {{ float inv = 1.0f / b; return a * inv; }}\n", id="reciprocal"
+        ),
+        pytest.param(
+            f"{HD} int2 operator*(int2 a, float s) {{ return make_int2(a.x * s, a.y * s); }}\n",
+            id="scalar-of-another-type",
+        ),
+        pytest.param(
+            f"{HD} float2 operator-(float b, float2 a) {{ return make_float2(a.x - b, a.y - b); }}\n",
+            id="not-commutative-swapped",
+        ),
+        pytest.param(
+            f"{HD} float2 operator%(float2 a, float2 b) {{ return make_float2(fmodf(a.x, b.x), fmodf(a.y, b.y)); }}\n",
+            id="hip-lacks-float-modulo",
+        ),
+        pytest.param(
+            f"{HD} uint2 operator-(uint2 a) {{ return make_uint2(-a.x, -a.y); }}\n", id="hip-lacks-unsigned-negation"
+        ),
+        pytest.param(
+            f"{HD} float4 operator*(float4 a, float4 b) {{ return make_float4(a.x * b.x, a.y * b.y, "
+            "a.z * b.z, a.z * b.w); }\n",
+            id="wrong-component",
+        ),
+        pytest.param(f"{HD} float3 operator+(float3 a, float3 b);\n", id="declaration-only"),
+        pytest.param(
+            "template <class V> __device__ V operator+(V a, V b) { return make_float2(a.x + b.x, a.y + b.y); }\n",
+            id="template",
+        ),
+        pytest.param(
+            "struct Grid {\n  __device__ float3 operator-(float3 a) const { return make_float3(-a.x, -a.y, "
+            "-a.z); }\n};\n",
+            id="member",
+        ),
+        pytest.param(
+            "#define NEG(T) inline T operator-(T a) { return make_##T(-a.x, -a.y); }\nNEG(float2)\n", id="macro"
+        ),
+    ],
+)
+def test_other_definitions_are_kept_noop(src: str) -> None:
+    assert _translate(src) == (src, [])
+
+
+def test_code_after_the_closing_brace_goes_on_a_line_of_its_own() -> None:
+    src = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }} int after;\n"
+    out, codes = _translate(src)
+    assert codes == ["HC012"]
+    assert out.endswith("a.y + b.y); }\n#endif\n int after;\n")
+
+
+def test_a_form_the_release_lacks_is_kept() -> None:
+    """`s >> uchar4`: Debian's HIP 5.2 computes it, ROCm 6.3's does not compile it (the probes say so)."""
+    body = "return make_uchar4(s >> a.x, s >> a.y, s >> a.z, s >> a.w);"
+    src = f"{HD} uchar4 operator>>(unsigned char s, uchar4 a)\n{{ {body} }}\n"
+    assert _translate(src, "5.2")[1] == ["HC012"]
+    for rocm in ("5.7", "6.3", "7.2"):
+        assert _translate(src, rocm) == (src, []), rocm
+
+
+def test_data_names_bundled_releases_and_known_forms() -> None:
+    bundled = hip_releases()
+    lines = data_file("hip.vector-ops").read_text(encoding="utf-8").splitlines()
+    assert lines == sorted(lines)
+    for line in lines:
+        op, form, types, spans = line.split("\t")
+        assert form in derive.FORMS and op in derive.BINARY_OPS + derive.UNARY_OPS, line
+        assert types and spans and all(r in bundled for s in spans.split(",") for r in s.split("-")), line
+    # what a helper_math.h user meets first: served by every bundled release
+    assert any(line.startswith("+\tvv=\t") and "float3" in line and line.endswith("\t5.2-7.2") for line in lines)
+
+
+def test_releases_between_probes_that_disagree_serve_nothing() -> None:
+    measured = {"5.2": {("+", "vv", "float2"), (">>", "sv", "char4")}, "6.3": {("+", "vv", "float2")}}
+    got = derive.infer(measured, ["5.2", "5.7", "6.3", "6.4"])
+    assert got["5.7"] == got["6.3"] == got["6.4"] == {("+", "vv", "float2")}
+    assert got["5.2"] == measured["5.2"]
+
+
+def _probe_tools_missing() -> str | None:
+    for release, tree in HIP_TREES.items():
+        if not (tree / "hip" / "amd_detail" / "amd_hip_vector_types.h").is_file():
+            return f"no HIP {release} headers at {tree}"
+    for tool in ("hipcc", "clang++-19"):
+        if shutil.which(tool) is None:
+            return f"{tool} not found"
+    if not (derive.INVENTORY / "MANIFEST.json").is_file():
+        return f"no API inventory at {derive.INVENTORY}"
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.hipcc
+def test_probing_the_headers_reproduces_the_committed_data() -> None:
+    """The committed data is what the probes of the real headers find (about a minute)."""
+    reason = _probe_tools_missing()
+    if reason is not None:
+        pytest.skip(reason)
+    committed: Path = data_file("hip.vector-ops")
+    assert derive.derive() == committed.read_text(encoding="utf-8"), "run python -m tools.derive.vector_ops"
