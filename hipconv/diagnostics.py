@@ -168,6 +168,19 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC013",
+        Severity.NOTE,
+        "case label or overload that translation would break, dropped: a constant the targeted ROCm lacks, a "
+        "value another label has, a definition another one has",
+        example=Example(
+            "#include <cublas_v2.h>\nconst char *name(cublasStatus_t s) {\n  switch (s) {\n"
+            '    case CUBLAS_STATUS_SUCCESS: return "success";\n'
+            '    case CUBLAS_STATUS_LICENSE_ERROR: return "license error";\n  }\n  return "?";\n}',
+            "example.cu:5:5: note[HC013]: case CUBLAS_STATUS_LICENSE_ERROR: dropped (the switch value cannot be it "
+            "on HIP): CUBLAS_STATUS_LICENSE_ERROR has no HIP counterpart",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
