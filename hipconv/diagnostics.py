@@ -39,7 +39,7 @@ class Code:
 
 
 def _codes(*codes: Code) -> dict[str, Code]:
-    return {c.code: c for c in codes}
+    return {c.code: c for c in sorted(codes, key=lambda c: c.code)}  # in code order, however merged
 
 
 # Stable codes; the README table is generated from this (`hipconv rules docs`).
@@ -188,6 +188,19 @@ CODES = _codes(
             'extern "C"__global__ void scale(float *x) { register float s = 2.0f; x[0] *= s; }',
             "example.cu:1:11: note[HC019]: space put between a string literal and __global__: clang reads them "
             "glued as a literal suffix",
+        ),
+    ),
+    Code(
+        "HC013",
+        Severity.NOTE,
+        "case label or overload that translation would break, dropped: a constant the targeted ROCm lacks, a "
+        "value another label has, a definition another one has",
+        example=Example(
+            "#include <cublas_v2.h>\nconst char *name(cublasStatus_t s) {\n  switch (s) {\n"
+            '    case CUBLAS_STATUS_SUCCESS: return "success";\n'
+            '    case CUBLAS_STATUS_LICENSE_ERROR: return "license error";\n  }\n  return "?";\n}',
+            "example.cu:5:5: note[HC013]: case CUBLAS_STATUS_LICENSE_ERROR: dropped (the switch value cannot be it "
+            "on HIP): CUBLAS_STATUS_LICENSE_ERROR has no HIP counterpart",
         ),
     ),
     Code(

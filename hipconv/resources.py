@@ -152,3 +152,19 @@ def cuda_releases() -> list[str]:
     if not path.is_file():
         return []
     return sorted(filter(None, path.read_text(encoding="utf-8").splitlines()), key=Version.parse)
+
+
+@functools.cache
+def hip_enumerator_values(release: str) -> Mapping[str, int]:
+    """The value of each HIP enumerator a rule writes, in bundled ROCm `release` (hipconv/data/hip.enumerators);
+    a name missing has no known value there."""
+    path = data_file("hip.enumerators")
+    if not path.is_file():
+        return {}
+    releases = hip_releases()
+    values = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, value, spans = line.split("\t")
+        if release in expand_spans(spans, releases):
+            values[name] = int(value)
+    return values

@@ -3,8 +3,9 @@
 `case.yaml` keys: `description`; `args` (extra `hipconv translate` options); `targets` (ROCm releases
 to translate for, e.g. ["5.2", "6.3"]: each run adds `--rocm-version T` and has its golden tree in
 `hip-T/`; without `targets` there is one run, with `args` alone, and its golden tree is `hip/`);
-`compile: true` (the golden output builds with hipcc) and `compile_targets` (the targets that are
-compiled, when not all of them: Debian's hipcc is HIP 5.2).
+`compile: true` (the golden output builds with hipcc), `compile_targets` (the targets that are
+compiled, when not all of them: Debian's hipcc is HIP 5.2) and `compile_units` (the translation units
+that are, when not all of them: Debian's HIP 5.2 has no hipBLAS, hipFFT or hipSOLVER headers).
 
 Each case (and target) is translated once per test session; the golden, idempotence, annotation and
 emitted-name tests share that translation. `pytest --update-golden` rewrites the golden trees;
@@ -53,7 +54,7 @@ from hipconv.translate.source import SourceFile
 FIXTURES = Path(__file__).parent / "fixtures"
 CASES = sorted(p.parent for p in FIXTURES.glob("*/case.yaml"))
 TRANSLATION_UNITS = (".cu", ".cpp", ".cc", ".cxx", ".hip")
-CASE_KEYS = {"description", "args", "targets", "compile", "compile_targets"}
+CASE_KEYS = {"description", "args", "targets", "compile", "compile_targets", "compile_units"}
 
 
 @cache
@@ -236,6 +237,10 @@ def test_compiles_with_hipcc(target: Target, tmp_path: Path, hip_env: dict[str, 
     """The golden HIP output builds with a real hipcc for an AMD target."""
     hip_dir = target.golden
     units = sorted(p for p in hip_dir.rglob("*") if p.suffix in TRANSLATION_UNITS)
+    chosen = case_config(target.case).get("compile_units")
+    if chosen is not None:
+        assert set(chosen) <= {p.relative_to(hip_dir).as_posix() for p in units}, "compile_units: no such unit"
+        units = [p for p in units if p.relative_to(hip_dir).as_posix() in chosen]
     assert units, "a compile case needs at least one translation unit"
     include_dirs = sorted({str(p.parent) for p in hip_dir.rglob("*") if p.suffix in (".h", ".cuh", ".hpp")})
     for unit in units:

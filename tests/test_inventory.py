@@ -163,6 +163,30 @@ def test_compact_lists_are_the_inventory_s() -> None:
         assert names(release) == frozenset(inv.hip[release].plain_names()), release
 
 
+@pytest.mark.skipif(not SHARED_INVENTORY.is_dir(), reason=NO_INVENTORY)
+@pytest.mark.parametrize("release", BUNDLED)
+def test_enumerator_values_are_the_inventory_s(release: str) -> None:
+    """hip.enumerators holds, per release, the value of every HIP enumerator a rule writes that the release's
+    (carried-forward) inventory gives one integer value, and nothing else."""
+    snapshot = inventory().hip[release]
+    expected = {}
+    for rule in ruleset().rules:
+        if rule.hip and rule.kind is RuleKind.ENUMERATOR:
+            values = {r.get("value") for r in snapshot.records(rule.hip) if r["kind"] == "enumerator"}
+            if len(values) == 1 and isinstance(value := values.pop(), int):
+                expected[rule.hip] = value
+    assert dict(resources.hip_enumerator_values(release)) == expected
+
+
+@pytest.mark.parametrize("release", BUNDLED)
+def test_enumerator_values_of_known_names(release: str) -> None:
+    """Two names of one value (hipError_t has both), and a value that changed (hipsparseOrder_t, ROCm 6.0)."""
+    values = resources.hip_enumerator_values(release)
+    assert values["hipErrorMemoryAllocation"] == values["hipErrorOutOfMemory"] == 2
+    assert values["HIPBLAS_STATUS_SUCCESS"] == 0
+    assert values["HIPSPARSE_ORDER_ROW"] == (0 if release in ("5.2", "5.7") else 2)
+
+
 def _mechanical_twins(cuda: str) -> list[str]:
     if cuda.startswith("cuda"):
         return ["hip" + cuda[4:]]

@@ -173,6 +173,9 @@ class LookupTable:
     qualified_heads: frozenset[str]  # first names of qualified keys: only these start an a::b lookup
     runtime_header: str | None  # what nvcc's implicit cuda_runtime.h becomes for this target
     hip_headers: frozenset[str] = frozenset()  # the HIP header paths include rules write, in any release
+    # types that become a HIP type another one becomes too (cudaError_t and CUresult: hipError_t), as bytes:
+    # overloads on them become one function (translate.redefinitions)
+    merged_types: frozenset[bytes] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -220,10 +223,24 @@ class RuleSet:
             qualified_heads=frozenset(name.split("::", 1)[0] for name in identifiers if "::" in name),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
             hip_headers=frozenset(r.hip for rs in headers.values() for r in rs if r.hip),
+            merged_types=_merged_types(identifiers),
         )
 
     def find(self, name: str) -> tuple[Rule, ...]:
         return tuple(r for r in self.rules if name in (r.cuda, r.hip, r.id))
+
+
+_TYPE_KINDS = frozenset({RuleKind.TYPE, RuleKind.ENUM, RuleKind.CLASS})
+
+
+def _merged_types(identifiers: Mapping[str, Resolution]) -> frozenset[bytes]:
+    """The CUDA type names renamed to a HIP type that another CUDA type name is renamed to too."""
+    by_hip: dict[str, list[str]] = {}
+    for name, resolution in identifiers.items():
+        rule = resolution.rule
+        if resolution.rewrites and rule is not None and rule.hip and rule.kind in _TYPE_KINDS:
+            by_hip.setdefault(rule.hip, []).append(name)
+    return frozenset(name.encode() for names in by_hip.values() if len(names) > 1 for name in names)
 
 
 def count_list(counts: Iterable[int]) -> str:

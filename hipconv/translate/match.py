@@ -2,7 +2,8 @@
 
 One module per kind of construct, run here in order: include directives (includes),
 identifiers with call reshapes (identifiers, calls, lane_masks), CUDA-looking names no inventory
-knows (unknown_api), the project's vector operators that HIP declares (vector_ops), kernel launches
+knows (unknown_api), the project's vector operators that HIP declares (vector_ops), case labels and overloads
+translation would break (case_labels, redefinitions), kernel launches
 (launches), then the runtime include (implicit in .cu files; before the first HIP include of a
 header) and required defines.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from hipconv.rules.model import LookupTable
 from hipconv.settings import KernelLaunch, Settings
+from hipconv.translate.case_labels import match_case_labels
 from hipconv.translate.collector import FileMatches, MatchCollector
 from hipconv.translate.compat import COMPAT_HEADER, include_line, match_aliased
 from hipconv.translate.edits import Edit
@@ -20,6 +22,7 @@ from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.nvcc_syntax import match_nvcc_syntax
 from hipconv.translate.project import NO_PROJECT, Project
+from hipconv.translate.redefinitions import match_redefinitions
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import match_unknown_api
 from hipconv.translate.vector_ops import match_vector_operators
@@ -76,6 +79,8 @@ def match_file(
     match_unknown_api(c, skip, words, directives, project.names)
     match_nvcc_syntax(c, skip, words)
     match_vector_operators(c, words)
+    match_case_labels(c, directives, words)
+    match_redefinitions(c, directives, words)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]

@@ -12,6 +12,7 @@ from hipconv.rules.load import load_rules
 from tools.derive.core import Family
 from tools.derive.curated import Curated
 from tools.derive.device_props import device_props
+from tools.derive.enum_values import enumerator_values
 from tools.derive.inventory import CUDA_RELEASES, RELEASES, Inventory
 from tools.derive.records import IDENT, Rule
 from tools.derive.symbols import miopen_arity
@@ -147,7 +148,12 @@ def device_prop_lines(inv: Inventory) -> list[str]:
     ]
 
 
-def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str]) -> list[Path]:
+def enumerator_lines(inv: Inventory, families: list[Family]) -> list[str]:
+    """hip.enumerators: `name<TAB>value<TAB>releases` (spans), a line per value a name has in some release."""
+    return [f"{name}\t{value}\t{span_list(releases)}" for name, value, releases in enumerator_values(inv, families)]
+
+
+def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str], families: list[Family]) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     names, headers = hip_presence(inv)
     return [
@@ -159,6 +165,7 @@ def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str]) -> l
         write_lines(out / "cuda.symbols", symbols),
         write_lines(out / f"miopen-{inv.newest_full}.arity", miopen_arity(inv)),
         write_lines(out / "cuda-device-prop.fields", device_prop_lines(inv)),
+        write_lines(out / "hip.enumerators", enumerator_lines(inv, families)),
     ]
 
 

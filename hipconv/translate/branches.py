@@ -1,0 +1,189 @@
+"""Preprocessor branches: which #if/#elif/#else branch each place of a file is in, the condition under which
+a branch is compiled (spelled with the translated names), and putting code under a condition of its own.
+
+Two things that translation made duplicates (two case labels of one value, two definitions of one
+signature) clash only where both are compiled; when one of them goes, it goes exactly where the other is
+compiled: always (`#if 0`) when the other is compiled wherever it is, else under `#if !(its condition)`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.includes import Directives, line_before_splices
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.syntax import is_punct, prev_code, starts_line
+
+
+class Branch(NamedTuple):
+    chain: int  # the `#` token of the chain's #if/#ifdef/#ifndef
+    number: int  # 0 for that #if, then 1, 2 ... for each #elif/#else of the chain
+
+
+BranchPath = tuple[Branch, ...]  # the branches around a place, outermost first
+
+_OPENERS = ("if", "ifdef", "ifndef")
+_ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
+
+
+@dataclass(frozen=True)
+class Branches:
+    """Where the branch path changes (after each conditional directive) and each branch's own test."""
+
+    starts: tuple[int, ...]  # offsets, ascending: from each on, paths[k] holds
+    paths: tuple[BranchPath, ...]
+    tests: dict[Branch, str | None]  # the directive's test, translated (`defined(X)`); None for #else
+
+    def path(self, offset: int) -> BranchPath:
+        k = bisect.bisect_right(self.starts, offset) - 1
+        return self.paths[k] if k >= 0 else ()
+
+    def condition(self, branch: Branch) -> str:
+        """When `branch` is compiled, given its chain is: the tests before it fail and its own holds."""
+        earlier = [f"!{grouped(self.tests[Branch(branch.chain, n)] or '1')}" for n in range(branch.number)]
+        own = self.tests[branch]
+        return " && ".join(earlier + ([grouped(own)] if own is not None else [])) or "1"
+
+
+def branches(c: MatchCollector, directives: Directives) -> Branches:
+    """The branch structure of the file (an #endif without its #if, or the reverse, is taken as it comes)."""
+    tokens = c.tokens
+    starts: list[int] = [0]
+    paths: list[BranchPath] = [()]
+    tests: dict[Branch, str | None] = {}
+    stack: list[Branch] = []
+    span_starts = [a for a, _ in directives.spans]
+    for hash_i, name_i, name in directives.lines:
+        if name in _OPENERS:
+            stack.append(Branch(hash_i, 0))
+        elif name in _ALTERNATIVES and stack:
+            stack[-1] = Branch(stack[-1].chain, stack[-1].number + 1)
+        elif name == "endif" and stack:
+            stack.pop()
+        else:
+            continue
+        end = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1][1]
+        if name != "endif":
+            tests[stack[-1]] = _test(c, name, name_i, bisect.bisect_left(tokens.starts, end))
+        starts.append(end)
+        paths.append(tuple(stack))
+    return Branches(tuple(starts), tuple(paths), tests)
+
+
+def _test(c: MatchCollector, name: str, name_i: int, end: int) -> str | None:
+    """The test of a conditional directive whose tokens end before token `end`, as an #if expression."""
+    if name == "else":
+        return None
+    text = translated_text(c, name_i + 1, end)
+    if name in ("ifdef", "elifdef"):
+        return f"defined({text})"
+    if name in ("ifndef", "elifndef"):
+        return f"!defined({text})"
+    return text
+
+
+def translated_text(c: MatchCollector, first: int, end: int, *, rename: bool = True) -> str:
+    """The code of tokens[first:end] as translation writes it (renamed names; comments as a space), or, without
+    `rename`, as written."""
+    tokens, identifiers = c.tokens, c.table.identifiers
+    out: list[str] = []
+    for k in range(first, end):
+        if tokens.kinds[k] == TokenKind.COMMENT:
+            continue
+        text = tokens.text(k)
+        resolution = identifiers.get(text) if rename and tokens.kinds[k] == TokenKind.IDENTIFIER else None
+        rule = resolution.rule if resolution is not None and resolution.rewrites else None
+        if rule is not None and rule.hip and rule.params is None and (not rule.defined_only or _tested(tokens, k)):
+            text = rule.hip
+        if out and (tokens.starts[k] > tokens.ends[k - 1] or tokens.kinds[k - 1] == TokenKind.COMMENT):
+            out.append(" ")
+        out.append(text)
+    return "".join(out)
+
+
+def _tested(tokens: Tokens, k: int) -> bool:
+    """`defined X`, `defined(X)`, or the name of an #ifdef/#ifndef (the first token of this text)."""
+    before = prev_code(tokens, k)
+    if before >= 0 and is_punct(tokens, before, "("):
+        before = prev_code(tokens, before)
+    return before < 0 or tokens.raw(before) in (b"defined", b"ifdef", b"ifndef", b"elifdef", b"elifndef")
+
+
+def coexist(a: BranchPath, b: BranchPath) -> bool:
+    """Whether code at two places can be compiled together: no chain has them in different branches."""
+    chains = {branch.chain: branch.number for branch in a}
+    return all(chains.get(branch.chain, branch.number) == branch.number for branch in b)
+
+
+class Verdict(NamedTuple):
+    """What becomes of a later duplicate: kept (`earlier` empty), dropped (`condition` None), or kept only
+    where `condition` fails (the condition under which one of the earlier ones is compiled)."""
+
+    earlier: tuple[int, ...]  # indices (into the earlier paths) of those it clashes with
+    condition: str | None
+
+
+def later_duplicate(b: Branches, earlier: Sequence[BranchPath], later: BranchPath) -> Verdict:
+    """The first wins: a later duplicate stays only where no earlier one is compiled."""
+    clashing = tuple(n for n, path in enumerate(earlier) if coexist(path, later))
+    if not clashing or any(set(earlier[n]) <= set(later) for n in clashing):
+        return Verdict(clashing, None)
+    alternatives = [
+        " && ".join(grouped(b.condition(branch)) for branch in earlier[n] if branch not in later) for n in clashing
+    ]
+    return Verdict(clashing, " || ".join(grouped(a) for a in alternatives))
+
+
+_SIMPLE = re.compile(r"!?(?:defined\(\w+\)|\w+)")
+
+
+def grouped(condition: str) -> str:
+    """The condition in parentheses, unless it is one name or one `defined(X)` (negated or not), or is in
+    parentheses already."""
+    return condition if _SIMPLE.fullmatch(condition) or _parenthesized(condition) else f"({condition})"
+
+
+def _parenthesized(text: str) -> bool:
+    """Whether the `(` that text starts with closes at its end."""
+    depth = 0
+    for n, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return n == len(text) - 1 and n > 0
+    return False
+
+
+def guard(c: MatchCollector, first: int, last: int, condition: str | None, why: str, rule_id: str) -> None:
+    """Put tokens[first..last] under `#if 0` (condition None) or `#if !(condition)`, each directive on a
+    line of its own, with `why` as a comment on the #if line."""
+    tokens, body = c.tokens, c.tokens.body
+    nl = c.source.newline_at(tokens.starts[first])
+    opening = ("#if 0" if condition is None else f"#if !{grouped(condition)}") + f"  // hipconv: {why}"
+    line_start = line_before_splices(body, tokens.starts[first]) if starts_line(tokens, first) else None
+    if line_start is not None:
+        c.edits.append(Edit.replace(line_start, line_start, opening + nl, rule_id))
+    else:
+        c.edits.append(Edit.replace(tokens.starts[first], tokens.starts[first], nl + opening + nl, rule_id))
+    end = tokens.ends[last]
+    closing = nl + "#endif" + ("" if _line_ends_after(tokens, last) else nl)
+    c.edits.append(Edit.replace(end, end, closing, rule_id))
+
+
+def _line_ends_after(tokens: Tokens, last: int) -> bool:
+    """Whether only blanks and comments follow token `last` on its line (the line break comes before any
+    code, outside comments): an #endif put right after it does not take code into its line."""
+    body = tokens.body
+    k = last
+    while k + 1 < len(tokens):
+        if b"\n" in unsplice(body[tokens.ends[k] : tokens.starts[k + 1]]):
+            return True
+        if tokens.kinds[k + 1] != TokenKind.COMMENT:
+            return False
+        k += 1
+    return True

@@ -1,0 +1,318 @@
+"""Case labels and overloads that translation would break (hipconv/translate/case_labels.py and
+redefinitions.py): (src, expected) pairs and *_noop inputs, pyupgrade style, and the HC013 notes."""
+
+from __future__ import annotations
+
+import pytest
+from test_translate import translate
+
+FALLTHROUGH = """\
+const char *kind(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_NOT_SUPPORTED:
+    case CUBLAS_STATUS_LICENSE_ERROR:
+      return "unsupported";
+    default:
+      return "other";
+  }
+}
+"""
+FALLTHROUGH_HIP = """\
+const char *kind(hipblasStatus_t s) {
+  switch (s) {
+    case HIPBLAS_STATUS_NOT_SUPPORTED:
+    /* case CUBLAS_STATUS_LICENSE_ERROR: */
+      return "unsupported";
+    default:
+      return "other";
+  }
+}
+"""
+
+BETWEEN = """\
+int weight(cufftResult r) {
+  int n = 0;
+  switch (r) {
+    case CUFFT_INVALID_VALUE: n += 1;
+    case CUFFT_NVRTC_FAILURE: n += 2;
+    case CUFFT_SUCCESS: n += 4; break;
+  }
+  return n;
+}
+"""
+BETWEEN_HIP = BETWEEN.replace("cufftResult", "hipfftResult").replace("CUFFT_INVALID", "HIPFFT_INVALID")
+BETWEEN_HIP = BETWEEN_HIP.replace("case CUFFT_NVRTC_FAILURE:", "/* case CUFFT_NVRTC_FAILURE: */")
+BETWEEN_HIP = BETWEEN_HIP.replace("CUFFT_SUCCESS", "HIPFFT_SUCCESS")
+
+NESTED = """\
+int pick(cublasGemmAlgo_t a, cublasGemmAlgo_t b) {
+  switch (a) {
+    case CUBLAS_GEMM_DEFAULT:
+      switch (b) {
+        case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 1;
+        default: return 2;
+      }
+    case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 3;
+  }
+  return 0;
+}
+"""
+NESTED_HIP = """\
+int pick(hipblasGemmAlgo_t a, hipblasGemmAlgo_t b) {
+  switch (a) {
+    case HIPBLAS_GEMM_DEFAULT:
+      switch (b) {
+        case HIPBLAS_GEMM_DEFAULT: return 1;
+        default: return 2;
+      }
+    /* case CUBLAS_GEMM_DEFAULT_TENSOR_OP: */ return 3;
+  }
+  return 0;
+}
+"""
+
+DEFAULT = """\
+switch (status) {
+  case CUSOLVER_STATUS_SUCCESS: return 0;
+  case CUSOLVER_STATUS_INVALID_LICENSE: default: return -1;
+}
+"""
+DEFAULT_HIP = """\
+switch (status) {
+  case HIPSOLVER_STATUS_SUCCESS: return 0;
+  /* case CUSOLVER_STATUS_INVALID_LICENSE: */ default: return -1;
+}
+"""
+
+# the runtime's and the driver's out-of-memory statuses are two names of one HIP value (2)
+ONE_VALUE = """\
+switch (static_cast<int>(e)) {
+  case cudaErrorMemoryAllocation: return "out of memory";
+  case CUDA_ERROR_OUT_OF_MEMORY: return "out of memory (driver)";
+}
+"""
+ONE_VALUE_HIP = """\
+switch (static_cast<int>(e)) {
+  case hipErrorMemoryAllocation: return "out of memory";
+  /* case CUDA_ERROR_OUT_OF_MEMORY: */ return "out of memory (driver)";
+}
+"""
+
+IN_BRANCH = """\
+switch (a) {
+  case CUBLAS_GEMM_DEFAULT: return 1;
+#if USE_TENSOR_OPS
+  case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 2;
+  case CUBLAS_STATUS_LICENSE_ERROR: return 3;
+#endif
+}
+"""
+IN_BRANCH_HIP = """\
+switch (a) {
+  case HIPBLAS_GEMM_DEFAULT: return 1;
+#if USE_TENSOR_OPS
+  /* case CUBLAS_GEMM_DEFAULT_TENSOR_OP: */ return 2;
+  /* case CUBLAS_STATUS_LICENSE_ERROR: */ return 3;
+#endif
+}
+"""
+
+# the first is compiled only under a condition: the later one stays where it is not
+FIRST_IN_BRANCH = """\
+switch (a) {
+#ifdef USE_TENSOR_OPS
+  case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 2;
+#endif
+  case CUBLAS_GEMM_DEFAULT: return 1;
+}
+"""
+FIRST_IN_BRANCH_HIP = """\
+switch (a) {
+#ifdef USE_TENSOR_OPS
+  case HIPBLAS_GEMM_DEFAULT: return 2;
+#endif
+#if !defined(USE_TENSOR_OPS)  // hipconv: the value of an earlier label, where that one is compiled
+  case HIPBLAS_GEMM_DEFAULT:
+#endif
+ return 1;
+}
+"""
+
+ELSE_BRANCH = """\
+switch (a) {
+#if GEMM_MODE == 1
+  case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 2;
+#elif GEMM_MODE == 2
+  case CUBLAS_GEMM_ALGO0: return 0;
+#else
+  case CUBLAS_GEMM_DEFAULT: return 3;
+#endif
+  case CUBLAS_GEMM_DEFAULT: return 1;
+}
+"""
+ELSE_BRANCH_HIP = """\
+switch (a) {
+#if GEMM_MODE == 1
+  case HIPBLAS_GEMM_DEFAULT: return 2;
+#elif GEMM_MODE == 2
+  /* case CUBLAS_GEMM_ALGO0: */ return 0;
+#else
+  case HIPBLAS_GEMM_DEFAULT: return 3;
+#endif
+#if !((GEMM_MODE == 1) || (!(GEMM_MODE == 1) && !(GEMM_MODE == 2)))  // hipconv: GUARD
+  case HIPBLAS_GEMM_DEFAULT:
+#endif
+ return 1;
+}
+""".replace("GUARD", "the value of an earlier label, where that one is compiled")
+
+
+@pytest.mark.parametrize(
+    ("src", "expected", "rocm"),
+    [
+        pytest.param(FALLTHROUGH, FALLTHROUGH_HIP, "6.3", id="fallthrough"),
+        pytest.param(BETWEEN, BETWEEN_HIP, "6.3", id="dropped-between-kept"),
+        pytest.param(NESTED, NESTED_HIP, "6.3", id="nested-switch"),
+        pytest.param(DEFAULT, DEFAULT_HIP, "6.3", id="default"),
+        pytest.param(ONE_VALUE, ONE_VALUE_HIP, "6.3", id="two-names-one-value"),
+        pytest.param(IN_BRANCH, IN_BRANCH_HIP, "6.3", id="later-in-branch"),
+        pytest.param(FIRST_IN_BRANCH, FIRST_IN_BRANCH_HIP, "6.3", id="first-in-branch"),
+        pytest.param(ELSE_BRANCH, ELSE_BRANCH_HIP, "6.3", id="elif-else"),
+        pytest.param(
+            "switch (e) { case cudaErrorInvalidChannelDescriptor: return 1; }",
+            "switch (e) { /* case cudaErrorInvalidChannelDescriptor: */ return 1; }",
+            "5.2",
+            id="newer-than-target",
+        ),
+        pytest.param(
+            "switch (e) { case cudaErrorInvalidChannelDescriptor: return 1; }",
+            "switch (e) { case hipErrorInvalidChannelDescriptor: return 1; }",
+            "6.3",
+            id="in-target",
+        ),
+        pytest.param(
+            "switch (s) { case /* why */ CUFFT_NVRTC_FAILURE /* gone */: break; }",
+            "switch (s) { /* why */ /* gone */ /* case   CUFFT_NVRTC_FAILURE  : */ break; }",
+            "6.3",
+            id="comments-in-label",
+        ),
+    ],
+)
+def test_case_labels(src: str, expected: str, rocm: str) -> None:
+    assert translate(src, rocm=rocm)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("switch (c) { case RED: return 1; case GREEN: return 2; }", id="own-enum"),
+        pytest.param(
+            "switch (a) {\n#if FAST\n  case HIPBLAS_GEMM_DEFAULT: return 1;\n#else\n"
+            "  case HIPBLAS_GEMM_DEFAULT: return 2;\n#endif\n}\n",
+            id="one-value-in-exclusive-branches",
+        ),
+        pytest.param(
+            "#define NAME_CASE(x) case x: return #x;\nswitch (s) { NAME_CASE(CUBLAS_STATUS_LICENSE_ERROR) }\n",
+            id="label-in-a-macro",
+        ),
+        pytest.param("switch (n) { case 1: case 2: return 0; default: break; }", id="literals"),
+    ],
+)
+def test_case_labels_noop(src: str) -> None:
+    assert translate(src)[0] == src
+
+
+def test_notes_say_what_was_dropped_and_why() -> None:
+    _, result = translate(FALLTHROUGH + ONE_VALUE.replace("switch", "int g(cudaError_t e) { switch") + "}\n")
+    notes = [(d.line, d.code, d.message) for d in result.diagnostics]
+    assert notes == [
+        (
+            4,
+            "HC013",
+            "case CUBLAS_STATUS_LICENSE_ERROR: dropped (the switch value cannot be it on HIP): "
+            "CUBLAS_STATUS_LICENSE_ERROR has no HIP counterpart",
+        ),
+        (
+            12,
+            "HC013",
+            "case CUDA_ERROR_OUT_OF_MEMORY: dropped (a duplicate case value on HIP): it becomes hipErrorOutOfMemory, "
+            "whose value 2 is that of hipErrorMemoryAllocation (case cudaErrorMemoryAllocation: of line 11)",
+        ),
+    ]
+
+
+OVERLOADS = """\
+static const char *statusName(cudaError_t e) { return cudaGetErrorName(e); }
+static const char *statusName(CUresult e) {
+  const char *name = nullptr;
+  cuGetErrorName(e, &name);
+  return name;
+}
+"""
+OVERLOADS_HIP = """\
+static const char *statusName(hipError_t e) { return hipGetErrorName(e); }
+#if 0  // hipconv: as translated, a redefinition of statusName(hipError_t) above
+static const char *statusName(hipError_t e) {
+  const char *name = nullptr;
+  hipDrvGetErrorName(e, &name);
+  return name;
+}
+#endif
+"""
+
+GUARDED = """\
+#ifdef __DRIVER_TYPES_H__
+void report(cudaStream_t s, int code = 0) { }
+#endif
+void report(CUstream stream, int) { }
+"""
+GUARDED_HIP = """\
+#ifdef HIP_TRSA_OVERRIDE_FORMAT
+void report(hipStream_t s, int code = 0) { }
+#endif
+#if !defined(HIP_TRSA_OVERRIDE_FORMAT)  // hipconv: as translated, a redefinition of report(hipStream_t, int) above
+void report(hipStream_t stream, int) { }
+#endif
+"""
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(OVERLOADS, OVERLOADS_HIP, id="always"),
+        pytest.param(GUARDED, GUARDED_HIP, id="where-the-first-is-not-compiled"),
+    ],
+)
+def test_redefinitions(src: str, expected: str) -> None:
+    assert translate(src)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param(
+            "#if USE_DRIVER\nint id(CUstream s) { return 1; }\n#else\nint id(cudaStream_t s) { return 0; }\n#endif\n",
+            id="exclusive-branches",
+        ),
+        pytest.param(
+            "namespace a { int id(CUstream s) { return 1; } }\nint id(cudaStream_t s) { return 0; }\n", id="scopes"
+        ),
+        pytest.param("void log(CUstream s);\nvoid log(cudaStream_t s);\n", id="declarations-only"),
+    ],
+)
+def test_redefinitions_noop(src: str) -> None:
+    """Nothing is guarded out (names are still renamed)."""
+    assert "#if 0" not in translate(src)[0] and "hipconv:" not in translate(src)[0]
+
+
+def test_redefinition_note() -> None:
+    _, result = translate(OVERLOADS)
+    assert [(d.line, d.col, d.code, d.message) for d in result.diagnostics if d.code == "HC013"] == [
+        (
+            2,
+            20,
+            "HC013",
+            "statusName(CUresult) dropped (#if 0; a redefinition on HIP): it becomes statusName(hipError_t), as does "
+            "statusName(cudaError_t) of line 1",
+        )
+    ]
