@@ -204,6 +204,27 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC018",
+        Severity.ERROR,
+        "a cuBLAS data-type or compute-type argument with no value of the same meaning in the targeted hipBLAS "
+        "(its v1 API, before ROCm 6.0); call left unchanged",
+        hint="pass a type hipBLAS's v1 API can express (CUBLAS_COMPUTE_32F for a TF32 or PEDANTIC compute type), "
+        "or target ROCm 6.0 or later",
+        unported=True,
+        example=Example(
+            "void f(cublasHandle_t h, const float *A, float *C) {\n"
+            "  float a = 1, b = 0;\n"
+            "  cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, 8, 8, 8, &a, A, CUDA_R_32F, 8, A, CUDA_R_32F, 8, &b, C,\n"
+            "               CUDA_R_32F, 8, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT);\n"
+            "}\n",
+            "example.cu:3:3: error[HC018 cublas.cublasGemmEx@5.2]: cublasGemmEx: computeType "
+            "CUBLAS_COMPUTE_32F_FAST_TF32 has no hipblasDatatype_t of the same meaning: TF32 tensor-core compute: "
+            "hipblas-common.h says hipBLAS supports it with the cuBLAS backend only; pass CUBLAS_COMPUTE_32F for FP32 "
+            "compute; left unchanged",
+            argv=("translate", "--rocm-version", "5.2", "example.cu"),
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",

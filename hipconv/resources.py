@@ -37,6 +37,11 @@ def data_file(name: str) -> Path:
     return _PACKAGE / "data" / name
 
 
+def data_files(pattern: str) -> list[Path]:
+    """The files of hipconv/data/ whose names match a glob pattern, sorted."""
+    return sorted((_PACKAGE / "data").glob(pattern))
+
+
 def build_file(name: str) -> Path:
     """Hand-kept facts of `hipconv build` (hipconv/build/packages.yaml: what provides a missing header)."""
     return _PACKAGE / "build" / name

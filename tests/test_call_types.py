@@ -70,7 +70,12 @@ def test_every_library_call_takes_its_translated_arguments() -> None:
         ]
         for rel in releases_of(rule):
             found = types.mismatches(cuda_recs, str(rule.hip), rel) or []
-            left = [m for m in found if rule.casts.get(m.param) != m.cast or m.cast is None]
+            left = [
+                m
+                for m in found
+                if not (m.cast is not None and rule.casts.get(m.param) == m.cast)
+                and not (m.convert is not None and rule.converts.get(m.param) == m.convert)
+            ]
             wrong += [f"{rule.origin} ({rule.id}) ROCm {rel}: {m.param} {m.cuda} -> {m.hip}" for m in left]
     assert wrong == []
 
@@ -93,10 +98,18 @@ def test_hipblas_v1_v2_per_release(cuda: str, release: str, hip: str, casts: str
 
 
 @pytest.mark.parametrize("cuda", ["cublasGemmEx", "cublasGemmStridedBatchedEx", "cublasGemmBatchedEx"])
-def test_hipblas_ex_before_6_0_says_why(cuda: str) -> None:
+def test_hipblas_ex_before_6_0_converts_the_types(cuda: str) -> None:
     """hipBLAS v1's *Ex functions take hipblasDatatype_t, whose values are not hipDataType's: no cast fixes
-    that, and the diagnostic says so."""
+    that, so the rule converts those arguments (tests/test_conversions.py)."""
     (rule,) = [r for r in ruleset().rules if r.cuda == cuda and "5.7" in releases_of(r)]
-    assert rule.status is RuleStatus.UNSUPPORTED
-    assert "hipblasDatatype_t, not cudaDataType" in rule.note
-    assert "_v2 (from ROCm 6.0) takes them" in rule.note
+    assert rule.status is RuleStatus.SUPPORTED
+    assert rule.hip == cuda.replace("cublas", "hipblas")
+    assert rule.converts == dict.fromkeys(("Atype", "Btype", "Ctype", "computeType"), "hipblasDatatype_t")
+
+
+@pytest.mark.parametrize("release", ["5.2", "6.3", "7.2"])
+def test_gemm_batched_ex_casts_the_pointer_arrays(release: str) -> None:
+    """CUDA takes `const void *const Aarray[]` (a `void **` converts to it), hipBLAS `const void *A[]` (a
+    `void **` does not): the arrays are cast; C (`void *const[]` / `void *[]`) is not."""
+    (rule,) = [r for r in ruleset().rules if r.cuda == "cublasGemmBatchedEx" and release in releases_of(r)]
+    assert rule.casts == {"Aarray": "const void**", "Barray": "const void**"}

@@ -15,6 +15,7 @@ import yaml
 
 from hipconv.errors import ConfigError, RuleSchemaError
 from hipconv.resources import rules_dir, templates_dir
+from hipconv.rules.conversions import conversion_names
 from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
 from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, Field, check_fields
 from hipconv.settings import Version
@@ -225,12 +226,18 @@ def _check_fills_and_casts(fields: Mapping[str, Any], args: list[str], label: st
     """casts name kept arguments; fill names optional ones; an optional argument without a fill, which a
     call may omit, comes last in args (else the arguments after it would take its place)."""
     casts, fill, optional = fields.get("casts", {}), fields.get("fill", {}), fields.get("optional", [])
+    converts = fields.get("converts", {})
     if not (isinstance(casts, dict) and isinstance(fill, dict) and isinstance(optional, list)):
         return  # check_fields reports the type
-    for key, where in (("casts", casts), ("fill", fill)):
+    if not isinstance(converts, dict):
+        return
+    for key, where in (("casts", casts), ("fill", fill), ("converts", converts)):
         dropped = [name for name in where if name not in args]
         if dropped:
             problems.append(f"{label}: {key} {', '.join(dropped)} not among the kept args")
+    unknown = sorted({str(target) for target in converts.values()} - conversion_names())
+    if unknown:
+        problems.append(f"{label}: converts to {', '.join(unknown)}, which no hipconv/data/*.conversion holds")
     not_optional = [name for name in fill if name in args and name not in optional]
     if not_optional:
         problems.append(
@@ -248,7 +255,7 @@ def _check_use_forms(fields: Mapping[str, Any], label: str, problems: list[str])
     """The fields that pick a rewrite by how the name is used: overloads (casts, fill and uncalled need
     params), elaborated type specifiers (tag, tagless) and definedness tests (defined_only)."""
     if fields.get("params") is None:
-        needing = [key for key in ("casts", "fill", "uncalled") if fields.get(key)]
+        needing = [key for key in ("casts", "converts", "fill", "uncalled") if fields.get(key)]
         if needing:
             problems.append(f"{label}: {', '.join(needing)} need 'params' (the names of the call's arguments)")
     kind = fields.get("kind")
@@ -307,6 +314,7 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         code=fields.get("code"),
         origin=where,
         casts=dict(fields.get("casts", {})),
+        converts=dict(fields.get("converts", {})),
         fill=dict(fields.get("fill", {})),
         uncalled=bool(fields.get("uncalled", False)),
         tag=fields.get("tag"),

@@ -111,6 +111,9 @@ class Rule:
     code: str | None  # the diagnostic code when this rule does not translate (default: by status)
     origin: str  # "rules/runtime.yaml:123"
     casts: Mapping[str, str] = field(default_factory=dict)  # param -> HIP parameter type: reinterpret_cast<type>(arg)
+    # param -> a conversion (hipconv/data/TYPE.conversion): a CUDA enumerator becomes the HIP one of the same
+    # meaning, any other argument goes through the shim hipconv_TYPE (hipconv.rules.conversions)
+    converts: Mapping[str, str] = field(default_factory=dict)
     fill: Mapping[str, str] = field(default_factory=dict)  # optional param -> the HIP argument when a call omits it
     uncalled: bool = False  # among overloads by argument count: the rule for a use that is not a call (&name)
     tag: str | None = None  # the HIP struct/union/enum tag of HIP's typedef, for `struct cudaX` (elaborated uses)

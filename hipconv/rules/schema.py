@@ -61,6 +61,7 @@ RULE_FIELDS: Mapping[str, Field] = {
     "drops": _NAMES,
     "optional": _NAMES,
     "casts": Field(FieldType.TEXTS),
+    "converts": Field(FieldType.TEXTS),
     "fill": Field(FieldType.TEXTS),
     "uncalled": Field(FieldType.BOOL),
     "tag": _STRING,

@@ -13,6 +13,8 @@ from hipconv.errors import RuleSchemaError
 from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
 from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import code_text, keep_comments
+from hipconv.translate.converts import CODE as CONVERT_CODE
+from hipconv.translate.converts import cast_text, converted_arguments, in_place, note_shims
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lane_masks import check_lane_mask
 from hipconv.translate.lexer import TokenKind, Tokens
@@ -76,7 +78,7 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
         c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
         return
     region = (start, tokens.ends[call.close])
-    moves = rule.template is not None or list(rule.args) != list(rule.params)
+    moves = rule.template is not None or list(rule.args) != list(rule.params) or bool(rule.converts)
     problem = _unfit(c, rule, cuda, call, reshapes=moves or bool(rule.casts or rule.fill), moves=moves)
     if problem:
         _leave(c, region, "HC007", f"{problem}; left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
@@ -91,14 +93,22 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
         apply_resolution(c, start, end, cuda, resolution, rename=True)
         _insert_casts_and_fills(c, rule, call, bound)
         return
+    converted = converted_arguments(c, rule, bound)
+    if isinstance(converted, str):
+        _leave(c, region, CONVERT_CODE, f"{cuda}: {converted}; left unchanged", rule, cuda)
+        return
     apply_resolution(c, start, end, cuda, resolution, rename=False)
+    note_shims(c, rule, cuda, start, converted)
     c.dropped.extend(bound[name] for name in rule.drops if name in bound)
-    parts: list[Part] = [rule.hip or "", "("]
-    for n, name in enumerate(name for name in rule.args if name in bound or name in rule.fill):
-        if n:
-            parts.append(", ")
-        parts.extend(_argument(c, rule, name, bound))
-    parts.append(")")
+    if converted and list(rule.args) == list(rule.params):  # the arguments stay where they are, as written
+        parts = in_place(rule, bound, converted, lambda name: _argument(c, rule, name, bound), (end, region[1]))
+    else:
+        parts = [rule.hip or "", "("]
+        for n, name in enumerate(name for name in rule.args if name in bound or name in rule.fill):
+            if n:
+                parts.append(", ")
+            parts.extend(converted.get(name) or _argument(c, rule, name, bound))
+        parts.append(")")
     c.edits.append(Edit(*region, keep_comments(tokens, region, parts, c.source.newline_at(start)), rule.id))
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
@@ -111,8 +121,9 @@ def _insert_casts_and_fills(c: MatchCollector, rule: Rule, call: Call, bound: di
     for name, target in rule.casts.items():
         span = bound.get(name)
         if span is not None and not _cast_already(c.tokens, span, target):
-            inserts.setdefault(span[0], []).append(f"reinterpret_cast<{target}>(")
-            inserts.setdefault(span[1], []).append(")")
+            opening, closing = cast_text(target)
+            inserts.setdefault(span[0], []).append(opening)
+            inserts.setdefault(span[1], []).append(closing)
     fills = [rule.fill[name] for name in rule.params if name not in bound and name in rule.fill]
     if fills:
         end = call.args[-1][1] if call.args else c.tokens.starts[call.close]
@@ -128,7 +139,8 @@ def _argument(c: MatchCollector, rule: Rule, name: str, bound: dict[str, Span]) 
     span, target = bound[name], rule.casts.get(name)
     if target is None or _cast_already(c.tokens, span, target):
         return [span]
-    return [f"reinterpret_cast<{target}>(", span, ")"]
+    opening, closing = cast_text(target)
+    return [opening, span, closing]
 
 
 _CAST_KEYWORDS = ("reinterpret_cast", "static_cast")

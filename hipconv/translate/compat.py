@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
 from hipconv.settings import Version
 from hipconv.translate.collector import MatchCollector, status_message
@@ -160,7 +161,7 @@ def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
     includes: list[str] = []
     bodies = []
     for shim in sorted(set(shims)):
-        text = render(f"compat/{shim}.h.j2")
+        text = render(f"compat/{shim}.h.j2", conversions=all_conversions())
         for line in _INCLUDE.findall(text):
             if line not in includes:
                 includes.append(line)

@@ -7,8 +7,11 @@ takes `hipComplex*`); `cublasGemmEx` takes `cudaDataType` (`hipDataType`) where 
 `hipblasGemmEx` takes `hipblasDatatype_t`, whose values differ.  Types are compared canonically within
 one release (typedefs followed, `const` and `struct` dropped), so the host-only sets, which spell
 `hipComplex` as `float2` and handles as `void *`, compare like the full ones.  A mismatch is a `cast`
-where the two pointee types have the same layout (curated `same_layout`, or `long long`/`long`), and a
-problem otherwise (an enum of other values, another struct): the call cannot compile as translated.
+where the two pointee types have the same layout (curated `same_layout`, or `long long`/`long`), or where
+HIP's array of pointers is less `const` than CUDA's (`const void *[]` for `const void *const []`: a
+`void **` argument does not convert to it); a `convert` where a curated conversion maps the CUDA enum's
+values to the HIP one's (tools/derive/conversions.py: cudaDataType -> hipblasDatatype_t); and a problem
+otherwise (an enum of other values, another struct): the call cannot compile as translated.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Optional, Union
 
+from tools.derive.conversions import Conversion, conversions
 from tools.derive.core import Deriver
 from tools.derive.inventory import RELEASES
 from tools.derive.libspec import LIBRARIES
@@ -71,6 +75,7 @@ class Mismatch:
     cuda: str  # the CUDA parameter type, as declared
     hip: str  # the HIP parameter type, as declared in the release
     cast: str | None  # the HIP type to reinterpret_cast the argument to, when the layouts are the same
+    convert: str | None = None  # the conversion (its HIP type) that maps the argument's values
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ class Casts:
 
     params: tuple[str, ...]  # every CUDA parameter, in order (a rule's `params`)
     casts: tuple[tuple[str, str], ...]  # parameter -> HIP type
+    converts: tuple[tuple[str, str], ...] = ()  # parameter -> the conversion (HIP type) of its values
 
 
 Fix = Optional[Union[Casts, str]]  # None: the call fits; Casts; str: why it cannot compile
@@ -101,6 +107,7 @@ class CallTypes:
         self.d = d
         self.inv = d.inv
         self.same_layout = {frozenset(pair) for pair in d.cur.same_layout().items()} | _SAME_BUILTIN_LAYOUT
+        self.conversions: dict[str, Conversion] = conversions(d)
 
     # -- the types ----------------------------------------------------------------------
     @cache  # noqa: B019 - one instance per derivation run
@@ -187,10 +194,18 @@ class CallTypes:
             arg = CType(arg.base, arg.stars + ct.stars)
             param = self.resolve(hp["type"], rel)
             fit = self.fit(arg, param, rel)
+            if fit is True and _drops_inner_const(cp["type"], hp["type"]):
+                fit = "cast"
             if fit is not True:
                 cast = self.cast_text(hip, rel, n, param) if fit == "cast" else None
-                out.append(Mismatch(cp["name"], cp["type"], hp["type"], cast))
+                convert = self.conversion(ct.base, param.base) if fit is False else None
+                out.append(Mismatch(cp["name"], cp["type"], hp["type"], cast, convert))
         return out
+
+    def conversion(self, cuda_type: str, hip_type: str) -> str | None:
+        """The conversion from the CUDA parameter type (an enum) to the HIP one, if one is curated."""
+        conv = self.conversions.get(hip_type)
+        return hip_type if conv is not None and cuda_type in conv.sources else None
 
     def cast_text(self, hip: str, rel: str, n: int, param: CType) -> str:
         """How to spell parameter `n` of `hip` in a cast: as `rel` declares it, or, for a host-only set
@@ -234,10 +249,14 @@ class CallTypes:
         found = self.mismatches(cuda_recs, hip, rel)
         if not found:
             return None
-        if all(m.cast for m in found):
+        if all(m.cast or m.convert for m in found):
             proto = self.cuda_prototype(cuda_recs, len(self.inv.hip[rel].records(hip)[0]["params"]))
             assert proto is not None  # mismatches found one
-            return Casts(tuple(p["name"] for p in proto["params"]), tuple((m.param, str(m.cast)) for m in found))
+            return Casts(
+                tuple(p["name"] for p in proto["params"]),
+                tuple((m.param, m.cast) for m in found if m.cast),
+                tuple((m.param, m.convert) for m in found if m.convert),
+            )
         return self.problem(found, hip, rel)
 
     def problem(self, mismatches: list[Mismatch], hip: str, rel: str) -> str:
@@ -250,6 +269,22 @@ class CallTypes:
             else ""
         )
         return f"{hip} takes {listed}, which the translated arguments do not convert to{later}"
+
+
+def _drops_inner_const(cuda: str, hip: str) -> bool:
+    """CUDA's parameter is an array of const pointers to const (`const void *const Aarray[]`), HIP's one of
+    plain pointers to const (`const void *A[]`): a `void **` argument converts to the first, not to the second
+    (T** -> const T** is no implicit conversion), so it is cast to HIP's type."""
+    return (
+        _inner_const(cuda)
+        and not _inner_const(hip)
+        and split_type(hip).stars >= 2
+        and re.match(r"\s*const\b", hip) is not None
+    )
+
+
+def _inner_const(text: str) -> bool:
+    return re.search(r"\*\s*const\b", text) is not None
 
 
 def with_v2(name: str) -> str:

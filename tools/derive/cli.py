@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     problems = run.deriver.problems + check_rules(run.families, inv)
     written = write_rules(run.families, REPO / "rules")
     symbols, missing_twins = symbol_rows(run.deriver, run.families)
-    write_data(inv, cur, REPO / "hipconv" / "data", symbols, run.families)
+    write_data(inv, cur, REPO / "hipconv" / "data", symbols, run.families, run.conversions)
     try:
         check_with_loader(written)
     except RuleSchemaError as exc:

@@ -37,6 +37,7 @@ KEY_ORDER = (
     "optional",
     "fill",
     "casts",
+    "converts",
     "uncalled",
     "tag",
     "tagless",

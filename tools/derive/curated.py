@@ -121,6 +121,14 @@ TWIN = Entry(
     {"hip": _HIP, "reject": _NAMES, "note": _STRING, "signature_differs": _BOOL},
     required=("note",),
 )
+# conversions: a HIP parameter type -> the CUDA enumerators converted to it (tools/derive/conversions.py):
+# `from` the CUDA enums, `values` CUDA enumerator -> HIP enumerator (null: none of the same meaning, with a
+# `why`), `otherwise` why an enumerator not listed has none
+CONVERSION = Entry(
+    {"from": _NAMES, "note": _STRING, "otherwise": _STRING, "values": _MAPPING, "why": _MAPPING},
+    sections={"values": Section(value=_HIP), "why": Section()},
+    required=("from", "note", "otherwise", "values"),
+)
 DOCUMENT = Entry(
     {
         "mappings": _MAPPING,
@@ -137,6 +145,7 @@ DOCUMENT = Entry(
         "cuda_legacy": _MAPPING,
         "twins": _MAPPING,
         "compat": _MAPPING,
+        "conversions": _MAPPING,
     },
     sections={
         "mappings": Section(MAPPING),
@@ -152,6 +161,7 @@ DOCUMENT = Entry(
         "cuda_legacy": Section(MAPPING),
         "twins": Section(TWIN),
         "compat": Section(COMPAT),
+        "conversions": Section(CONVERSION),
     },
     entries={"cudnn": CUDNN},
 )

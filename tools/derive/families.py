@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from hipconv.settings import Version
 from tools.derive.call_forms import CallForms
 from tools.derive.compat import Compat
+from tools.derive.conversions import Conversion, check_converting_rules
 from tools.derive.core import Deriver, Family
 from tools.derive.cudnn import cudnn_family
 from tools.derive.curated import Curated
@@ -30,6 +31,7 @@ class Derivation:
     families: list[Family]
     deriver: Deriver
     host: HostFamilies
+    conversions: dict[str, Conversion]  # hipconv/data/TYPE.conversion (tools/derive/conversions.py)
 
 
 def _family(file: str, library: str, comment: str) -> Family:
@@ -92,7 +94,8 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
     print("\n".join(guards.messages))
     families.append(Compat(d).apply(families))
     d.problems.extend(enum_splits(inv, families))
-    return Derivation(families, d, host)
+    check_converting_rules(d, [r for f in families for r in f.rules if "converts" in r], spans.types.conversions)
+    return Derivation(families, d, host, spans.types.conversions)
 
 
 def _library_families(d: Deriver, spans: ReleaseSpans) -> list[tuple[LibSpec, Family]]:

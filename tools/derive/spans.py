@@ -194,10 +194,20 @@ def with_fix(part: Rule, fix: Fix) -> Rule:
     """A rule with what its calls need: casts (with the CUDA parameter names), or, for a call that cannot
     compile as translated, no HIP name and an `unsupported` status saying why."""
     if isinstance(fix, Casts):
-        types = ", ".join(sorted({t for _, t in fix.casts}))
-        cast = f"arguments cast to {types} (the same layout)"
-        note = f"{part['note']}; {cast}" if part.get("note") else cast
-        return dict(part, params=list(fix.params), casts=dict(fix.casts), note=note)
+        said = []
+        if fix.casts:
+            said.append(f"arguments cast to {', '.join(sorted({t for _, t in fix.casts}))} (the same layout)")
+        if fix.converts:
+            names = ", ".join(p for p, _ in fix.converts)
+            targets = ", ".join(sorted({t for _, t in fix.converts}))
+            said.append(f"{names} converted to {targets} (the value of the same meaning)")
+        note = "; ".join(filter(None, [part.get("note"), *said]))
+        out = dict(part, params=list(fix.params), note=note)
+        if fix.casts:
+            out["casts"] = dict(fix.casts)
+        if fix.converts:
+            out["converts"] = dict(fix.converts)
+        return out
     if isinstance(fix, str):
         out = {k: v for k, v in part.items() if k != "hip"}
         out["status"] = "unsupported"

@@ -3,12 +3,15 @@ hipconv's own loader, so that what the derivation writes is what hipconv accepts
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
 from hipconv.rules.load import load_rules
+from tools.derive.conversions import Conversion
 from tools.derive.core import Family
 from tools.derive.curated import Curated
 from tools.derive.device_props import device_props
@@ -153,10 +156,21 @@ def enumerator_lines(inv: Inventory, families: list[Family]) -> list[str]:
     return [f"{name}\t{value}\t{span_list(releases)}" for name, value, releases in enumerator_values(inv, families)]
 
 
-def write_data(inv: Inventory, cur: Curated, out: Path, symbols: list[str], families: list[Family]) -> list[Path]:
+def write_data(
+    inv: Inventory,
+    cur: Curated,
+    out: Path,
+    symbols: list[str],
+    families: list[Family],
+    conversions: Mapping[str, Conversion],
+) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     names, headers = hip_presence(inv)
+    for stale in out.glob(f"*{CONVERSION_SUFFIX}"):
+        if stale.name.removesuffix(CONVERSION_SUFFIX) not in conversions:
+            stale.unlink()
     return [
+        *(write_lines(out / f"{t}{CONVERSION_SUFFIX}", c.lines()) for t, c in sorted(conversions.items())),
         write_lines(out / "hip.releases", release_lines(inv)),
         write_lines(out / "hip.names", names),
         write_lines(out / "hip.headers", headers),
