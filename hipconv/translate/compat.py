@@ -156,8 +156,8 @@ _INCLUDE = re.compile(r"^#include\b.*$", re.M)
 
 
 def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
-    """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2; the headers
-    a shim includes go to the top, once each."""
+    """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2, a body that
+    several shims share once; the headers a shim includes go to the top, once each."""
     includes: list[str] = []
     bodies = []
     for shim in sorted(set(shims)):
@@ -165,7 +165,9 @@ def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
         for line in _INCLUDE.findall(text):
             if line not in includes:
                 includes.append(line)
-        bodies.append(_INCLUDE.sub("", text).strip("\n"))
+        body = _INCLUDE.sub("", text).strip("\n")
+        if body not in bodies:  # shims of one family share a body (templates/compat/_cublas_emulation.j2)
+            bodies.append(body)
     text = render("compat/hipconv_compat.h.j2", rocm=str(rocm), includes=includes, bodies=bodies)
     return text.rstrip("\n").encode() + b"\n"
 
