@@ -85,6 +85,10 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "Makefile:19:13 warning[HC401]",
         "rules.mk:2:12 note[HC403]",
         "rules.mk:2:37 note[HC404]",
+        "CMakeLists.txt:35:41 note[HC406]",  # -Xcompiler=/W4,/EHsc: one mapped, one dropped
+        "CMakeLists.txt:35:89 note[HC406]",
+        "Makefile:23:15 note[HC406]",
+        "Makefile:23:39 note[HC406]",
         "legacy/CMakeLists.txt:2:1 warning[HC401]",
         "legacy/CMakeLists.txt:3:1 warning[HC401]",
     }

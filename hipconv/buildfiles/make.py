@@ -297,9 +297,12 @@ def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: Build
     start, end = words[0][1], words[-1][1] + len(texts[-1].encode("utf-8"))
     mapped = map_flags(texts, archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
     at = 0
-    for note in mapped.notes:  # each note where its flag is written
-        first = note.flag.split()[0] if note.flag.split() else ""
-        at = next((n for n in range(at, len(texts)) if texts[n] == first), at)
+    for note in mapped.notes:  # each note where its flag is written (its words, else its first word)
+        parts = note.flag.split()
+        at = next(
+            (n for n in range(at, len(texts)) if texts[n : n + len(parts)] == parts),
+            next((n for n in range(at, len(texts)) if parts and texts[n] == parts[0]), at),
+        )
         out.notes(words[at][1] if at < len(words) else start, [note])
     if list(mapped.words) != texts:
         out.rewrite(start, end, " ".join(mapped.words), "flags")
