@@ -91,6 +91,7 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "Makefile:23:39 note[HC406]",
         "legacy/CMakeLists.txt:2:1 warning[HC401]",
         "legacy/CMakeLists.txt:3:1 warning[HC401]",
+        "legacy/CMakeLists.txt:3:1 note[HC405]",  # cuda_add_executable's main.cu marked LANGUAGE HIP
     }
     assert lines == expected
     assert "-ptx" not in stderr  # a shell comment in a recipe is not read as flags
