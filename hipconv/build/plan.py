@@ -100,8 +100,8 @@ def plan_tree(
 ) -> list[Unit]:
     """One unit per translation unit among `files` (paths relative to out_root).
 
-    Its flags: those the tree's Makefiles give it (`make -n`, see makeflags.py), else those its CMake project
-    gives it (read statically, see cmakeflags.py), then every header directory.
+    Its flags: those the tree's Makefiles give it (read statically, see makeflags.py), else those its CMake
+    project gives it (read statically, see cmakeflags.py), then every header directory.
     """
     rels = sorted(files)
     header_dirs = sorted(
