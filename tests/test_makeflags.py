@@ -102,10 +102,21 @@ def test_makefile_that_compiles_nothing(tmp_path: Path) -> None:
     assert _flags(tmp_path, files) == {}
 
 
-def test_flags_are_read_without_make_on_path(tmp_path: Path) -> None:
-    """make is not needed: PATH without it changes nothing."""
-    files = {"Makefile": "NVCC := $(shell which nvcc)\nk.o: k.cu\n\thipcc -DREAD -c $<\n", "k.cu": ""}
-    assert _flags(tmp_path, files, {"PATH": str(tmp_path / "empty")}) == {"k.cu": ["-DREAD"]}
+def test_flags_are_read_without_make_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """make is not needed: `hipconv build` with a PATH that holds no make still gives each TU its flags."""
+    tree = tmp_path / "tree"
+    _flags(tree, {"Makefile": "FLAGS = -DREAD\nk.o: k.cu\n\tnvcc $(FLAGS) -c $<\n", "k.cu": "int k;\n"})
+    hipcc = tmp_path / "bin" / "hipcc"
+    hipcc.parent.mkdir()
+    hipcc.write_text("#!/bin/sh\nexit 0\n")
+    hipcc.chmod(0o755)
+    monkeypatch.setenv("PATH", str(hipcc.parent))
+    assert shutil.which("make") is None
+    out = tmp_path / "hip"
+    result = run_cli("build", tree, "-o", out, "--check-only", "--rocm-version", "6.3")
+    assert result.code == 0, result.stderr
+    (entry,) = json.loads((out / "compile_commands.json").read_text())
+    assert entry["arguments"][0] == str(hipcc) and "-DREAD" in entry["arguments"]
 
 
 def _hostile_tree(root: Path, markers: Path) -> None:

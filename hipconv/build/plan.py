@@ -101,13 +101,16 @@ def plan_tree(
     """One unit per translation unit among `files` (paths relative to out_root).
 
     Its flags: those the tree's Makefiles give it (read statically, see makeflags.py), else those its CMake
-    project gives it (read statically, see cmakeflags.py), then every header directory.
+    project gives it (read statically, see cmakeflags.py), then every header directory of the tree as an
+    -idirafter directory: searched for "" and <> includes alike, but after the build's own -I directories
+    and the system's, so that a project's shim header (a Windows unistd.h in win/) never hides the system
+    one and never overrides the directories the build chose.
     """
     rels = sorted(files)
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
-    flags = [f"-I{d}" for d in header_dirs] + list(extra)
+    flags = [word for d in header_dirs for word in ("-idirafter", d)] + list(extra)
     from_build = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
     units = []
     for rel in rels:
