@@ -73,12 +73,12 @@ class Makefile:
     """The variables and rules of one make invocation in `directory` (its Makefile and what it includes)."""
 
     def __init__(
-        self, root: Path, directory: Path, environ: Mapping[str, str], overrides: Mapping[str, str] = {}
+        self, root: Path, directory: Path, environ: Mapping[str, str], overrides: Mapping[str, str] | None = None
     ) -> None:
         self.root, self.directory = root, directory
         self.variables: dict[str, Variable] = {n: Variable(v, True, "default") for n, v in _DEFAULTS.items()}
         self.variables.update({n: Variable(v, False, "environment") for n, v in environ.items()})
-        self.variables.update({n: Variable(v, False, "command line") for n, v in overrides.items()})
+        self.variables.update({n: Variable(v, False, "command line") for n, v in (overrides or {}).items()})
         self.variables["CURDIR"] = Variable(str(directory), False, "file")
         self.expander = Expander(self.variables, directory, self.read_text)
         self.rules: list[Rule] = []
