@@ -513,6 +513,19 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC406",
+        Severity.NOTE,
+        "build file: an MSVC option passed to the host compiler (-Xcompiler /std:c++20): hipcc's host compiler is "
+        "clang, so it becomes clang's spelling, or is dropped when clang's GNU-style driver has none",
+        hint="hipcc takes GNU-style options on every platform: write host options that way in the HIP branch",
+        example=Example(
+            "NVCCFLAGS = -O2 -Xcompiler /std:c++17,/EHsc",
+            "Makefile:1:17: note[HC406]: MSVC option /std:c++17 becomes -std=c++17, its clang spelling (hipcc's "
+            "host compiler)",
+            file="Makefile",
+        ),
+    ),
+    Code(
         "HC410",
         Severity.ERROR,
         "translation unit does not compile with hipcc",

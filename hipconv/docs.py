@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import collections
 
-from hipconv.buildfiles.nvcc_flags import flag_table_markdown
+from hipconv.buildfiles.flag_table import flag_table_markdown
 from hipconv.diagnostics import CODES
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_releases

@@ -14,7 +14,14 @@ import pytest
 from helpers import HAS_DEBIAN_CMAKE_HIP, cmake_build_with_debian_hip, run_cli
 from hipconv.build.hipcc import parse_diagnostics
 from hipconv.build.makeflags import makefile_flags
-from hipconv.build.plan import Unit, UnitResult, expand_options_files, group_failures, plan_compile_commands
+from hipconv.build.plan import (
+    Unit,
+    UnitResult,
+    expand_options_files,
+    group_failures,
+    plan_compile_commands,
+    plan_tree,
+)
 from hipconv.rules import load_ruleset
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -331,6 +338,46 @@ def test_cmake_builds_the_translated_cmakelists(tmp_path: Path, hip_env: dict[st
     assert (build / "libvecops.a").stat().st_size > 0
     assert os.access(build / "vecops_demo", os.X_OK)
     assert "--offload-arch=gfx90a" in (build / "CMakeFiles" / "vecops.dir" / "flags.make").read_text()
+
+
+def _shim_tree(root: Path) -> None:
+    """A project with a Windows shim of a POSIX header in win/ (used only on Windows), its own headers in
+    inc/ included with "" and <>, and a Makefile that passes -Iinc."""
+    for folder in ("win", "inc", "src"):
+        (root / folder).mkdir(parents=True)
+    (root / "win" / "unistd.h").write_text('#pragma once\n#error "the Windows shim of unistd.h"\n')
+    (root / "inc" / "grid.h").write_text("#pragma once\nconstexpr int kBlock = 128;\n")
+    (root / "inc" / "config.h").write_text("#pragma once\n#define GRID_CONFIG 1\n")
+    (root / "src" / "main.cu").write_text(
+        '#include <unistd.h>\n#include <grid.h>\n#include "config.h"\n#include <cuda_runtime.h>\n'
+        "__global__ void fill(int *p) { p[threadIdx.x] = kBlock + GRID_CONFIG; }\n"
+        "int main() { int *p; cudaMalloc(&p, kBlock * sizeof(int)); fill<<<1, kBlock>>>(p);\n"
+        "  cudaFree(p); return getpid() > 0 ? 0 : 1; }\n"
+    )
+
+
+def test_header_directories_come_after_the_system_and_the_build(tmp_path: Path) -> None:
+    """The tree's header folders are -idirafter, after the build's own flags: they cannot hide a system header
+    or override an -I the build passes."""
+    _shim_tree(tmp_path)
+    (tmp_path / "Makefile").write_text("app: src/main.cu\n\thipcc -Iinc -DFROM_MAKE src/main.cu -o app\n")
+    files = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
+    (unit,) = plan_tree(files, tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True)
+    words = list(unit.command)
+    assert "-I" + str(tmp_path / "win") not in words and "-I" + str(tmp_path / "inc") in words
+    assert words.index("-DFROM_MAKE") < words.index("-idirafter")
+    assert [words[n + 1] for n, w in enumerate(words) if w == "-idirafter"] == [
+        str(tmp_path), str(tmp_path / "inc"), str(tmp_path / "win")
+    ]  # fmt: skip
+
+
+@pytest.mark.hipcc
+def test_a_shim_header_does_not_hide_the_system_one(tmp_path: Path) -> None:
+    """win/unistd.h does not replace <unistd.h> (it used to, and the error was filed as one nothing can fix);
+    the project's own headers are found with or without a build file."""
+    _shim_tree(tmp_path / "cuda")
+    result = run_cli("build", tmp_path / "cuda", "-o", tmp_path / "hip", "--check-only", "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
 
 
 @pytest.mark.hipcc

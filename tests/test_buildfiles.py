@@ -7,6 +7,8 @@ tests/fixtures/build_project: the realistic project that tests/test_build.py als
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -83,8 +85,13 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "Makefile:19:13 warning[HC401]",
         "rules.mk:2:12 note[HC403]",
         "rules.mk:2:37 note[HC404]",
+        "CMakeLists.txt:35:41 note[HC406]",  # -Xcompiler=/W4,/EHsc: one mapped, one dropped
+        "CMakeLists.txt:35:89 note[HC406]",
+        "Makefile:23:15 note[HC406]",
+        "Makefile:23:39 note[HC406]",
         "legacy/CMakeLists.txt:2:1 warning[HC401]",
         "legacy/CMakeLists.txt:3:1 warning[HC401]",
+        "legacy/CMakeLists.txt:3:1 note[HC405]",  # cuda_add_executable's main.cu marked LANGUAGE HIP
     }
     assert lines == expected
     assert "-ptx" not in stderr  # a shell comment in a recipe is not read as flags
@@ -138,6 +145,9 @@ def test_build_file_kind(name: str, kind: str | None) -> None:
         ),
         pytest.param("Makefile", "CXXFLAGS := -O2 -Wall\napp: main.o\n\t$(CXX) $^ -o $@ -lm\n", id="make-host-only"),
         pytest.param("Makefile", "# nvcc -arch=sm_80 -lcudart\n", id="make-comment"),
+        pytest.param(
+            "Makefile", "NV := $(shell which nvcc-wrapper)\nX := $(shell nvcc --version)\n", id="make-not-a-lookup"
+        ),
     ],
 )
 def test_noop(name: str, text: str) -> None:
@@ -238,9 +248,32 @@ def test_noop(name: str, text: str) -> None:
         pytest.param(
             "Makefile",
             "NVCC ?= $(shell command -v nvcc)\nFLAGS = -O3 -expt-extended-lambda\nall:\n\t$(NVCC) $(FLAGS) a.cu\n",
-            "NVCC ?= $(shell command -v hipcc) -DHIP_ENABLE_WARP_SYNC_BUILTINS\nFLAGS = -O3\n"
+            "NVCC ?= $(patsubst %,% -DHIP_ENABLE_WARP_SYNC_BUILTINS,$(shell command -v hipcc))\nFLAGS = -O3\n"
             "all:\n\t$(NVCC) $(FLAGS) a.cu\n",
             id="make-shell-command-v",
+        ),
+        pytest.param(
+            "Makefile",
+            "NVCC := $(shell which nvcc 2>/dev/null)\nifeq ($(NVCC),)\n  NVCC := /usr/local/cuda/bin/nvcc\nendif\n"
+            "all:\n\t$(NVCC) -arch=sm_80 a.cu\n",
+            "NVCC := $(patsubst %,% -DHIP_ENABLE_WARP_SYNC_BUILTINS,$(shell which hipcc 2>/dev/null))\n"
+            "ifeq ($(NVCC),)\nROCM_PATH ?= /opt/rocm\n"
+            "  NVCC := $(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\n"
+            "endif\nall:\n\t$(NVCC) --offload-arch=gfx90a a.cu\n",
+            id="make-shell-which-with-a-fallback",
+        ),
+        pytest.param(
+            "Makefile",
+            "NVCC ?= $(shell command -v nvcc 2> /dev/null || echo nvcc)\n"
+            "CU := $(shell whereis -b nvcc | cut -d' ' -f2)\n"
+            "CUDA_BIN = $(shell dirname $(shell type -P nvcc))\nifneq ($(shell which nvcc 2>/dev/null),)\n"
+            "all:\n\t$(NVCC) -lineinfo a.cu\nendif\n",
+            "NVCC ?= $(patsubst %,% -DHIP_ENABLE_WARP_SYNC_BUILTINS,"
+            "$(shell command -v hipcc 2> /dev/null || echo hipcc))\n"
+            "CU := $(patsubst %,% -DHIP_ENABLE_WARP_SYNC_BUILTINS,$(shell whereis -b hipcc | cut -d' ' -f2))\n"
+            "CUDA_BIN = $(shell dirname $(shell type -P hipcc))\nifneq ($(shell which hipcc 2>/dev/null),)\n"
+            "all:\n\t$(NVCC) -gline-tables-only a.cu\nendif\n",
+            id="make-shell-lookups-in-every-form",
         ),
         pytest.param(
             "common.mk",
@@ -281,7 +314,7 @@ def test_make_host_compiler_variables_are_not_nvcc_flags() -> None:
 def test_make_compiler_rewrites_are_reported() -> None:
     assert _diagnostics("Makefile", "NVCC := $(shell which nvcc)\n") == [
         "1:9 HC405 $(shell which nvcc): replaced by $(shell which hipcc)",
-        "1:28 HC405 -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(shell which nvcc): HIP declares the *_sync warp "
+        "1:9 HC405 -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(shell which nvcc): HIP declares the *_sync warp "
         "builtins only with it (ROCm 6.2+)",
     ]
     assert _diagnostics("Makefile", "CC := $(CUDA_PATH)/bin/nvcc\n") == [
@@ -290,6 +323,26 @@ def test_make_compiler_rewrites_are_reported() -> None:
         "1:28 HC405 -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(CUDA_PATH)/bin/nvcc: HIP declares the *_sync "
         "warp builtins only with it (ROCm 6.2+)",
     ]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make not installed")
+def test_make_nvcc_lookup_keeps_its_fallback(tmp_path: Path) -> None:
+    """A translated `$(shell which nvcc)` lookup finds hipcc where it is on PATH, and is still empty where it
+    is not, so that `ifeq ($(NVCC),)` takes its fallback (run with GNU make)."""
+    source = "NVCC := $(shell which nvcc 2>/dev/null)\nifeq ($(NVCC),)\n  NVCC := fallback-nvcc\nendif\n"
+    result = translate_build_file(SourceFile.from_bytes("Makefile", source.encode()))
+    assert result.output is not None
+    (tmp_path / "Makefile").write_bytes(result.output + b"$(info [$(NVCC)])\nshow: ;\n")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "hipcc").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "hipcc").chmod(0o755)
+    make = shutil.which("make")
+    assert make is not None
+    found = f"[{tmp_path}/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS]"
+    for path, expected in ((f"{tmp_path / 'bin'}:/usr/bin:/bin", found), ("/nowhere", "[fallback-nvcc]")):
+        done = subprocess.run([make, "-s", "-C", str(tmp_path), "show"], env={"PATH": path}, capture_output=True,
+                              text=True, timeout=60, check=False)  # fmt: skip
+        assert done.stdout.strip() == expected, done.stdout + done.stderr
 
 
 def test_makefile_project_diagnostics(tmp_path: Path) -> None:
@@ -307,11 +360,16 @@ def test_makefile_project_diagnostics(tmp_path: Path) -> None:
         "config.mk:4:11: note[HC404]: -gencode arch=compute_$(SM),code=sm_$(SM): NVIDIA architecture replaced by "
         "--offload-arch=gfx90a",
         "config.mk:5:16: note[HC403]: --ptxas-options=-v dropped: PTX assembler options have no AMD counterpart",
-        "tools/Makefile:2:9: note[HC405]: $(shell which nvcc): replaced by $(shell which hipcc)",
-        "tools/Makefile:2:28: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(shell which nvcc): "
+        "tools/Makefile:2:9: note[HC405]: $(shell which nvcc 2>/dev/null): replaced by $(shell which hipcc "
+        "2>/dev/null)",
+        "tools/Makefile:2:9: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(shell which nvcc "
+        "2>/dev/null): HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
+        "tools/Makefile:4:11: note[HC405]: $(CUDA_HOME)/bin/nvcc: replaced by $(ROCM_PATH)/bin/hipcc; "
+        "ROCM_PATH defaults to /opt/rocm (set it where ROCm is installed)",
+        "tools/Makefile:4:32: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(CUDA_HOME)/bin/nvcc: "
         "HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
-        "tools/Makefile:3:15: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
-        "tools/Makefile:7:10: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
+        "tools/Makefile:6:15: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
+        "tools/Makefile:10:10: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
     ]
 
 

@@ -187,6 +187,37 @@ def test_mixed_glob_marks_only_its_cu_files() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("src", "marked"),
+    [
+        pytest.param("my_add_sample(demo demo.cu util.cpp)\n", "demo.cu", id="project-function"),
+        pytest.param("cuda_add_executable(app src/main.cu)\n", "src/main.cu", id="findcuda-command"),
+        pytest.param('add_kernels(NAME k SOURCES "k 1.cu" k2.cu)\n', '"k 1.cu" k2.cu', id="quoted-and-plain"),
+        pytest.param("foreach(s a.cu ${X}/b.cu)\n  add_executable(${s}_app ${s})\nendforeach()\n",
+                     "a.cu ${X}/b.cu", id="foreach-items"),
+    ],
+)  # fmt: skip
+def test_cu_sources_named_by_any_command_are_marked(src: str, marked: str) -> None:
+    """A .cu file reaches a target through a project function, a macro or a loop: it is marked where it is named
+    (functions and macros run in their caller's directory, whose source properties the target sees)."""
+    output, _ = _translate(src)
+    assert f"set_source_files_properties({marked} PROPERTIES LANGUAGE HIP)" in output
+    assert _translate(output)[0] == output
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param('message(STATUS "building kernel.cu")\n', id="message"),
+        pytest.param('string(REPLACE ".cu" ".o" OBJ "${SRC}")\n', id="suffix-only"),
+        pytest.param("file(GLOB_RECURSE SRC *.cpp)\ninstall(FILES kernel.cu DESTINATION src)\n", id="install"),
+        pytest.param("function(add_sample name)\nendfunction()\n", id="definition"),
+    ],
+)
+def test_cu_names_that_are_not_sources_are_not_marked(src: str) -> None:
+    assert "set_source_files_properties" not in _translate(src)[0]
+
+
 def test_cmake_project_diagnostics(tmp_path: Path) -> None:
     result = run_cli("translate", CMAKE_PROJECT, "-o", tmp_path / "hip", "--rocm-version", "5.2")
     assert result.code == 0, result.stderr
@@ -207,11 +238,13 @@ def test_cmake_project_diagnostics(tmp_path: Path) -> None:
         "CUDA otherwise)",
         "samples/CMakeLists.txt:5:3: note[HC405]: find_package(hip) added: the CMake targets of the HIP "
         "libraries linked here come from these packages",
-        "samples/CMakeLists.txt:12:1: note[HC403]: target_compile_options(histogram ...) does nothing once its "
+        "samples/CMakeLists.txt:18:1: note[HC405]: scale.cu: marked LANGUAGE HIP (CMake compiles .cu files as "
+        "CUDA otherwise)",  # passed to a macro: marked where it is named
+        "samples/CMakeLists.txt:20:1: note[HC403]: target_compile_options(histogram ...) does nothing once its "
         "nvcc flags are dropped; removed",
-        "samples/CMakeLists.txt:13:26: note[HC403]: --extended-lambda dropped: clang compiles `__device__` lambdas "
+        "samples/CMakeLists.txt:21:26: note[HC403]: --extended-lambda dropped: clang compiles `__device__` lambdas "
         "without it",
-        "samples/CMakeLists.txt:14:26: note[HC403]: -Xptxas=-v dropped: PTX assembler options have no AMD counterpart",
+        "samples/CMakeLists.txt:22:26: note[HC403]: -Xptxas=-v dropped: PTX assembler options have no AMD counterpart",
     ]
 
 
@@ -235,6 +268,7 @@ def test_cmake_flags_of_the_project() -> None:
         "rng/stats.cpp": [*library, "-fopenmp", "-std=c++17"],
         "rng/uniform.cu": [*library, "-std=c++17"],
         "samples/histogram.cu": samples,
+        "samples/scale.cu": [warp_sync, "-DSAMPLES_VERSION=3", common, "-std=c++17"],  # ${ARGN} of a macro
         "samples/vector_add.cu": samples,
     }
 
@@ -281,6 +315,7 @@ def test_build_uses_the_cmake_flags(tmp_path: Path) -> None:
         "rng/stats.cpp",
         "rng/uniform.cu",
         "samples/histogram.cu",
+        "samples/scale.cu",
         "samples/vector_add.cu",
     ]
     assert "-fopenmp" in database["rng/stats.cpp"] and "-fopenmp" not in database["rng/uniform.cu"]
@@ -298,5 +333,5 @@ def test_cmake_builds_the_translated_cmake_project(tmp_path: Path, hip_env: dict
     result = run_cli("translate", CMAKE_PROJECT, "-o", out, "--rocm-version", "5.2")
     assert result.code == 0, result.stderr
     build = cmake_build_with_debian_hip(out, tmp_path, hip_env)
-    for program in ("samples/vector_add", "samples/histogram", "rng/rng_demo"):
+    for program in ("samples/vector_add", "samples/histogram", "samples/scale_sample", "rng/rng_demo"):
         assert os.access(build / program, os.X_OK), program

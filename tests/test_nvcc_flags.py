@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
+from hipconv.buildfiles.flag_table import flag_table_markdown
 from hipconv.buildfiles.nvcc_flags import (
     FLAGS,
     LIBRARIES,
-    flag_table_markdown,
     lookup,
     map_flags,
     map_library,
@@ -77,12 +79,23 @@ CASES = [
     ("-rdc=maybe", (), ["HC402"]),
     ("-o", (), ["HC402"]),  # a value is missing
     ("-lnvrtc", ("-lnvrtc",), ["HC401"]),
-]
+    # MSVC options for nvcc's host compiler (cl.exe): clang's spelling, else dropped (msvc_flags.py)
+    ("-Xcompiler /std:c++20", ("-std=c++20",), ["HC406"]),
+    ('-Xcompiler "/std:c++17"', ("-std=c++17",), ["HC406"]),
+    ('-Xcompiler \\"/std:c++14\\"', ("-std=c++14",), ["HC406"]),  # inside a quoted CMake argument
+    ("-Xcompiler=/W4,/WX,/W0,/W3", ("-WCL4", "-Werror", "-w", "-Wall"), ["HC406"] * 4),
+    ("--compiler-options /DNOMINMAX,/UNDEBUG,/Iinc,/Od,/Zi,/Z7,/openmp",
+     ("-DNOMINMAX", "-UNDEBUG", "-Iinc", "-O0", "-g", "-g", "-fopenmp"), ["HC406"] * 7),
+    ("-Xcompiler /EHsc,/MD,/bigobj,/wd4996,/O2,/std:c++latest,-fPIC", ("-fPIC",), ["HC406"] * 6),
+    ("-Xcompiler -isystem,/opt -Xcompiler -include,/pre.h", ("-isystem", "/opt", "-include", "/pre.h"), []),
+    ("-Xcompiler /usr/lib/x.o", ("/usr/lib/x.o",), []),  # a path, not an option
+    ("-Xlinker /NODEFAULTLIB", ("-Wl,/NODEFAULTLIB",), []),  # lld-link takes /options
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("nvcc", "hip", "codes"), CASES, ids=[c[0] for c in CASES])
 def test_flag_mapping(nvcc: str, hip: tuple[str, ...], codes: list[str]) -> None:
-    mapped = map_flags(nvcc.split(), ARCHS)
+    mapped = map_flags(shlex.split(nvcc, posix=False), ARCHS)
     assert mapped.words == hip
     assert [n.code for n in mapped.notes] == codes
 

@@ -102,14 +102,17 @@ def plan_tree(
     """One unit per translation unit among `files` (paths relative to out_root), and the sources left out,
     each with why: those another file includes, which the project's build does not compile on their own.
 
-    Its flags: those the tree's Makefiles give it (`make -n`, see makeflags.py), else those its CMake project
-    gives it (read statically, see cmakeflags.py), then every header directory.
+    Its flags: those the tree's Makefiles give it (read statically, see makeflags.py), else those its CMake
+    project gives it (read statically, see cmakeflags.py), then every header directory of the tree as an
+    -idirafter directory: searched for "" and <> includes alike, but after the build's own -I directories
+    and the system's, so that a project's shim header (a Windows unistd.h in win/) never hides the system
+    one and never overrides the directories the build chose.
     """
     rels = sorted(files)
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
-    flags = [f"-I{d}" for d in header_dirs] + list(extra)
+    flags = [word for d in header_dirs for word in ("-idirafter", d)] + list(extra)
     from_build = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
     included = included_sources(out_root, rels, TU_SUFFIXES)
     units, skipped = [], []

@@ -49,7 +49,6 @@ _HIP_PROPERTY = {
 _NO_HIP_PROPERTY = frozenset({"CUDA_RESOLVE_DEVICE_SYMBOLS", "CUDA_RUNTIME_LIBRARY", "CUDA_PTX_COMPILATION"})
 _CUDA_ARCH_VALUE = re.compile(r"(?:(?:\d+(?:-real|-virtual)?|native|all|all-major)[;\s]*)+")
 _TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})
-_SOURCE_COMMANDS = frozenset({"add_executable", "add_library", "target_sources", "set", "list"})
 _CUDA_GENEX = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)(>)", re.S)
 _CUDA_GENEX_OPEN = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)", re.S)
 
@@ -81,8 +80,7 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
                         add_warp_sync_define(command, text, out)
         _cmake_properties(command, archs, out, text)
         _cmake_args(command, archs, link_variables, out)
-        if name in _SOURCE_COMMANDS:
-            mark_hip_sources(command, text, out)
+        mark_hip_sources(command, text, out)
         if name == "file":
             mark_globbed_sources(command, text, out)
         _drop_leftover(command, body, out)

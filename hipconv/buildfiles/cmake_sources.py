@@ -2,13 +2,44 @@
 
 from __future__ import annotations
 
+import re
+
 from hipconv.buildfiles.cmake_syntax import Command
 from hipconv.buildfiles.common import BuildFileEdits
 
+# commands whose .cu arguments are not sources a target compiles (or are handled elsewhere: file(GLOB))
+_NOT_SOURCES = frozenset(
+    {
+        "message",
+        "set_source_files_properties",
+        "set_property",
+        "get_property",
+        "get_source_file_property",
+        "file",
+        "string",
+        "install",
+        "configure_file",
+        "function",
+        "macro",
+        "if",
+        "elseif",
+        "while",
+        "option",
+    }
+)
+_SOURCE = re.compile(r"[^*?]*[^\s/*?;]\.cu")  # a file name, not a pattern (*.cu) or a suffix (".cu")
+
 
 def mark_hip_sources(command: Command, text: str, out: BuildFileEdits) -> None:
-    """CMake compiles .cu files as CUDA: a command listing some is followed by LANGUAGE HIP for them."""
-    sources = [a.value for a in command.args[1:] if a.value.endswith(".cu")]
+    """CMake compiles .cu files as CUDA: a command naming some is followed by LANGUAGE HIP for them.
+
+    Every command, not only add_executable/add_library/target_sources/set/list: a .cu file passed to a project
+    function or macro (`add_sample(demo demo.cu)`, a `cuda_add_executable` wrapper) is marked where it is
+    named, which is the directory the function's target is created in (functions and macros run in their
+    caller's directory)."""
+    if command.name.lower() in _NOT_SOURCES:
+        return
+    sources = [a.text for a in command.args if _SOURCE.fullmatch(a.value)]
     insertion = f"set_source_files_properties({' '.join(sources)} PROPERTIES LANGUAGE HIP)"
     if sources and insertion not in text:
         out.rewrite(command.end, command.end, f"\n{command.indent}{insertion}", "source-language")

@@ -21,7 +21,10 @@ _ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?:
 _NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
 _NVCC_WORD = re.compile(r"([@+-]*)((?:\S*/)?)nvcc")
 _NVCC_NAME = re.compile(r"\w*NVCC")  # $(NVCC), $(MY_NVCC): nvcc also where the variable is set elsewhere
-_SHELL_NVCC = re.compile(r"(\$[({]shell\s+(?:which|command\s+-v|type\s+-[pP])\s+)nvcc(\s*[)}])")
+# nvcc looked up by $(shell ...): `which nvcc 2>/dev/null`, `command -v nvcc || echo ...`, `type -P nvcc`,
+# `whereis -b nvcc | cut ...`; the looked-up name is group 1
+_SHELL_NVCC = re.compile(r"\$[({]shell\s+(?:which|command\s+-v|type\s+-[pP]|whereis(?:\s+-b)?)\s+(nvcc)(?=[\s)};|&>])")
+_SHELL_NVCC_WORD = re.compile(r"(?<![\w./$-])nvcc(?![\w./-])")
 _COMPILER_REFERENCE = re.compile(r"[@+-]*\$[({]([A-Za-z_][\w.]*)[)}]")
 _REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
 _CONDITIONAL = re.compile(r"\s*(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b")
@@ -120,10 +123,22 @@ def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
 
 def _is_nvcc(word: str, compilers: set[str]) -> bool:
     """Is this word nvcc: the program, its path, `$(shell which nvcc)`, or a variable that holds it."""
-    if _NVCC_WORD.fullmatch(word) or _SHELL_NVCC.fullmatch(word.lstrip("@+-")):
+    if _NVCC_WORD.fullmatch(word) or _is_shell_nvcc(word.lstrip("@+-")):
         return True
     reference = _COMPILER_REFERENCE.fullmatch(word)
     return reference is not None and (reference.group(1) in compilers or bool(_NVCC_NAME.fullmatch(reference.group(1))))
+
+
+def _is_shell_nvcc(word: str) -> bool:
+    """Is the word one $(shell ...) that looks nvcc up (and prints its path, or nothing)?"""
+    if not _SHELL_NVCC.match(word):
+        return False
+    depth = 0
+    for n, c in enumerate(word[1:], 1):
+        depth += (c in "({") - (c in ")}")
+        if depth == 0:
+            return n == len(word) - 1
+    return False
 
 
 def _nvcc_variables(lines: list[_Line]) -> tuple[set[str], set[str]]:
@@ -197,12 +212,12 @@ def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildF
     """nvcc -> hipcc: the index of the (first) compiler word, and whether a path to nvcc was rewritten."""
     found, path_rewritten = None, False
     for n, (word, pos) in enumerate(words):
-        if not _is_nvcc(word, compilers):
+        if not _is_nvcc(word, compilers):  # a lookup inside a condition or a path: ifneq ($(shell which nvcc),)
+            _rewrite_shell_nvcc(word, pos, out)
             continue
         found = n if found is None else found
         end = pos + len(word.encode("utf-8"))
         program = _NVCC_WORD.fullmatch(word)
-        shell = _SHELL_NVCC.search(word)
         if program is not None and program.group(2):  # $(CUDA_PATH)/bin/nvcc: the ROCm installation's hipcc
             new = program.group(1) + HIPCC_PATH
             out.rewrite(pos, end, new, "compiler")
@@ -216,20 +231,38 @@ def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildF
             path_rewritten = True
         elif program is not None:
             out.rewrite(pos, end, program.group(1) + "hipcc", "compiler")
-        elif shell is not None:
-            new = word[: shell.start()] + shell.expand(r"\1hipcc\2") + word[shell.end() :]
-            out.rewrite(pos, end, new, "compiler")
-            out.report(pos, "HC405", f"{word}: replaced by {new}", word)
-        if program is not None or shell is not None:
+        if program is not None:
             _define_warp_sync(word, end, out)
+        else:
+            _rewrite_shell_nvcc(word, pos, out, compiler=True)
     return found, path_rewritten
+
+
+def _rewrite_shell_nvcc(word: str, pos: int, out: BuildFileEdits, *, compiler: bool = False) -> None:
+    """nvcc -> hipcc where a $(shell ...) in the word looks nvcc up (`which nvcc 2>/dev/null`, `command -v`,
+    `type -P`, `whereis`), also a fallback `|| echo nvcc`. The compiler's word (`compiler`) also defines
+    WARP_SYNC_DEFINE, through $(patsubst) so that a lookup that finds nothing is still empty and
+    `ifeq ($(NVCC),)` still takes its fallback."""
+    if not _SHELL_NVCC.search(word):
+        return
+    new = _SHELL_NVCC_WORD.sub("hipcc", word)
+    out.report(pos, "HC405", f"{word}: replaced by {new}", word)
+    if compiler:
+        lead = len(word) - len(word.lstrip("@+-"))
+        new = f"{new[:lead]}$(patsubst %,% -D{WARP_SYNC_DEFINE},{new[lead:]})"
+        _report_warp_sync(word, pos, out)
+    out.rewrite(pos, pos + len(word.encode("utf-8")), new, "compiler")
 
 
 def _define_warp_sync(word: str, end: int, out: BuildFileEdits) -> None:
     """nvcc's word became hipcc's: every compile it runs defines WARP_SYNC_DEFINE."""
     out.rewrite(end, end, f" -D{WARP_SYNC_DEFINE}", "warp-sync-define")
+    _report_warp_sync(word, end, out)
+
+
+def _report_warp_sync(word: str, at: int, out: BuildFileEdits) -> None:
     out.report(
-        end,
+        at,
         "HC405",
         f"-D{WARP_SYNC_DEFINE} added after {word}: HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
         WARP_SYNC_DEFINE,
@@ -264,9 +297,12 @@ def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: Build
     start, end = words[0][1], words[-1][1] + len(texts[-1].encode("utf-8"))
     mapped = map_flags(texts, archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
     at = 0
-    for note in mapped.notes:  # each note where its flag is written
-        first = note.flag.split()[0] if note.flag.split() else ""
-        at = next((n for n in range(at, len(texts)) if texts[n] == first), at)
+    for note in mapped.notes:  # each note where its flag is written (its words, else its first word)
+        parts = note.flag.split()
+        at = next(
+            (n for n in range(at, len(texts)) if texts[n : n + len(parts)] == parts),
+            next((n for n in range(at, len(texts)) if parts and texts[n] == parts[0]), at),
+        )
         out.notes(words[at][1] if at < len(words) else start, [note])
     if list(mapped.words) != texts:
         out.rewrite(start, end, " ".join(mapped.words), "flags")

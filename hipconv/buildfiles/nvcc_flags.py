@@ -1,7 +1,7 @@
 """nvcc flags -> hipcc flags, and CUDA libraries -> HIP libraries: two data tables and the mapping.
 
 FLAGS drives `map_flags` (used for compile_commands.json entries and Makefiles) and the
-README table (`hipconv rules docs`); LIBRARIES drives `-l` flags and CMake targets alike.
+README table (flag_table.py); LIBRARIES drives `-l` flags and CMake targets alike.
 Pure data and functions: no I/O.
 """
 
@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from hipconv.buildfiles.msvc_flags import msvc_options
 
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 # HIP declares the *_sync warp builtins only with this defined before its runtime header (ROCm 6.2+; the
@@ -303,9 +305,13 @@ def map_flags(
             if arch_done:
                 continue
             arch_done = True
-        mapped, note = _map_known(flag, value, written, words[start:i], archs, keep_unknown=keep_unknown)
+        if flag.action is FlagAction.SPLIT:
+            mapped, new_notes = _map_split(flag, value or "", written)
+        else:
+            mapped, note = _map_known(flag, value, written, words[start:i], archs, keep_unknown=keep_unknown)
+            new_notes = [note] if note else []
         out.extend(mapped)
-        notes.extend([note] if note else [])
+        notes.extend(new_notes)
     return Mapped(tuple(out), tuple(notes), tuple(sources))
 
 
@@ -324,9 +330,6 @@ def _map_known(
     if flag.action is FlagAction.LIBRARY:
         assert value is not None
         return map_library(value)
-    if flag.action is FlagAction.SPLIT:
-        assert value is not None
-        return [part.format(item=item) for item in value.split(",") if item for part in flag.hip], None
     if flag.values:
         if value is not None and value in flag.values:
             return flag.values[value], None
@@ -337,6 +340,22 @@ def _map_known(
         )
         return (raw if keep_unknown else ()), note
     return [part.format(value=value) for part in flag.hip], None
+
+
+def _map_split(flag: NvccFlag, value: str, written: str) -> tuple[Sequence[str], list[FlagNote]]:
+    """-Xcompiler a,b / -Xlinker a,b -> hipcc words item by item; an MSVC option for the host compiler
+    (-Xcompiler /std:c++20) becomes its clang spelling or is dropped (msvc_flags.py), with an HC406 note."""
+    words: list[str] = []
+    notes: list[FlagNote] = []
+    items = [item for item in value.split(",") if item]
+    hosts = msvc_options(items) if flag.names[0] == "-Xcompiler" else [None] * len(items)
+    for item, host in zip(items, hosts, strict=True):
+        if host is None:
+            words += [part.format(item=item) for part in flag.hip]
+        else:
+            words += [host.word] if host.word else []
+            notes.append(FlagNote(written, "HC406", host.message))
+    return words, notes
 
 
 def nvcc_only(word: str) -> bool:
@@ -352,35 +371,3 @@ def nvcc_only(word: str) -> bool:
         return flag.action in (FlagAction.ARCH, FlagAction.SPLIT, FlagAction.DROP, FlagAction.UNSUPPORTED)
     mapped = map_flags([word], keep_unknown=True)
     return mapped.words != (word,)
-
-
-def flag_table_markdown() -> str:
-    """The README's generated nvcc -> hipcc table (and the library table), from FLAGS and LIBRARIES."""
-    rows = ["| nvcc | hipcc | note |", "| --- | --- | --- |"]
-    for flag in FLAGS:
-        spelled = ", ".join(f"`{n}`" for n in flag.names) + (
-            " *X*" if flag.value is FlagValue.ANY and not flag.values else ""
-        )
-        if flag.action is FlagAction.ARCH:
-            hip = "`--offload-arch=T` for each target T"
-        elif flag.action is FlagAction.LIBRARY:
-            hip = "see the library table"
-        elif flag.action in (FlagAction.DROP, FlagAction.UNSUPPORTED):
-            hip = "dropped" if flag.action is FlagAction.DROP else "not passed on (reported)"
-        elif flag.values:
-            hip = "; ".join(f"*{v}* → `{' '.join(w)}`" for v, w in flag.values.items())
-        else:
-            hip = "`" + " ".join(flag.hip).replace("{value}", "X").replace("{item}", "each X") + "`"
-        rows.append(f"| {spelled} | {hip} | {flag.note} |")
-    rows += [
-        "",
-        "| CUDA library | `-l` on ROCm | CMake target | ROCm CMake target | package | note |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for lib in LIBRARIES:
-        rows.append(
-            f"| `{lib.cuda}` | {f'`{lib.hip}`' if lib.hip else '—'} | "
-            f"{', '.join(f'`{t}`' for t in lib.cmake) or '—'} | "
-            f"{f'`{lib.hip_cmake}`' if lib.hip_cmake else '—'} | {lib.package or '—'} | {lib.note} |"
-        )
-    return "\n".join(rows) + "\n"
