@@ -39,6 +39,16 @@ from test_translate import translate
             'extern "C" __device__ int g;',
             id="glued-device",
         ),
+        pytest.param(
+            "__global__ void k(int a) {}\nvoid f() { k << < 1, 2 >> > (3); }",
+            "__global__ void k(int a) {}\nvoid f() { k <<< 1, 2 >>> (3); }",
+            id="spaced-chevrons",
+        ),
+        pytest.param(
+            "template <int N> __global__ void k(int a) {}\nvoid f() { k<4> << < g(1, 2), (n > 1) ? 2 : 1 >> > (3); }",
+            "template <int N> __global__ void k(int a) {}\nvoid f() { k<4> <<< g(1, 2), (n > 1) ? 2 : 1 >>> (3); }",
+            id="spaced-chevrons-template-kernel",
+        ),
     ],
 )
 def test_respelled(src: str, expected: str) -> None:
@@ -57,6 +67,9 @@ def test_respelled(src: str, expected: str) -> None:
         pytest.param('__device__ void f() { register int r asm("v0"); }', id="gnu-explicit-register-variable"),
         pytest.param('__device__ const char *f() { return "C"__device_name__; }', id="another-suffix"),
         pytest.param("__global__ void k(int registers) { int register_count = registers; }", id="longer-names"),
+        pytest.param("__global__ void k() {}\nvoid f() { std::operator<< <char>(std::cout, 'a'); }", id="operator<<"),
+        pytest.param("__global__ void k() {}\nvoid f() { x = a << < b; y = c >> > d; }", id="shift-and-compare"),
+        pytest.param("__global__ void k() {}\n// k << < 1, 1 >> > ();", id="spaced-chevrons-in-a-comment"),
     ],
 )
 def test_respelled_noop(src: str) -> None:

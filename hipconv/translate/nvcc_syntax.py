@@ -6,7 +6,9 @@ same meaning (note HC019):
   address), so it is dropped; a GNU explicit register variable (`register int r asm("...")`) needs it
   and keeps it;
 - a CUDA keyword glued to a string literal (`extern "C"__global__`): clang reads `"C"__global__` as a
-  string literal with a user-defined suffix; a space separates them.
+  string literal with a user-defined suffix; a space separates them;
+- a kernel launch whose chevrons a formatter split (`k << < grid, block >> > (args)`): nvcc reads it as a
+  launch, clang only as `<<<` ... `>>>` written whole; the blanks inside the chevrons go.
 """
 
 from __future__ import annotations
@@ -27,12 +29,17 @@ _ASM = frozenset({"asm", "__asm__", "__asm"})
 # the CUDA execution-space and memory-space keywords: glued to a string they read as a literal suffix
 GLUED_KEYWORDS = (b"__global__", b"__device__", b"__host__", b"__shared__", b"__constant__", b"__managed__")
 _GLUED = re.compile(rb'"(' + b"|".join(GLUED_KEYWORDS) + rb")(?![A-Za-z0-9_])")
+_SPACED_OPEN = re.compile(rb"<<[ \t]+<(?!<)")
 WORDS = frozenset({_REGISTER, *GLUED_KEYWORDS})
 
 
 def may_respell(body: bytes, words: frozenset[bytes]) -> bool:
     """The prefilter's test: the file may hold something to respell."""
-    return _REGISTER in words or (not words.isdisjoint(GLUED_KEYWORDS) and _GLUED.search(body) is not None)
+    return (
+        _REGISTER in words
+        or (not words.isdisjoint(GLUED_KEYWORDS) and _GLUED.search(body) is not None)
+        or (b"<<" in body and _SPACED_OPEN.search(body) is not None)
+    )
 
 
 def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> None:
@@ -42,6 +49,8 @@ def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[byte
         _drop_register(c, skip)
     if not words.isdisjoint(GLUED_KEYWORDS):
         _separate_glued_keywords(c)
+    if b"<<" in c.tokens.body:
+        _join_spaced_chevrons(c)
 
 
 def _drop_register(c: MatchCollector, skip: list[Span]) -> None:
@@ -81,3 +90,45 @@ def _separate_glued_keywords(c: MatchCollector) -> None:
         keyword = m.group(1).decode()
         message = f"space put between a string literal and {keyword}: clang reads them glued as a literal suffix"
         c.diag(at, CODE, message)
+
+
+def _join_spaced_chevrons(c: MatchCollector) -> None:
+    """`name << < config >> > (` and the mixed forms: the chevrons of a launch, written whole."""
+    tokens, body = c.tokens, c.tokens.body
+    for m in _SPACED_OPEN.finditer(body):
+        i = bisect.bisect_left(tokens.starts, m.start())
+        if i + 1 >= len(tokens) or tokens.starts[i] != m.start() or tokens.text(i) != "<<":
+            continue  # in a comment or a literal
+        before = tokens.text(i - 1) if i > 0 else ""
+        if before == "operator" or tokens.kinds[i - 1] not in (TokenKind.IDENTIFIER, TokenKind.PUNCTUATION):
+            continue
+        close = _spaced_close(c, i + 2)
+        if close is None:
+            continue
+        for first in (i, close):  # the blanks between the two halves of each chevron
+            c.edits.append(Edit.replace(tokens.ends[first], tokens.starts[first + 1], "", RULE_ID))
+        message = "kernel launch chevrons written whole (<<< and >>>): clang does not read `<< <` as a launch"
+        c.diag(tokens.starts[i], CODE, message)
+
+
+def _spaced_close(c: MatchCollector, k: int) -> int | None:
+    """The `>>` of a `>> >` closing the launch configuration that starts at token k, when `(` follows it."""
+    tokens, body = c.tokens, c.tokens.body
+    depth = 0
+    while k + 1 < len(tokens):
+        text = tokens.text(k)
+        if text in ("(", "[", "{"):
+            depth += 1
+        elif text in (")", "]", "}"):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif text == ";" or text == ">>>":
+            return None
+        elif text == ">>" and depth == 0 and tokens.text(k + 1) == ">":
+            if body[tokens.ends[k] : tokens.starts[k + 1]].strip(b" \t"):
+                return None
+            after = next_code(tokens, k + 1)
+            return k if after < len(tokens) and tokens.text(after) == "(" else None
+        k += 1
+    return None
