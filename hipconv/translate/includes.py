@@ -137,6 +137,8 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
             shim_include(c, f.path_span, f.path, f.resolution)
         elif f.resolution is not None and f is not moved:
             apply_resolution(c, f.path_span[0], f.path_span[1], f.path, f.resolution, rename=True)
+    if not runtime_first:  # a .cu file or a header gets the runtime before its first HIP include
+        _insert_needed_before(c, found, _branches(directives))
     spans = [(tokens.starts[f.hash_i], f.path_span[1] + 1) for f in found]
     hip_line = None
     if hip is not None and found[hip].hash_i in _top_level(tokens, directives):
@@ -145,6 +147,38 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
     if runtime is not None and not (late and runtime_first):
         runtime_end = logical_line_end(body, tokens.ends[_directive_last_token(tokens, found[runtime].hash_i)])
     return Includes(spans, runtime is not None and not (late and runtime_first), hip is not None, hip_line, runtime_end)
+
+
+def _insert_needed_before(c: MatchCollector, found: list[_Include], branches: dict[int, tuple[int, ...]]) -> None:
+    """A HIP header that uses what another one declares without including it (its rule's `after`) gets that
+    header right above its include, unless an include before it provides it (that header or the runtime, in
+    the same #if branch or one around it), as the CUDA header it replaces included what it needed itself."""
+    provided: list[tuple[str, tuple[int, ...]]] = []  # (header, the #if branches it is in)
+    for f in found:
+        rule = f.resolution.rule if f.resolution is not None and f.resolution.rewrites else None
+        here = branches.get(f.hash_i, ())
+        if rule is not None and rule.after is not None:
+            wanted = {rule.after, c.table.runtime_header}
+            line = line_before_splices(c.tokens.body, c.tokens.starts[f.hash_i])
+            if line is not None and not any(h in wanted and here[: len(b)] == b for h, b in provided):
+                text = f"#include <{rule.after}>{c.source.newline_at(line)}"  # (None: a splice joins code to it)
+                c.edits.append(Edit.replace(line, line, text, INSERT_RULE_ID))
+                provided.append((rule.after, here))
+        provided.append((f.written, here))
+
+
+def _branches(directives: Directives) -> dict[int, tuple[int, ...]]:
+    """The `#` token of each directive -> the #if branches it is in, outermost first (each #if, #elif and
+    #else opens a branch of its own): an include provides for a later one when its branches begin the later's."""
+    stack: list[int] = []
+    found = {}
+    for n, (hash_i, _, name) in enumerate(directives.lines):
+        if name in ("elif", "else", "endif") and stack:
+            stack.pop()
+        found[hash_i] = tuple(stack)
+        if name in ("if", "ifdef", "ifndef", "elif", "else"):
+            stack.append(n)
+    return found
 
 
 def _top_level(tokens: Tokens, directives: Directives) -> set[int]:

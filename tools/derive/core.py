@@ -43,6 +43,7 @@ KEY_ORDER = (
     "defined_only",
     "rewrite_code",
     "compat",
+    "after",
     "template",
     "scope",
     "lane_mask",
