@@ -65,6 +65,21 @@ def translate(tmp_path: Path, name: str, src: str, rocm: str) -> str:
             API + "#include <hip/texture_types.h>\n#include <hip/surface_types.h>\n",
             id="cpp-once",
         ),
+        pytest.param(
+            "viewer.cpp",
+            "#ifdef A\n#include <cuda.h>\n#endif\n#include <cudaGL.h>\n",
+            "6.3",
+            f"#ifdef A\n#include <hip/hip_runtime.h>\n#endif\n{API}#include <hip/hip_gl_interop.h>\n",
+            id="cpp-one-branch-only-before",
+        ),
+        pytest.param(
+            "viewer.cpp",
+            "#if A\n#include <cuda.h>\n#elif B\n#include <cuda_runtime_api.h>\n#endif\n#include <cudaGL.h>\n",
+            "6.3",
+            "#if A\n#include <hip/hip_runtime.h>\n#elif B\n#include <hip/hip_runtime_api.h>\n#endif\n"
+            f"{API}#include <hip/hip_gl_interop.h>\n",
+            id="cpp-no-else-branch",
+        ),
     ],
 )
 def test_needed_header_goes_above(tmp_path: Path, name: str, src: str, rocm: str, expected: str) -> None:
@@ -78,6 +93,13 @@ def test_needed_header_goes_above(tmp_path: Path, name: str, src: str, rocm: str
         pytest.param("viewer.cpp", "#include <cuda.h>\n#include <cudaGL.h>\n", id="runtime-before"),
         pytest.param("viewer.cpp", "#include <hip/hip_runtime_api.h>\n#include <driver_types.h>\n", id="hip-before"),
         pytest.param("viewer.cpp", "#include <cuda_fp16.h>\n#include <vector_types.h>\n", id="self-contained"),
+        pytest.param(
+            "viewer.cpp",
+            "#if A\n#include <cuda.h>\n#elif B\n#include <cuda_runtime_api.h>\n"
+            "#else\n#include <dynlink_cuda.h>\n#endif\n#include <cudaGL.h>\n",
+            id="every-branch-before",
+        ),
+        pytest.param("viewer.cpp", "#ifdef A\n#include <cuda.h>\n#include <cudaGL.h>\n#endif\n", id="same-branch"),
     ],
 )
 def test_needed_header_noop(tmp_path: Path, name: str, src: str) -> None:
