@@ -111,7 +111,8 @@ COMPILER_MACRO = Entry(
 # uses what that one declares without including it (every include rule writing it gets `after`)
 HIP_HEADER_AFTER = Entry({"after": _STRING, "note": _STRING}, required=("after", "note"))
 # header_guards: a macro a CUDA header defines (its include guard) -> one the HIP counterpart of `header` defines
-HEADER_GUARD = Entry({"header": _STRING, "hip": _STRING, "note": _STRING}, required=("header", "hip", "note"))
+# (`hip: null`: the HIP counterpart defines no macro of its own; the test is reported, HC002)
+HEADER_GUARD = Entry({"header": _STRING, "hip": _HIP, "note": _STRING}, required=("header", "hip", "note"))
 # compat: a CUDA name (or header) -> the shim of hipconv_compat.h that stands for it where the target has no
 # counterpart (tools/derive/compat.py); kind/library/header/note for a name no other rule covers
 COMPAT = Entry(
