@@ -5,7 +5,8 @@ command line's pipeline, print nothing and return frozen values; they raise only
 subclasses, for what stops the CLI with exit code 2:
 
 - ConfigError: a bad `rocm_version` or `kernel_launch`, a missing `src` or `rules_dirs` entry, an
-  output directory inside the input tree, or a non-empty one hipconv did not create (without `force`);
+  output directory inside the input tree, or a non-empty one hipconv did not create or wrote for
+  another ROCm release (without `force`);
 - RuleSchemaError: an invalid rule file in `rules_dirs`;
 - ToolNotFound: libclang's Python bindings cannot be loaded;
 - SourceError: the text given to translate_source is not UTF-8, or binary.

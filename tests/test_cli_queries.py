@@ -149,6 +149,7 @@ RECORD_KEYS = [
     "rewrite_code",
     "lane_mask",
     "requires_define",
+    "after",
     "template",
     "scope",
     "code",

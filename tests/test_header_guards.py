@@ -105,13 +105,21 @@ def test_a_value_use_or_define_is_left_alone(tmp_path: Path, src: str, reported:
     assert diagnostics(result) == reported
 
 
-def test_the_driver_api_guard_is_not_rewritten(tmp_path: Path) -> None:
-    """cuda.h's guard: HIP's driver API shares hip_runtime.h and the runtime's types (CUresult is hipError_t),
-    so helper_cuda.h's driver overloads guarded by it would redefine the runtime ones."""
+def test_the_driver_api_guard_tests_the_runtime(tmp_path: Path) -> None:
+    """cuda.h's guard (helper_cuda_drvapi.h's driver helpers): HIP's driver API is declared by hip_runtime.h."""
     src = "#ifdef __cuda_cuda_h__\nstatic const char *name(CUresult e);\n#endif\n"
     result = translate(tmp_path, src)
-    assert result.stdout.decode().startswith("#ifdef __cuda_cuda_h__\n")
-    assert "HC010" not in result.stderr
+    assert result.stdout.decode() == "#ifdef hipLaunchKernelGGL\nstatic const char *name(hipError_t e);\n#endif\n"
+    assert diagnostics(result) == ["1:8: note[HC010 cuda_driver.__cuda_cuda_h__]"]
+
+
+def test_a_guard_whose_counterpart_defines_nothing_is_reported(tmp_path: Path) -> None:
+    """hiprtc.h defines no macro of its own: no test can tell it was included; the test stays and is reported."""
+    src = "#if defined(__NVRTC_H__)\nstatic const char *name(nvrtcResult r);\n#endif\n"
+    result = translate(tmp_path, src)
+    assert result.stdout.decode().startswith("#if defined(__NVRTC_H__)\n")
+    assert diagnostics(result) == ["1:13: error[HC002 nvrtc.__NVRTC_H__]"]
+    assert "hip/hiprtc.h defines no macro of its own" in result.stderr
 
 
 def test_every_curated_guard_has_a_bundled_rule() -> None:
@@ -120,6 +128,9 @@ def test_every_curated_guard_has_a_bundled_rule() -> None:
     assert set(rules) == set(facts)
     for cuda, fact in facts.items():
         rule = rules[cuda]
+        if fact["hip"] is None:
+            assert (rule.hip, rule.status.value, rule.defined_only) == (None, "unsupported", False)
+            continue
         assert (rule.hip, rule.defined_only, rule.rewrite_code) == (fact["hip"], True, NOTE_CODE)
         assert rule.origin.startswith("rules/header_guards.yaml")
 

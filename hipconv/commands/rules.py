@@ -97,6 +97,7 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "rewrite_code": rule.rewrite_code,
         "lane_mask": rule.lane_mask,
         "requires_define": rule.requires_define,
+        "after": rule.after,
         "template": _template_name(rule.template),
         "scope": rule.scope.value if rule.template is not None else None,  # what the template replaces
         "code": rule.code,

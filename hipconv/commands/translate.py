@@ -80,6 +80,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     table = load_ruleset(request.rules_dirs).table(request.settings)
     marked = the_plan.output_root if writes else None  # a tree's output directory, marked as hipconv's
     if marked is not None:
+        if not request.force:
+            _check_release(marked, request.settings)
         _claim_output(marked, request.settings)
     summary = Summary(
         keep_files=request.keep_files or request.report_path is not None,
@@ -158,6 +160,21 @@ def _write_compat_header(folder: Path, shims: set[str], settings: Settings, cons
         print_result(console, FileResult(str(path), FileStatus.FAILED, reason=f"cannot write: {exc.strerror or exc}"))
         return False
     return True
+
+
+def _check_release(root: Path, settings: Settings) -> None:
+    """Stop before anything is written when root was written for another ROCm release (its marker says which):
+    files this run leaves alone, and hipconv_compat.h's shims, would stay those of the other release."""
+    try:
+        written_for = json.loads((root / OUTPUT_MARKER).read_bytes()).get("rocm")
+    except (OSError, ValueError, AttributeError):  # no marker (a new tree), or not one hipconv can read
+        return
+    if isinstance(written_for, str) and written_for != str(settings.rocm):
+        raise ConfigError(
+            f"{root} was written for ROCm {written_for}; this run targets ROCm {settings.rocm}",
+            hint=f"pass --rocm-version {written_for} to add to it, --force to rewrite it for {settings.rocm}, "
+            "or choose a new output directory",
+        )
 
 
 def _claim_output(root: Path, settings: Settings) -> None:

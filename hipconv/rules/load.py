@@ -269,6 +269,8 @@ def _check_use_forms(fields: Mapping[str, Any], label: str, problems: list[str])
             problems.append(f"{label}: 'tag' must be an identifier (the HIP struct, union or enum tag)")
     if fields.get("defined_only") and kind != RuleKind.MACRO.value:
         problems.append(f"{label}: 'defined_only' goes with kind macro")
+    if fields.get("after") is not None and kind != RuleKind.INCLUDE.value:
+        problems.append(f"{label}: 'after' goes with kind include")
 
 
 def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, problems: list[str]) -> Path | None:
@@ -322,6 +324,7 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         defined_only=bool(fields.get("defined_only", False)),
         rewrite_code=fields.get("rewrite_code"),
         compat=fields.get("compat"),
+        after=fields.get("after"),
     )
 
 

@@ -121,6 +121,8 @@ class Rule:
     defined_only: bool = False  # a macro rewritten only where its definition is tested (#ifdef, defined(X))
     rewrite_code: str | None = None  # a note reported at each rewrite (HC010: a CUDA header guard's test)
     compat: str | None = None  # the shim of hipconv_compat.h used where the target has no counterpart
+    after: str | None = None  # include rules: a HIP header that must come before `hip` (which uses, but does not
+    # include, what it declares)
 
     @property
     def arity(self) -> range | None:

@@ -71,6 +71,7 @@ RULE_FIELDS: Mapping[str, Field] = {
         FieldType.STRING, tuple(sorted(CODES)), choices_hint="a diagnostic code (see `hipconv codes`)"
     ),
     "compat": _STRING,
+    "after": _STRING,
     "rocm": Field(FieldType.VERSIONS, keys=ROCM_VERSION_KEYS),
     "nvidia": Field(FieldType.VERSIONS, keys=NVIDIA_VERSION_KEYS),
 }

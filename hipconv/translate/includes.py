@@ -137,6 +137,8 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
             shim_include(c, f.path_span, f.path, f.resolution)
         elif f.resolution is not None and f is not moved:
             apply_resolution(c, f.path_span[0], f.path_span[1], f.path, f.resolution, rename=True)
+    if not runtime_first:  # a .cu file or a header gets the runtime before its first HIP include
+        _insert_needed_before(c, found, directives)
     spans = [(tokens.starts[f.hash_i], f.path_span[1] + 1) for f in found]
     hip_line = None
     if hip is not None and found[hip].hash_i in _top_level(tokens, directives):
@@ -145,6 +147,45 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
     if runtime is not None and not (late and runtime_first):
         runtime_end = logical_line_end(body, tokens.ends[_directive_last_token(tokens, found[runtime].hash_i)])
     return Includes(spans, runtime is not None and not (late and runtime_first), hip is not None, hip_line, runtime_end)
+
+
+def _insert_needed_before(c: MatchCollector, found: list[_Include], directives: Directives) -> None:
+    """A HIP header that uses what another one declares without including it (its rule's `after`) gets that
+    header right above its include, unless the includes before it provide it (that header or the runtime):
+    in its #if branch or one around it, or in every branch of an #if group with an #else, as the CUDA header
+    it replaces included what it needed itself."""
+    by_hash = {f.hash_i: f for f in found}
+    levels: list[set[str]] = [set()]  # what the includes so far provide, in each enclosing branch
+    groups: list[tuple[list[set[str]], list[bool]]] = []  # per open #if: its finished branches, has an #else
+    for hash_i, _, name in directives.lines:
+        if name in ("if", "ifdef", "ifndef"):
+            groups.append(([], [False]))
+            levels.append(set())
+        elif name in ("elif", "else", "endif") and groups:
+            branches, has_else = groups[-1]
+            branches.append(levels.pop())
+            has_else[0] |= name == "else"
+            if name != "endif":
+                levels.append(set())
+                continue
+            groups.pop()
+            if has_else[0]:  # every way through the group includes what each of its branches includes (the
+                runtime = c.table.runtime_header  # runtime stands for what a HIP header may need)
+                levels[-1] |= {h for h in set().union(*branches) if all(h in b or runtime in b for b in branches)}
+        elif (f := by_hash.get(hash_i)) is not None:
+            levels[-1] |= _provide_above(c, f, set().union(*levels))
+
+
+def _provide_above(c: MatchCollector, f: _Include, provided: set[str]) -> set[str]:
+    """Insert the header f's rule needs above it when `provided` lacks it; what f (and that) provides."""
+    rule = f.resolution.rule if f.resolution is not None and f.resolution.rewrites else None
+    if rule is None or rule.after is None or provided & {rule.after, c.table.runtime_header}:
+        return {f.written}
+    line = line_before_splices(c.tokens.body, c.tokens.starts[f.hash_i])
+    if line is None:  # a splice joins code to the line: nothing can go above it
+        return {f.written}
+    c.edits.append(Edit.replace(line, line, f"#include <{rule.after}>{c.source.newline_at(line)}", INSERT_RULE_ID))
+    return {f.written, rule.after}
 
 
 def _top_level(tokens: Tokens, directives: Directives) -> set[int]:

@@ -44,6 +44,7 @@ KEY_ORDER = (
     "defined_only",
     "rewrite_code",
     "compat",
+    "after",
     "template",
     "scope",
     "lane_mask",

@@ -107,8 +107,12 @@ COMPILER_MACRO = Entry(
     {k: RULE_FIELDS[k] for k in ("hip", "defined_only", "code", "note")},
     required=("hip", "note"),
 )
+# hip_header_after: a HIP header an include rule writes -> the HIP header that must come before it, because it
+# uses what that one declares without including it (every include rule writing it gets `after`)
+HIP_HEADER_AFTER = Entry({"after": _STRING, "note": _STRING}, required=("after", "note"))
 # header_guards: a macro a CUDA header defines (its include guard) -> one the HIP counterpart of `header` defines
-HEADER_GUARD = Entry({"header": _STRING, "hip": _STRING, "note": _STRING}, required=("header", "hip", "note"))
+# (`hip: null`: the HIP counterpart defines no macro of its own; the test is reported, HC002)
+HEADER_GUARD = Entry({"header": _STRING, "hip": _HIP, "note": _STRING}, required=("header", "hip", "note"))
 # compat: a CUDA name (or header) -> the shim of hipconv_compat.h that stands for it where the target has no
 # counterpart (tools/derive/compat.py); kind/library/header/note for a name no other rule covers
 COMPAT = Entry(
@@ -142,6 +146,7 @@ DOCUMENT = Entry(
         "call_forms": _MAPPING,
         "compiler_macros": _MAPPING,
         "header_guards": _MAPPING,
+        "hip_header_after": _MAPPING,
         "cuda_legacy": _MAPPING,
         "twins": _MAPPING,
         "compat": _MAPPING,
@@ -157,6 +162,7 @@ DOCUMENT = Entry(
         "call_forms": Section(CALL_FORMS),
         "compiler_macros": Section(COMPILER_MACRO),
         "header_guards": Section(HEADER_GUARD),
+        "hip_header_after": Section(HIP_HEADER_AFTER),
         # names of CUDA 11.8 / 12.9 that CUDA removed or renamed: mappings like `mappings:`, read by Curated.mapping
         "cuda_legacy": Section(MAPPING),
         "twins": Section(TWIN),

@@ -102,6 +102,15 @@ class HeaderGuards:
             return None
         targets = include["hip"] if isinstance(include["hip"], list) else [include["hip"]]
         self.check_cuda(where, cuda, header)
+        if hip is None:  # no macro tells that the counterpart was included: each test is reported
+            return {
+                "cuda": cuda,
+                "kind": "macro",
+                "status": "unsupported",
+                "library": include.get("library"),
+                "section": "header-guard",
+                "note": fact["note"],
+            }
         self.check_inventory(where, hip, targets)
         self.check_trees(where, hip, targets)
         return {

@@ -51,7 +51,7 @@ class Includes:
                 }
                 if len(spans) > 1:
                     rule["id"] = f"include.{cuda_h}@{rocm['since']}"
-                self.d.claim(fam, rule)
+                self.d.claim(fam, self.with_after(rule))
 
     def header_spans(self, targets: list[str]) -> list[tuple[str, dict[str, str]]]:
         """For each release pick the first target header present in it; consecutive
@@ -70,6 +70,19 @@ class Includes:
             self.d.problems.append(f"include targets {targets}: none exists in any release")
         return found
 
+    def with_after(self, rule: Rule) -> Rule:
+        """The rule, with `after` when its HIP header needs another one first (curated `hip_header_after:`);
+        that header must exist in every release of the rule."""
+        fact = self.cur.section("hip_header_after").get(rule["hip"])
+        if fact is None:
+            return rule
+        rocm = rule["rocm"]
+        span = RELEASES[RELEASES.index(rocm["since"]) : RELEASES.index(rocm["until"]) if "until" in rocm else None]
+        missing = [rel for rel in span if fact["after"] not in self.inv.public_headers(rel)]
+        if missing:
+            self.d.problems.append(f"hip_header_after {rule['hip']}: no {fact['after']} in ROCm {', '.join(missing)}")
+        return dict(rule, after=fact["after"])
+
     def cxx(self, fam: Family, spec: LibSpec) -> None:
         """cub/X.cuh -> hipcub/X.hpp (or the umbrella hipcub/hipcub.hpp when the
         inventory has no such hipCUB header); thrust/system/cuda/X -> thrust/system/hip/X."""
@@ -87,7 +100,7 @@ class Includes:
                 self.d.claim(fam, rule)
                 continue
             for h, rocm in self.header_spans([rule["hip"]]):
-                self.d.claim(fam, dict(rule, hip=h, rocm=rocm))
+                self.d.claim(fam, self.with_after(dict(rule, hip=h, rocm=rocm)))
 
     def cub_rule(self, cuda_h: str) -> Rule | None:
         if "/detail/" in cuda_h or not cuda_h.startswith("cub/"):
