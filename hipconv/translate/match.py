@@ -72,7 +72,7 @@ def match_file(
     words = words if words is not None else file_words(source.body)
     cuda_cpp = is_cpp and not is_cu and _cpp_compiled_as_cuda(tokens, words, directives)
     is_cu = is_cu or cuda_cpp
-    includes = match_includes(c, directives, runtime_first=is_cu or is_header)
+    includes = match_includes(c, directives, runtime_first=is_cu or is_header, pre_included=is_cu)
     skip = sorted(includes.spans + directives.message_spans)
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
@@ -90,7 +90,9 @@ def match_file(
         and not includes.runtime
         and (
             (includes.hip and (is_cu or is_header))  # the runtime goes before the first HIP header
-            or (is_cu and (uses_api or c.edits or cuda_cpp or _uses_cuda_constructs(tokens, words)))  # nvcc includes it
+            or (  # nvcc includes it, before the project headers too (which may rely on it)
+                is_cu and (uses_api or c.edits or cuda_cpp or includes.quoted or _uses_cuda_constructs(tokens, words))
+            )
         )
     ):
         runtime = f"#include <{table.runtime_header}>"
