@@ -362,13 +362,28 @@ def test_header_directories_come_after_the_system_and_the_build(tmp_path: Path) 
     _shim_tree(tmp_path)
     (tmp_path / "Makefile").write_text("app: src/main.cu\n\thipcc -Iinc -DFROM_MAKE src/main.cu -o app\n")
     files = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
-    (unit,) = plan_tree(files, tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True)
+    (unit,), _ = plan_tree(files, tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True)
     words = list(unit.command)
     assert "-I" + str(tmp_path / "win") not in words and "-I" + str(tmp_path / "inc") in words
     assert words.index("-DFROM_MAKE") < words.index("-idirafter")
     assert [words[n + 1] for n, w in enumerate(words) if w == "-idirafter"] == [
         str(tmp_path), str(tmp_path / "inc"), str(tmp_path / "win")
     ]  # fmt: skip
+
+
+def test_header_directories_nearest_the_unit_come_first(tmp_path: Path) -> None:
+    """In a suite of projects (Rodinia), each TU finds its own project's common.h before another's."""
+    for project in ("alpha", "beta"):
+        (tmp_path / project / "common").mkdir(parents=True)
+        (tmp_path / project / "common" / "common.h").write_text(f"#define PROJECT_{project.upper()} 1\n")
+        (tmp_path / project / "src").mkdir()
+        (tmp_path / project / "src" / "main.cu").write_text('#include "common.h"\n')
+    files = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
+    units, _ = plan_tree(files, tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True)
+    for unit in units:
+        words = list(unit.command)
+        project = unit.source.split("/")[0]
+        assert words[words.index("-idirafter") + 1] == str(tmp_path / project / "common"), unit.source
 
 
 @pytest.mark.hipcc

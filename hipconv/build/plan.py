@@ -106,13 +106,13 @@ def plan_tree(
     project gives it (read statically, see cmakeflags.py), then every header directory of the tree as an
     -idirafter directory: searched for "" and <> includes alike, but after the build's own -I directories
     and the system's, so that a project's shim header (a Windows unistd.h in win/) never hides the system
-    one and never overrides the directories the build chose.
+    one and never overrides the directories the build chose; the folders nearest the TU first, so that in a
+    tree of several projects (a benchmark suite) a TU finds its own project's common.h before another's.
     """
     rels = sorted(files)
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
-    flags = [word for d in header_dirs for word in ("-idirafter", d)] + list(extra)
     from_build = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
     included = included_sources(out_root, rels, TU_SUFFIXES)
     units, skipped = [], []
@@ -124,12 +124,28 @@ def plan_tree(
             continue
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
-        command = _command(hipcc, [*from_build.get(rel, ()), *flags], file, obj, archs)
+        near = [word for d in nearest_first(header_dirs, file) for word in ("-idirafter", d)]
+        command = _command(hipcc, [*from_build.get(rel, ()), *near, *extra], file, obj, archs)
         units.append(Unit(rel, file, command, str(out_root), obj))
     return units, skipped
 
 
 _PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include")
+
+
+def nearest_first(dirs: Sequence[str], file: str) -> list[str]:
+    """`dirs` ordered by how much of the path to `file` they share (most first), then by name."""
+    parts = Path(file).parent.parts
+
+    def shared(d: str) -> int:
+        n = 0
+        for a, b in zip(Path(d).parts, parts):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    return sorted(dirs, key=lambda d: (-shared(d), d))
 
 
 def _remap(path: str, directory: str, src_root: Path, out_root: Path) -> str:
