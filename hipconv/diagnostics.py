@@ -204,6 +204,20 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC017",
+        Severity.ERROR,
+        "atomicAdd on a __half, __half2, __nv_bfloat16 or __nv_bfloat162 pointer: no ROCm release declares it; "
+        "left unchanged",
+        hint="write the addition as an atomicCAS loop on the aligned 32-bit word that holds the value",
+        unported=True,
+        example=Example(
+            "#include <cuda_fp16.h>\n__global__ void k(__half *sum, __half v) {\n  atomicAdd(sum, v);\n}\n",
+            "example.cu:3:3: error[HC017]: atomicAdd on sum (__half*): no ROCm release declares atomicAdd for __half "
+            "(HIP has it for 32- and 64-bit types only); left unchanged: write it as a CAS loop on the 32-bit word "
+            "that holds it",
+        ),
+    ),
+    Code(
         "HC018",
         Severity.ERROR,
         "a cuBLAS data-type or compute-type argument with no value of the same meaning in the targeted hipBLAS "

@@ -1,11 +1,11 @@
 """Matchers: tokens + lookup table -> edits, diagnostics and a record of replacements.
 
 One module per kind of construct, run here in order: include directives (includes),
-identifiers with call reshapes (identifiers, calls, lane_masks), CUDA-looking names no inventory
-knows (unknown_api), the project's vector operators that HIP declares (vector_ops), case labels and overloads
-translation would break (case_labels, redefinitions), kernel launches
-(launches), then the runtime include (implicit in .cu files; before the first HIP include of a
-header) and required defines.
+identifiers with call reshapes (identifiers, calls, lane_masks), atomicAdd on 16-bit floats
+(half_atomics), CUDA-looking names no inventory knows (unknown_api), the project's vector operators
+that HIP declares (vector_ops), case labels and overloads translation would break (case_labels,
+redefinitions), kernel launches (launches), then the runtime include (implicit in .cu files; before
+the first HIP include of a header) and required defines.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from hipconv.translate.case_labels import match_case_labels
 from hipconv.translate.collector import FileMatches, MatchCollector
 from hipconv.translate.compat import COMPAT_HEADER, include_line, match_aliased
 from hipconv.translate.edits import Edit
+from hipconv.translate.half_atomics import match_half_atomics
 from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import INSERT_RULE_ID, Directives, directive_lines, match_includes
 from hipconv.translate.launches import match_launches
@@ -61,11 +62,10 @@ def match_file(
     project: Project = NO_PROJECT,
     compat_include: str = COMPAT_HEADER,
 ) -> FileMatches:
-    """`is_cu`: a .cu file, into which nvcc includes the CUDA runtime; `is_cpp`: a C++ source, which is
-    one too when nvcc compiles it as CUDA (_cpp_compiled_as_cuda); `words`: the file's identifier-like
-    words, when the caller has already scanned for them;
-    `project`: what the run's other files tell (names they declare, lane masks they define);
-    `compat_include`: the path by which the file includes hipconv_compat.h when it uses a shim."""
+    """`is_cu`: a .cu file, into which nvcc includes the CUDA runtime; `is_cpp`: a C++ source, which is one too when
+    nvcc compiles it as CUDA (_cpp_compiled_as_cuda); `words`: the file's identifier-like words, when the caller has
+    already scanned for them; `project`: what the run's other files tell (names they declare, lane masks they
+    define); `compat_include`: the path by which the file includes hipconv_compat.h when it uses a shim."""
     c = MatchCollector(source, tokens, table, settings, compat_include=compat_include, project_masks=project.masks)
     directives = directive_lines(tokens)
     c.directive_spans = directives.spans
@@ -76,6 +76,7 @@ def match_file(
     skip = sorted(includes.spans + directives.message_spans)
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
+    match_half_atomics(c, words)
     match_unknown_api(c, skip, words, directives, project.names)
     match_nvcc_syntax(c, skip, words)
     match_vector_operators(c, words)

@@ -54,6 +54,35 @@ class thread_block_tile {
   static unsigned segment() { return __lane_id() & ~(Size - 1); }  // the tile's first lane in the wavefront
 };
 
+// The lanes that run coalesced_threads(), ranked from the lowest; shfl_up takes the lane delta ranks
+// below (its own value where there is none), as ROCm's does.
+class coalesced_group {
+ public:
+  coalesced_group() : mask_(__ballot(1)) {}
+  unsigned size() const { return __popcll(mask_); }
+  unsigned thread_rank() const { return __popcll(mask_ & ((1ull << __lane_id()) - 1)); }
+  template <class T>
+  T shfl_up(T var, unsigned delta) const {
+    unsigned rank = thread_rank();
+    unsigned long long below = mask_;
+    int lane = __lane_id();
+    for (unsigned r = 0; rank >= delta && r < rank - delta; ++r) below &= below - 1;  // drop the lowest ones
+    if (rank >= delta) lane = __builtin_ctzll(below);
+    return __shfl(var, lane);
+  }
+  template <class T>
+  T shfl(T var, int src_rank) const {
+    unsigned long long lanes = mask_;
+    for (int r = 0; r < src_rank % static_cast<int>(size()); ++r) lanes &= lanes - 1;
+    return __shfl(var, __builtin_ctzll(lanes));
+  }
+
+ private:
+  unsigned long long mask_;
+};
+
+inline coalesced_group coalesced_threads() { return coalesced_group(); }
+
 template <unsigned Size, class Parent>
 thread_block_tile<Size> tiled_partition(const Parent&) {
   return thread_block_tile<Size>();
