@@ -1,12 +1,13 @@
-"""Sources that another file of the tree #includes (`#include "kernel.cu"`): compiled as part of the file
-that includes them, not on their own (the types and macros they use come from it), unless the project's build
-compiles them too."""
+"""How the tree's files include each other. Sources that another file of the tree #includes (`#include
+"kernel.cu"`) are compiled as part of the file that includes them, not on their own (the types and macros
+they use come from it), unless the project's build compiles them too; a TU looks for headers in the tree's
+folders nearest it first."""
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 # a quoted include at the start of a line (a commented-out one is not)
@@ -41,3 +42,18 @@ def _resolve(path: str, includer: str, known: set[str]) -> str | None:
         if candidate in known:
             return candidate
     return None
+
+
+def nearest_first(dirs: Sequence[str], file: str) -> list[str]:
+    """`dirs` ordered by how much of the path to `file` they share (most first), then by name."""
+    parts = Path(file).parent.parts
+
+    def shared(d: str) -> int:
+        n = 0
+        for a, b in zip(Path(d).parts, parts):
+            if a != b:
+                break
+            n += 1
+        return n
+
+    return sorted(dirs, key=lambda d: (-shared(d), d))

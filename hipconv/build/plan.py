@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from hipconv.build.cmakeflags import cmake_flags
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
-from hipconv.build.included import included_sources
+from hipconv.build.included import included_sources, nearest_first
 from hipconv.build.makeflags import makefile_flags
 from hipconv.build.missing import MissingHeaders
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
@@ -131,21 +131,6 @@ def plan_tree(
 
 
 _PATH_FLAGS = ("-I", "-isystem", "-iquote", "-idirafter", "-include")
-
-
-def nearest_first(dirs: Sequence[str], file: str) -> list[str]:
-    """`dirs` ordered by how much of the path to `file` they share (most first), then by name."""
-    parts = Path(file).parent.parts
-
-    def shared(d: str) -> int:
-        n = 0
-        for a, b in zip(Path(d).parts, parts):
-            if a != b:
-                break
-            n += 1
-        return n
-
-    return sorted(dirs, key=lambda d: (-shared(d), d))
 
 
 def _remap(path: str, directory: str, src_root: Path, out_root: Path) -> str:

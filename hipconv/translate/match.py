@@ -25,6 +25,7 @@ from hipconv.translate.nvcc_syntax import match_nvcc_syntax
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.redefinitions import match_redefinitions
 from hipconv.translate.source import SourceFile
+from hipconv.translate.syntax import Span
 from hipconv.translate.unknown_api import match_unknown_api
 from hipconv.translate.vector_ops import match_vector_operators
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
@@ -74,16 +75,7 @@ def match_file(
     is_cu = is_cu or cuda_cpp
     includes = match_includes(c, directives, runtime_first=is_cu or is_header, pre_included=is_cu)
     skip = sorted(includes.spans + directives.message_spans)
-    uses_api = match_identifiers(c, skip, words)
-    match_aliased(c, skip, words)
-    match_half_atomics(c, words)
-    match_unknown_api(c, skip, words, directives, project.names)
-    match_nvcc_syntax(c, skip, words)
-    match_vector_operators(c, words)
-    match_case_labels(c, directives, words)
-    match_redefinitions(c, directives, words)
-    if settings.kernel_launch is KernelLaunch.HIP:
-        match_launches(c)
+    uses_api = _match_code(c, skip, words, directives, project)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]
     compat = include_line(c)  # hipconv_compat.h, right after the runtime include
     if (
@@ -91,9 +83,7 @@ def match_file(
         and not includes.runtime
         and (
             (includes.hip and (is_cu or is_header))  # the runtime goes before the first HIP header
-            or (  # nvcc includes it, before the project headers too (which may rely on it)
-                is_cu and (uses_api or c.edits or cuda_cpp or includes.quoted or _uses_cuda_constructs(tokens, words))
-            )
+            or (is_cu and (uses_api or cuda_cpp or includes.quoted or _uses_cuda(c, words)))  # nvcc includes it
         )
     ):
         runtime = f"#include <{table.runtime_header}>"
@@ -113,6 +103,30 @@ def match_file(
     if lines:
         _insert_at_top(c, "\n".join(lines))
     return c.result()
+
+
+def _match_code(
+    c: MatchCollector, skip: list[Span], words: frozenset[bytes], directives: Directives, project: Project
+) -> bool:
+    """The matchers of the file's code, in order (`skip`: include paths and directive messages); True when
+    it uses a CUDA API."""
+    uses_api = match_identifiers(c, skip, words)
+    match_aliased(c, skip, words)
+    match_half_atomics(c, words)
+    match_unknown_api(c, skip, words, directives, project.names)
+    match_nvcc_syntax(c, skip, words)
+    match_vector_operators(c, words)
+    match_case_labels(c, directives, words)
+    match_redefinitions(c, directives, words)
+    if c.settings.kernel_launch is KernelLaunch.HIP:
+        match_launches(c)
+    return uses_api
+
+
+def _uses_cuda(c: MatchCollector, words: frozenset[bytes]) -> bool:
+    """The file holds something a rewrite changed, a kernel launch or a CUDA keyword or built-in: nvcc
+    includes the runtime into a .cu file before it (and before the project headers, which may rely on it)."""
+    return bool(c.edits) or _uses_cuda_constructs(c.tokens, words)
 
 
 def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_header: bool) -> list[str]:
