@@ -25,10 +25,11 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from tools.derive.header_guards import HIP_TREES
+from tools.derive.write import span_list
 
 REPO = Path(__file__).resolve().parents[2]
 INVENTORY = REPO.parent / "shared" / "api-inventory"
@@ -184,19 +185,8 @@ def rows(verdicts: Mapping[str, set[tuple[str, str, str]]], bundled: list[str]) 
             where.setdefault(case, []).append(rel)
     grouped: dict[tuple[str, str, str], list[str]] = {}
     for (op, form, name), rels in where.items():
-        grouped.setdefault((op, form, spans(rels, bundled)), []).append(name)
+        grouped.setdefault((op, form, span_list(sorted(rels, key=bundled.index), tuple(bundled))), []).append(name)
     return sorted(f"{op}\t{form}\t{','.join(sorted(names))}\t{rels}" for (op, form, rels), names in grouped.items())
-
-
-def spans(rels: Iterable[str], bundled: list[str]) -> str:
-    """`5.2-6.3,7.0`: runs of consecutive bundled releases (hipconv.resources.expand_spans reads them)."""
-    runs: list[list[str]] = []
-    for rel in sorted(rels, key=bundled.index):
-        if runs and bundled.index(rel) == bundled.index(runs[-1][-1]) + 1:
-            runs[-1].append(rel)
-        else:
-            runs.append([rel])
-    return ",".join(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def derive(inventory: Path = INVENTORY) -> str:
