@@ -2,7 +2,8 @@
 
 One module per kind of construct, run here in order: include directives (includes),
 identifiers with call reshapes (identifiers, calls, lane_masks), CUDA-looking names no inventory
-knows (unknown_api), the project's vector operators that HIP declares (vector_ops), case labels and overloads
+knows (unknown_api), the project's vector operators that HIP declares (vector_ops), member calls on
+cooperative groups the targeted HIP lacks (cg_members), case labels and overloads
 translation would break (case_labels, redefinitions), kernel launches
 (launches), then the runtime include (implicit in .cu files; before the first HIP include of a
 header) and required defines.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from hipconv.rules.model import LookupTable
 from hipconv.settings import KernelLaunch, Settings
 from hipconv.translate.case_labels import match_case_labels
+from hipconv.translate.cg_members import match_cg_members
 from hipconv.translate.collector import FileMatches, MatchCollector
 from hipconv.translate.compat import COMPAT_HEADER, include_line, match_aliased
 from hipconv.translate.edits import Edit
@@ -78,9 +80,7 @@ def match_file(
     match_aliased(c, skip, words)
     match_unknown_api(c, skip, words, directives, project.names)
     match_nvcc_syntax(c, skip, words)
-    match_vector_operators(c, words)
-    match_case_labels(c, directives, words)
-    match_redefinitions(c, directives, words)
+    _match_definitions_and_members(c, directives, words)
     if settings.kernel_launch is KernelLaunch.HIP:
         match_launches(c)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]
@@ -110,6 +110,15 @@ def match_file(
     if lines:
         _insert_at_top(c, "\n".join(lines))
     return c.result()
+
+
+def _match_definitions_and_members(c: MatchCollector, directives: Directives, words: frozenset[bytes]) -> None:
+    """The matchers that read C++ beyond names: the project's vector operators, member calls on cooperative
+    groups, case labels and overloads translation would break."""
+    match_vector_operators(c, words)
+    match_cg_members(c, words)
+    match_case_labels(c, directives, words)
+    match_redefinitions(c, directives, words)
 
 
 def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_header: bool) -> list[str]:
