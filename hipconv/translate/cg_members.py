@@ -16,7 +16,8 @@ reported when no HIP group has the member in the targeted release.
 
 Reported: an error (HC014), the call left as it is. Where HIP's groups have the member under another
 name of the same meaning (CUDA's `num_threads()`: HIP's `size()`), and the receiver is known to be a
-group that has it, the name is rewritten (HC015).
+group that has it, the name is rewritten (HC015). A member HIP declares only under a macro (`tile.ballot()`
+in 6.3: HIP_ENABLE_WARP_SYNC_BUILTINS) gets it defined at the top of the file, as the warp-sync rules do.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Member(NamedTuple):
     scope: str  # "cg": no other CUDA API has the name; "shared": another one has it, or a common word
     groups: Mapping[str, frozenset[str]]  # HIP group -> the bundled releases whose group has the member
     alias: str  # HIP's name of the same meaning ("" when none)
+    define: str  # the macro HIP's header declares it under ("" when none)
 
 
 class Facts(NamedTuple):
@@ -67,9 +69,10 @@ def facts() -> Facts:
     members: dict[str, Member] = {}
     path = data_file("cg.members")
     for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else ():
-        name, scope, have, alias = (line.split("\t") + [""])[:4]
+        name, scope, have, alias, define = line.split("\t")
         spans = dict(entry.split("=") for entry in have.split())
-        members[name] = Member(scope, {g: frozenset(expand_spans(s, bundled)) for g, s in spans.items()}, alias)
+        groups = {g: frozenset(expand_spans(s, bundled)) for g, s in spans.items()}
+        members[name] = Member(scope, groups, alias, define)
     factories: dict[tuple[str, str], frozenset[str]] = {}
     path = data_file("cg.factories")
     for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else ():
@@ -100,7 +103,11 @@ def match_cg_members(c: MatchCollector, words: frozenset[bytes]) -> None:
         if groups is None and member.scope != "cg":
             continue  # a receiver of unknown type, and a name other APIs have (`size`, `any`)
         candidates = known.groups if groups is None else groups
-        if not candidates or any(release in member.groups.get(g, ()) for g in candidates):
+        if not candidates:
+            continue
+        if any(release in member.groups.get(g, ()) for g in candidates):
+            if member.define:  # HIP declares it under an #ifdef (the votes of 6.3's groups)
+                c.defines_needed.add(member.define)
             continue
         if groups is not None and _alias_serves(known, member, candidates, release):
             _rename(c, i, name, member.alias, candidates)
@@ -166,8 +173,10 @@ def receiver_groups(tokens: Tokens, dot: int, known: Facts) -> frozenset[str] | 
     if is_punct(tokens, r, ")"):
         opener = matching_open(tokens, r)
         return None if opener is None else _factory_groups(tokens, prev_code(tokens, opener), known)
+    if r >= 0 and tokens.text(r) == "this":
+        return frozenset()  # the project's class
     if r < 0 or tokens.kinds[r] != TokenKind.IDENTIFIER:
-        return None  # `this->`, `a[i].`, ...
+        return None  # `a[i].`, ...
     return _declared_groups(tokens, r, known)
 
 

@@ -11,7 +11,8 @@ A HIP class's members in a release are its own (the records `cooperative_groups:
 that release's set) and those of its public bases, which the inventories do not record:
 `cooperative_groups: bases:` in tools/curated.yaml lists them, and a base counts in the releases whose set
 declares it.  `aliases:` there gives HIP's member of the same meaning where HIP lacks CUDA's name
-(num_threads: size).
+(num_threads: size), and `requires_define:` the macro HIP's header declares a member under (the votes and
+matches of 6.3's groups: HIP_ENABLE_WARP_SYNC_BUILTINS).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Member(NamedTuple):
     scope: str  # "cg": no other CUDA API has the name, nor is it a common word (curated `ignore:`); else "shared"
     classes: dict[str, list[str]]  # group -> the ROCm releases whose HIP class has the member, oldest first
     alias: str  # HIP's member of the same meaning, where HIP's groups lack the name ("" when none)
+    define: str  # the macro HIP declares it under ("" when none)
 
 
 class Factory(NamedTuple):
@@ -113,6 +115,7 @@ def cg_members(inv: Inventory, cur: Curated) -> tuple[list[Member], list[Factory
     facts = cur.section("cooperative_groups")
     bases: dict[str, list[str]] = facts.get("bases") or {}
     aliases: dict[str, dict[str, str]] = facts.get("aliases") or {}
+    defines: dict[str, str] = facts.get("requires_define") or {}
     _check_bases(inv, bases)
     cuda = _cuda_members(inv)
     hip_classes = set().union(*(_own_classes(inv.hip[rel]) for rel in RELEASES))
@@ -127,7 +130,10 @@ def cg_members(inv: Inventory, cur: Curated) -> tuple[list[Member], list[Factory
         if alias and alias not in members:
             raise ValueError(f"tools/curated.yaml cooperative_groups aliases: {name}: {alias} is no group's member")
         classes = {g: [rel for rel in RELEASES if name in table[(g, rel)]] for g in sorted(groups)}
-        out.append(Member(name, "shared" if name in shared else "cg", {g: r for g, r in classes.items() if r}, alias))
+        have = {g: r for g, r in classes.items() if r}
+        out.append(Member(name, "shared" if name in shared else "cg", have, alias, defines.get(name, "")))
+    if unknown := sorted(set(defines) - set(members)):
+        raise ValueError(f"tools/curated.yaml cooperative_groups requires_define: no group's member: {unknown}")
     return out, made
 
 

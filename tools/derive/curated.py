@@ -135,11 +135,12 @@ CONVERSION = Entry(
 )
 # cooperative_groups: what the inventories do not record about the groups' member functions
 # (tools/derive/cg_members.py): `bases`, a HIP class -> its public bases; `aliases`, a CUDA member -> HIP's
-# member of the same meaning, where HIP lacks CUDA's name
+# member of the same meaning, where HIP lacks CUDA's name; `requires_define`, a member -> the macro HIP's
+# header declares it under (`#ifdef`), which the inventories do not record
 CG_ALIAS = Entry({"hip": _STRING, "note": _STRING}, required=("hip", "note"))
 COOPERATIVE_GROUPS = Entry(
-    {"bases": _MAPPING, "aliases": _MAPPING, "note": _STRING},
-    sections={"bases": Section(value=_NAMES), "aliases": Section(CG_ALIAS)},
+    {"bases": _MAPPING, "aliases": _MAPPING, "requires_define": _MAPPING, "note": _STRING},
+    sections={"bases": Section(value=_NAMES), "aliases": Section(CG_ALIAS), "requires_define": Section()},
     required=("bases", "note"),
 )
 DOCUMENT = Entry(

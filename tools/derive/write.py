@@ -153,13 +153,11 @@ def device_prop_lines(inv: Inventory) -> list[str]:
 
 
 def cg_lines(inv: Inventory, cur: Curated) -> tuple[list[str], list[str]]:
-    """cg.members: `member<TAB>scope<TAB>group=releases ...[<TAB>HIP alias]` (the groups whose HIP class has it,
-    space-separated, each with its releases as spans); cg.factories: `function<TAB>form<TAB>groups`."""
+    """cg.members: `member<TAB>scope<TAB>group=releases ...<TAB>HIP alias<TAB>define` (the groups whose HIP class
+    has it, space-separated, each with its releases as spans); cg.factories: `function<TAB>form<TAB>groups`."""
     members, factories = cg_members(inv, cur)
     member_lines = [
-        "\t".join(
-            [m.name, m.scope, " ".join(f"{g}={span_list(r)}" for g, r in m.classes.items())] + [m.alias] * bool(m.alias)
-        )
+        "\t".join([m.name, m.scope, " ".join(f"{g}={span_list(r)}" for g, r in m.classes.items()), m.alias, m.define])
         for m in members
     ]
     return member_lines, [f"{f.name}\t{f.form}\t{','.join(f.classes)}" for f in factories]
