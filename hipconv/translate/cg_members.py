@@ -56,10 +56,7 @@ class Facts(NamedTuple):
     members: Mapping[str, Member]
     factories: Mapping[tuple[str, str], frozenset[str]]  # (function, "<>" or "()") -> the groups it returns
     groups: frozenset[str]  # every group the data knows
-
-    @property
-    def words(self) -> frozenset[bytes]:
-        return frozenset(name.encode() for name in self.members)
+    words: frozenset[bytes]  # the members' names, for the prefilter
 
 
 @functools.cache
@@ -79,7 +76,7 @@ def facts() -> Facts:
         function, form, returned = line.split("\t")
         factories[(function.rpartition("::")[2], form)] = frozenset(returned.split(","))
     every = {g for m in members.values() for g in m.groups} | {g for gs in factories.values() for g in gs}
-    return Facts(members, factories, frozenset(every))
+    return Facts(members, factories, frozenset(every), frozenset(name.encode() for name in members))
 
 
 def may_call_members(words: frozenset[bytes]) -> bool:
