@@ -180,6 +180,35 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC014",
+        Severity.ERROR,
+        "member function of a CUDA cooperative group that HIP's group lacks in the targeted ROCm; left unchanged",
+        hint="target a ROCm release whose group has it (the message names them), or compute it otherwise "
+        "(meta_group_rank(): the parent's thread_rank() / the tile size)",
+        unported=True,
+        example=Example(
+            "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+            "__global__ void k(int *out) {\n"
+            "  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());\n"
+            "  out[tile.meta_group_rank()] = 1;\n}\n",
+            "example.cu:5:12: error[HC014]: meta_group_rank() is a member of HIP's thread_block_tile from ROCm 5.7; "
+            "the targeted 5.2 lacks it; left unchanged",
+            argv=("translate", "--rocm-version", "5.2", "example.cu"),
+        ),
+    ),
+    Code(
+        "HC015",
+        Severity.NOTE,
+        "member function of a CUDA cooperative group that HIP's group spells otherwise, with the same meaning: "
+        "rewritten (num_threads() to size())",
+        example=Example(
+            "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+            "__global__ void k(int *out) {\n  cg::thread_block block = cg::this_thread_block();\n"
+            "  out[0] = block.num_threads();\n}\n",
+            "example.cu:5:18: note[HC015]: num_threads() rewritten to size(), HIP's name for it in thread_block",
+        ),
+    ),
+    Code(
         "HC019",
         Severity.NOTE,
         "C++ that nvcc accepts and clang rejects, respelled with the same meaning (`register` dropped, a CUDA "

@@ -3,9 +3,10 @@
 One module per kind of construct, run here in order: include directives (includes),
 identifiers with call reshapes (identifiers, calls, lane_masks), atomicAdd on 16-bit floats
 (half_atomics), CUDA-looking names no inventory knows (unknown_api), the project's vector operators
-that HIP declares (vector_ops), case labels and overloads translation would break (case_labels,
-redefinitions), kernel launches (launches), then the runtime include (implicit in .cu files; before
-the first HIP include of a header) and required defines.
+that HIP declares (vector_ops), member calls on cooperative groups the targeted HIP lacks
+(cg_members), case labels and overloads translation would break (case_labels, redefinitions),
+kernel launches (launches), then the runtime include (implicit in .cu files; before the first HIP
+include of a header) and required defines.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from hipconv.rules.model import LookupTable
 from hipconv.settings import KernelLaunch, Settings
 from hipconv.translate.case_labels import match_case_labels
+from hipconv.translate.cg_members import match_cg_members
 from hipconv.translate.collector import FileMatches, MatchCollector
 from hipconv.translate.compat import COMPAT_HEADER, include_line, match_aliased
 from hipconv.translate.edits import Edit
@@ -116,6 +118,7 @@ def _match_code(
     match_unknown_api(c, skip, words, directives, project.names)
     match_nvcc_syntax(c, skip, words)
     match_vector_operators(c, words)
+    match_cg_members(c, words)
     match_case_labels(c, directives, words)
     match_redefinitions(c, directives, words)
     if c.settings.kernel_launch is KernelLaunch.HIP:

@@ -250,7 +250,7 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
     if j < 0:
         return None
     if is_punct(tokens, j, ">", ">>"):
-        opener = _template_open(tokens, j)
+        opener = template_open(tokens, j)
         if opener is None:
             return None
         j = prev_code(tokens, opener)
@@ -267,7 +267,7 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
             return sep  # a leading `::` (global namespace)
 
 
-def _template_open(tokens: Tokens, j: int) -> int | None:
+def template_open(tokens: Tokens, j: int) -> int | None:
     """The `<` opening the template arguments that end with the `>` or `>>` at j."""
     depth = 0
     while j >= 0:

@@ -17,6 +17,7 @@ from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
 from hipconv.translate.annotate import has_markers, marker_edits
+from hipconv.translate.cg_members import may_call_members
 from hipconv.translate.compat import COMPAT_HEADER
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
@@ -215,6 +216,7 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or bool(cuda_looking(words))  # HC001: a CUDA-looking name no inventory knows (unknown_api)
         or pastes_cuda_name(source.body, words)
         or may_define_operators(words)  # a vector operator HIP may declare (vector_ops)
+        or may_call_members(words)  # a cooperative group's member HIP may lack (cg_members)
         or (
             (_is_cu(source) or _is_cpp(source))
             and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS))

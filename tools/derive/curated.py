@@ -133,6 +133,16 @@ CONVERSION = Entry(
     sections={"values": Section(value=_HIP), "why": Section()},
     required=("from", "note", "otherwise", "values"),
 )
+# cooperative_groups: what the inventories do not record about the groups' member functions
+# (tools/derive/cg_members.py): `bases`, a HIP class -> its public bases; `aliases`, a CUDA member -> HIP's
+# member of the same meaning, where HIP lacks CUDA's name; `requires_define`, a member -> the macro HIP's
+# header declares it under (`#ifdef`), which the inventories do not record
+CG_ALIAS = Entry({"hip": _STRING, "note": _STRING}, required=("hip", "note"))
+COOPERATIVE_GROUPS = Entry(
+    {"bases": _MAPPING, "aliases": _MAPPING, "requires_define": _MAPPING, "note": _STRING},
+    sections={"bases": Section(value=_NAMES), "aliases": Section(CG_ALIAS), "requires_define": Section()},
+    required=("bases", "note"),
+)
 DOCUMENT = Entry(
     {
         "mappings": _MAPPING,
@@ -151,6 +161,7 @@ DOCUMENT = Entry(
         "twins": _MAPPING,
         "compat": _MAPPING,
         "conversions": _MAPPING,
+        "cooperative_groups": _MAPPING,
     },
     sections={
         "mappings": Section(MAPPING),
@@ -169,7 +180,7 @@ DOCUMENT = Entry(
         "compat": Section(COMPAT),
         "conversions": Section(CONVERSION),
     },
-    entries={"cudnn": CUDNN},
+    entries={"cudnn": CUDNN, "cooperative_groups": COOPERATIVE_GROUPS},
 )
 
 

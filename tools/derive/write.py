@@ -11,6 +11,7 @@ import yaml
 
 from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
 from hipconv.rules.load import load_rules
+from tools.derive.cg_members import cg_members
 from tools.derive.conversions import Conversion
 from tools.derive.core import Family
 from tools.derive.curated import Curated
@@ -151,6 +152,17 @@ def device_prop_lines(inv: Inventory) -> list[str]:
     ]
 
 
+def cg_lines(inv: Inventory, cur: Curated) -> tuple[list[str], list[str]]:
+    """cg.members: `member<TAB>scope<TAB>group=releases ...<TAB>HIP alias<TAB>define` (the groups whose HIP class
+    has it, space-separated, each with its releases as spans); cg.factories: `function<TAB>form<TAB>groups`."""
+    members, factories = cg_members(inv, cur)
+    member_lines = [
+        "\t".join([m.name, m.scope, " ".join(f"{g}={span_list(r)}" for g, r in m.classes.items()), m.alias, m.define])
+        for m in members
+    ]
+    return member_lines, [f"{f.name}\t{f.form}\t{','.join(f.classes)}" for f in factories]
+
+
 def enumerator_lines(inv: Inventory, families: list[Family]) -> list[str]:
     """hip.enumerators: `name<TAB>value<TAB>releases` (spans), a line per value a name has in some release."""
     return [f"{name}\t{value}\t{span_list(releases)}" for name, value, releases in enumerator_values(inv, families)]
@@ -166,6 +178,7 @@ def write_data(
 ) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     names, headers = hip_presence(inv)
+    members, factories = cg_lines(inv, cur)
     for stale in out.glob(f"*{CONVERSION_SUFFIX}"):
         if stale.name.removesuffix(CONVERSION_SUFFIX) not in conversions:
             stale.unlink()
@@ -180,6 +193,8 @@ def write_data(
         write_lines(out / f"miopen-{inv.newest_full}.arity", miopen_arity(inv)),
         write_lines(out / "cuda-device-prop.fields", device_prop_lines(inv)),
         write_lines(out / "hip.enumerators", enumerator_lines(inv, families)),
+        write_lines(out / "cg.members", members),
+        write_lines(out / "cg.factories", factories),
     ]
 
 
