@@ -127,10 +127,11 @@ TWIN = Entry(
 )
 # conversions: a HIP parameter type -> the CUDA enumerators converted to it (tools/derive/conversions.py):
 # `from` the CUDA enums, `values` CUDA enumerator -> HIP enumerator (null: none of the same meaning, with a
-# `why`), `otherwise` why an enumerator not listed has none
+# `why`), `otherwise` why an enumerator not listed has none, `unreached` HIP enumerator -> why no CUDA value
+# of the `from` enums means it
 CONVERSION = Entry(
-    {"from": _NAMES, "note": _STRING, "otherwise": _STRING, "values": _MAPPING, "why": _MAPPING},
-    sections={"values": Section(value=_HIP), "why": Section()},
+    {"from": _NAMES, "note": _STRING, "otherwise": _STRING, "values": _MAPPING, "why": _MAPPING, "unreached": _MAPPING},
+    sections={"values": Section(value=_HIP), "why": Section(), "unreached": Section()},
     required=("from", "note", "otherwise", "values"),
 )
 DOCUMENT = Entry(
