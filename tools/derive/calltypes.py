@@ -285,15 +285,11 @@ class CallTypes:
 
 
 def _drops_inner_const(cuda: str, hip: str) -> bool:
-    """CUDA's parameter is an array of const pointers to const (`const void *const Aarray[]`), HIP's one of
-    plain pointers to const (`const void *A[]`): a `void **` argument converts to the first, not to the second
-    (T** -> const T** is no implicit conversion), so it is cast to HIP's type."""
-    return (
-        _inner_const(cuda)
-        and not _inner_const(hip)
-        and split_type(hip).stars >= 2
-        and re.match(r"\s*const\b", hip) is not None
-    )
+    """CUDA's parameter is an array of const pointers (`const void *const Aarray[]`, `void *const Carray[]`),
+    HIP's one of plain pointers (`const void *A[]`, `void *C[]`): a `void **` argument converts to the first,
+    not to the second where the pointee is const (T** -> const T** is no implicit conversion), and a
+    `void *const *` argument, which CUDA's takes, converts to neither, so the argument is cast to HIP's type."""
+    return _inner_const(cuda) and not _inner_const(hip) and split_type(hip).stars >= 2
 
 
 def _inner_const(text: str) -> bool:
