@@ -58,6 +58,7 @@ MAPPING = Entry(
         "legacy_form": _BOOL,
         "value_differs": _BOOL,
         "requires_define": RULE_FIELDS["requires_define"],  # where the inventory missed HIP's `#ifdef`
+        "rewrite_code": RULE_FIELDS["rewrite_code"],  # reported at each rewrite, with the note (HC004: replace it)
     }
 )
 WARP_SYNC = Entry(
