@@ -80,7 +80,8 @@ CODES = _codes(
     Code(
         "HC004",
         Severity.WARNING,
-        "deprecated API; translated, but plan to replace it",
+        "deprecated API, or a value HIP documents as unsupported on AMD GPUs (hipBLAS's TF32 compute type); "
+        "translated, but plan to replace it",
         example=Example(
             "cudaProfilerStart();",
             "example.cu:1:1: warning[HC004 cudart.cudaProfilerStart]: cudaProfilerStart is deprecated; "
@@ -250,9 +251,10 @@ CODES = _codes(
         "HC018",
         Severity.ERROR,
         "a cuBLAS data-type or compute-type argument with no value of the same meaning in the targeted hipBLAS "
-        "(its v1 API, before ROCm 6.0); call left unchanged",
+        "(its v1 API, before ROCm 6.0; or a data type as compute type that cuBLAS itself refuses); call left "
+        "unchanged",
         hint="pass a type hipBLAS's v1 API can express (CUBLAS_COMPUTE_32F for a TF32 or PEDANTIC compute type), "
-        "or target ROCm 6.0 or later",
+        "or target ROCm 6.0 or later; pass a cublasComputeType_t as the compute type",
         unported=True,
         example=Example(
             "void f(cublasHandle_t h, const float *A, float *C) {\n"

@@ -293,9 +293,12 @@ def hipcc_syntax_missing() -> str | None:
     return None
 
 
-def hipcc_syntax(unit: Path, include_dirs: Iterable[str | Path] = ()) -> subprocess.CompletedProcess[str]:
-    """Check one translation unit against ROCm 6.3's headers (and libraries) for gfx90a."""
-    cmd = [str(HIPCC_SYNTAX), "-std=c++17", *[f"-I{d}" for d in include_dirs], str(unit)]
+def hipcc_syntax(
+    unit: Path, include_dirs: Iterable[str | Path] = (), flags: Iterable[str] = ()
+) -> subprocess.CompletedProcess[str]:
+    """Check one translation unit against ROCm 6.3's headers (and libraries) for gfx90a (with `flags`:
+    `-DHIPBLAS_V2`, ...)."""
+    cmd = [str(HIPCC_SYNTAX), "-std=c++17", *flags, *[f"-I{d}" for d in include_dirs], str(unit)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
 
 

@@ -10,6 +10,7 @@ fixed is listed in ALLOWED, with the reason.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,39 @@ def test_hipblas_ex_before_6_0_converts_the_types(cuda: str) -> None:
 @pytest.mark.parametrize("release", ["5.2", "6.3", "7.2"])
 def test_gemm_batched_ex_casts_the_pointer_arrays(release: str) -> None:
     """CUDA takes `const void *const Aarray[]` (a `void **` converts to it), hipBLAS `const void *A[]` (a
-    `void **` does not): the arrays are cast; C (`void *const[]` / `void *[]`) is not."""
+    `void **` does not): the arrays are cast; C too, as CUDA's `void *const Carray[]` takes a `void *const *`,
+    which hipBLAS's `void *C[]` does not."""
     (rule,) = [r for r in ruleset().rules if r.cuda == "cublasGemmBatchedEx" and release in releases_of(r)]
-    assert rule.casts == {"Aarray": "const void**", "Barray": "const void**"}
+    assert rule.casts == {"Aarray": "const void**", "Barray": "const void**", "Carray": "void**"}
+
+
+@pytest.mark.parametrize(
+    ("cuda", "at_5_2", "at_5_7"),
+    [
+        pytest.param("cublasStrsmBatched", "float**", None, id="strsm"),
+        pytest.param("cublasCtrsmBatched", "hipblasComplex**", "hipblasComplex*const*", id="ctrsm"),
+    ],
+)
+def test_trsm_batched_casts_b_where_hipblas_drops_its_const(cuda: str, at_5_2: str, at_5_7: str | None) -> None:
+    """cuBLAS's trsmBatched takes `T *const B[]`, hipBLAS 5.2 `T *B[]`, 5.7 `T *const B[]`: B is cast through
+    the array of const pointers at 5.2 (a `T *const *` argument converts to no `T **`); at 5.7 only where the
+    type differs (cuComplex, hipblasComplex)."""
+    assert [r.casts.get("B") for r in ruleset().rules if r.cuda == cuda and "5.2" in releases_of(r)] == [at_5_2]
+    assert [r.casts.get("B") for r in ruleset().rules if r.cuda == cuda and "5.7" in releases_of(r)] == [at_5_7]
+
+
+def test_7x_ex_functions_take_what_6_3_v2_ones_take() -> None:
+    """Every cuBLAS *Ex rule of ROCm 7.x emits a plain hipBLAS name whose 7.2 parameters are, type for type,
+    those of its _v2 twin in 6.3 (the last full inventory): so the 7.2 output of the Ex fixtures, compiled
+    against 6.3's hipblas.h with -DHIPBLAS_V2 (tests/test_conversions.py), is checked against 7.x's API."""
+    from tools.derive.calltypes import with_v2
+
+    types = call_types()
+    rules = [r for r in library_calls() if re.fullmatch(r"cublas\w+Ex", r.cuda) and "7.2" in releases_of(r)]
+    assert {r.cuda for r in rules} >= {"cublasGemmEx", "cublasGemmBatchedEx", "cublasDotEx", "cublasScalEx"}
+    for rule in rules:
+        (new,) = [r for r in types.inv.hip["7.2"].records(str(rule.hip)) if r["kind"] == "function"]
+        (old,) = [r for r in types.inv.hip["6.3"].records(with_v2(str(rule.hip))) if r["kind"] == "function"]
+        assert [types.resolve(p["type"], "7.2") for p in new["params"]] == [
+            types.resolve(p["type"], "6.3") for p in old["params"]
+        ], rule.id

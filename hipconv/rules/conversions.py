@@ -1,9 +1,11 @@
 """Enumerator conversions (hipconv/data/TYPE.conversion, written by tools/derive_rules.py): where a HIP
 function takes another enum than CUDA's for the same meaning (hipBLAS's v1 API, before ROCm 6.0, takes
-hipblasDatatype_t where cuBLAS's *Ex functions take cudaDataType and cublasComputeType_t), each CUDA
-enumerator's value and the HIP enumerator of the same meaning, or why there is none. A rule's `converts:`
-names a conversion per parameter; the translation writes the HIP enumerator for an enumerator argument
-and passes anything else through the shim hipconv_TYPE of hipconv_compat.h, made from the same table."""
+hipblasDatatype_t where cuBLAS's *Ex functions take cudaDataType and cublasComputeType_t; its GemmEx
+functions from 6.0 take hipblasComputeType_t where code written for CUDA 10 passes a cudaDataType), each
+CUDA enumerator's value and the HIP enumerator of the same meaning, or why there is none. A rule's
+`converts:` names a conversion per parameter; the translation writes the HIP enumerator for an enumerator
+argument and passes anything else the HIP function does not take as it is through the shim hipconv_TYPE of
+hipconv_compat.h, made from the same table (hipconv.translate.converts)."""
 
 from __future__ import annotations
 

@@ -100,7 +100,7 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
     apply_resolution(c, start, end, cuda, resolution, rename=False)
     note_shims(c, rule, cuda, start, converted)
     c.dropped.extend(bound[name] for name in rule.drops if name in bound)
-    if converted and list(rule.args) == list(rule.params):  # the arguments stay where they are, as written
+    if rule.converts and list(rule.args) == list(rule.params):  # the arguments stay where they are, as written
         parts = in_place(rule, bound, converted, lambda name: _argument(c, rule, name, bound), (end, region[1]))
     else:
         parts = [rule.hip or "", "("]
@@ -148,7 +148,8 @@ _CAST_KEYWORDS = ("reinterpret_cast", "static_cast")
 
 def _cast_already(tokens: Tokens, span: Span, target: str) -> bool:
     """True when the argument is already an explicit cast to `target` (`reinterpret_cast<T>(k)`, `(T)k`),
-    or to the type `target` names without `const` (which converts to it)."""
+    or, for a pointer, to the pointer `target` names without `const` (`void*` converts to `const void*`; a
+    `void**` does not convert to `const void**`, nor `void* const*` to `void**`)."""
     first = bisect.bisect_left(tokens.starts, span[0])
     last = bisect.bisect_left(tokens.starts, span[1]) - 1
     code = [k for k in range(first, last + 1) if tokens.kinds[k] != TokenKind.COMMENT]
@@ -167,13 +168,14 @@ def _cast_already(tokens: Tokens, span: Span, target: str) -> bool:
             return False
     else:
         return False
-    written = [tokens.text(k) for k in code if opener < k < close]
-    return _type_words(" ".join(written)) == _type_words(target)
+    written = _type_words(" ".join(tokens.text(k) for k in code if opener < k < close))
+    wanted = _type_words(target)
+    return written == wanted or (wanted.count("*") == 1 and wanted == _type_words(f"const {written}"))
 
 
 def _type_words(text: str) -> str:
-    """A type's spelling compared without blanks and `const`: `const void *` -> `void*`."""
-    return re.sub(r"\bconst\b|\s+", "", text)
+    """A type's spelling compared without blanks: `const void *` -> `const void*`."""
+    return re.sub(r"\s*\*\s*", "*", " ".join(text.split()))
 
 
 def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, *, reshapes: bool, moves: bool) -> str:

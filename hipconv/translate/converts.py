@@ -1,24 +1,30 @@
 """Arguments converted to another enum (a rule's `converts:`; hipconv.rules.conversions): where the HIP
 function takes other values for the same meanings (hipBLAS's v1 *Ex functions before ROCm 6.0 take
-hipblasDatatype_t where cuBLAS takes cudaDataType and cublasComputeType_t). An argument that is a CUDA
-enumerator becomes the HIP enumerator of the same meaning; any other argument (a variable, an expression)
-is passed through the conversion's shim of hipconv_compat.h, which maps the same values at run time. An
-enumerator without a counterpart, or a shim with `--no-compat`, leaves the call as it is (HC018)."""
+hipblasDatatype_t where cuBLAS takes cudaDataType and cublasComputeType_t; its GemmEx functions from 6.0
+take hipblasComputeType_t where code written for CUDA 10 passes a cudaDataType). An argument that is a
+CUDA enumerator of the table becomes the HIP enumerator of the same meaning; one the HIP function takes as
+translated stays as it is (another enumerator, a variable declared with a type that becomes the HIP one:
+`cublasComputeType_t ct`); any other (a variable, an expression) is passed through the conversion's shim of
+hipconv_compat.h, which maps the same values at run time. An enumerator without a counterpart, or a shim
+with `--no-compat`, leaves the call as it is (HC018)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Mapping
 
 from hipconv.rules.conversions import conversion
-from hipconv.rules.model import Rule
+from hipconv.rules.model import Rule, RuleKind
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text
 from hipconv.translate.compat import COMPAT_HEADER, NOTE_CODE
+from hipconv.translate.declarations import declared_type_name
 from hipconv.translate.edits import Part
-from hipconv.translate.syntax import Span
+from hipconv.translate.syntax import Span, next_code
 
 CODE = "HC018"
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 
 def converted_arguments(c: MatchCollector, rule: Rule, bound: Mapping[str, Span]) -> dict[str, list[Part]] | str:
@@ -38,11 +44,31 @@ def converted_arguments(c: MatchCollector, rule: Rule, bound: Mapping[str, Span]
             out[name] = [entry.hip or ""]
             literals.append(span)
             continue
+        if _passes(c, target, span, text):
+            continue
         if not c.settings.compat:
             return f"{name} {text!r} needs {conv.shim} of {COMPAT_HEADER} to become a {target}, and shims are off"
         out[name] = [f"{conv.shim}(", span, ")"]
     c.dropped.extend(literals)  # the CUDA enumerators' own renames (and verdicts) are not in the output
     return out
+
+
+def _passes(c: MatchCollector, target: str, span: Span, text: str) -> bool:
+    """The argument is a name the HIP function takes as translated: an enumerator the conversion does not
+    list (of another enum: CUBLAS_COMPUTE_32F where the conversion is from cudaDataType to
+    hipblasComputeType_t), or a variable whose declaration above gives it a type that becomes `target`
+    (`cublasComputeType_t ct`). Any other argument goes through the shim, which takes every value it can be."""
+    if not _NAME.match(text):
+        return False
+    k = next_code(c.tokens, bisect.bisect_left(c.tokens.starts, span[0]) - 1)
+    found = c.table.identifiers.get(text)
+    if found is not None and found.rule is not None and found.rule.kind is RuleKind.ENUMERATOR:
+        return True
+    declared = declared_type_name(c.tokens, k)
+    if declared is None or declared == target:
+        return declared == target
+    found = c.table.identifiers.get(declared)
+    return found is not None and found.rewrites and found.rule is not None and found.rule.hip == target
 
 
 def note_shims(c: MatchCollector, rule: Rule, cuda: str, start: int, parts: Mapping[str, list[Part]]) -> None:
@@ -81,15 +107,16 @@ def in_place(
     return parts
 
 
-_POINTERS_TO_CONST = re.compile(r"^const (\w+)\*\*$")
+_POINTER_ARRAY = re.compile(r"^((?:const )?\w+)\*\*$")
 
 
 def cast_text(target: str) -> tuple[str, str]:
     """What goes around an argument cast to `target` (a rule's `casts:`): reinterpret_cast<target>(...), or,
-    for an array of pointers to const (`const void**`, where CUDA takes `const void* const*`), a cast through
-    the array of const pointers to const, which any argument CUDA takes converts to (`void**`, `float**`, `const
-    void* const*`: reinterpret_cast alone would cast constness away), then const_cast to HIP's type."""
-    m = _POINTERS_TO_CONST.match(target)
+    for an array of plain pointers (`const void**`, `void**`, `float**`, where CUDA takes an array of const
+    pointers, `const void* const*` ...), a cast through the array of const pointers, which any argument CUDA
+    takes converts to (`void**`, `void* const*`, `float**` for `const void* const*`: reinterpret_cast alone
+    would cast constness away), then const_cast to HIP's type."""
+    m = _POINTER_ARRAY.match(target)
     if m is None:
         return f"reinterpret_cast<{target}>(", ")"
-    return f"const_cast<{target}>(reinterpret_cast<const {m[1]}* const*>(", "))"
+    return f"const_cast<{target}>(reinterpret_cast<{m[1]}* const*>(", "))"

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from hipconv.rules.model import LookupTable
 from hipconv.translate.collector import MatchCollector
+from hipconv.translate.declarations import QUALIFIERS, declaration_type
 from hipconv.translate.lexer import TokenKind, Tokens, lex_many, unsplice
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import (
@@ -37,7 +38,6 @@ WIDER_TYPES = {
     "std::uint64_t": "std::uint64_t",
 }
 _TYPE_WORDS = frozenset({"unsigned", "signed", "int", "long", "short", "uint32_t", "uint64_t", "int32_t", "std", "::"})
-_QUALIFIERS = frozenset({"const", "constexpr", "static", "__device__", "__constant__", "__host__", "inline"})
 _MASK_ARGUMENT = re.compile(rb"\b\w+_sync\s*\(\s*([A-Za-z_]\w*)\s*,")  # a name as the first argument
 
 
@@ -156,7 +156,7 @@ def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:
     if not is_punct(tokens, next_code(tokens, literal), ";"):
         return None
     words, j = [], prev_code(tokens, k)
-    while j >= 0 and (tokens.text(j) in _TYPE_WORDS or tokens.text(j) in _QUALIFIERS):
+    while j >= 0 and (tokens.text(j) in _TYPE_WORDS or tokens.text(j) in QUALIFIERS):
         words.append(j)
         j = prev_code(tokens, j)
     type_words = [w for w in words if tokens.text(w) in _TYPE_WORDS]
@@ -168,7 +168,7 @@ def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:
     if not const or not type_words or not starts_declaration:
         return None
     first, last = min(type_words), max(type_words)
-    if any(tokens.text(w) in _QUALIFIERS for w in words if first < w < last):
+    if any(tokens.text(w) in QUALIFIERS for w in words if first < w < last):
         return None  # `unsigned const int`: the type is not one run of words
     return (literal, (first, last)) if _type_text(tokens, (first, last)) in WIDER_TYPES else None
 
@@ -181,20 +181,9 @@ def narrow_declaration(c: MatchCollector, name_token: int) -> str | None:
     name_token, from its nearest declaration above in the file (`unsigned active = __activemask();`,
     `int f(unsigned mask)`); None when there is none or its type is another."""
     tokens = c.tokens
-    name = tokens.text(name_token)
-    for k in reversed([j for j in identifier_tokens(tokens, frozenset({name.encode()})) if j < name_token]):
-        if not is_punct(tokens, next_code(tokens, k), "=", ";", ",", ")", "{"):
-            continue
-        words, j = [], prev_code(tokens, k)
-        while j >= 0 and (tokens.text(j) in _TYPE_WORDS or tokens.text(j) in _QUALIFIERS):
-            words.append(j)
-            j = prev_code(tokens, j)
-        type_words = [w for w in words if tokens.text(w) in _TYPE_WORDS]
-        if not type_words or not (j < 0 or is_punct(tokens, j, ";", "{", "}", "(", ",")):
-            continue
-        written = _type_text(tokens, (min(type_words), max(type_words)))
-        return written if written in _NARROW_MASK_TYPES else None
-    return None
+    found = declaration_type(tokens, name_token, lambda j: tokens.text(j) in _TYPE_WORDS)
+    written = _type_text(tokens, found) if found is not None else None
+    return written if written in _NARROW_MASK_TYPES else None
 
 
 def _is_kept_mask(tokens: Tokens, table: LookupTable, k: int) -> bool:

@@ -160,11 +160,13 @@ class CallTypes:
 
     # -- the check ------------------------------------------------------------------------
     @staticmethod
-    def cuda_prototype(cuda_recs: list[Record], count: int) -> Record | None:
-        """The CUDA declaration with `count` parameters (the cublas_v2.h one before the legacy cublas.h)."""
+    def cuda_prototypes(cuda_recs: list[Record], count: int) -> list[Record]:
+        """The CUDA declarations with `count` parameters: those of the cublas_v2.h API where the legacy
+        cublas.h has one too, and all of them where C++ overloads one (cublasGemmEx's computeType, a
+        cublasComputeType_t, or a cudaDataType for code written for CUDA 10)."""
         fits = [r for r in cuda_recs if r["kind"] == "function" and len(r.get("params", [])) == count]
-        fits.sort(key=lambda r: r.get("header") == "cublas.h")
-        return fits[0] if fits else None
+        modern = [r for r in fits if r.get("header") != "cublas.h"]
+        return modern or fits[:1]
 
     def checked(self, cuda_recs: list[Record]) -> bool:
         return any(r["kind"] == "function" and r.get("lib") in CHECKED_LIBS for r in cuda_recs)
@@ -176,9 +178,21 @@ class CallTypes:
         if len(protos) != 1:
             return None
         hip_params = protos[0]["params"]
-        cuda_proto = self.cuda_prototype(cuda_recs, len(hip_params))
-        if cuda_proto is None:
+        overloads = self.cuda_prototypes(cuda_recs, len(hip_params))
+        if not overloads:
             return None
+        out: dict[str, Mismatch] = {}
+        for n, cuda_proto in enumerate(overloads):
+            found = self._mismatches(cuda_proto, hip, hip_params, rel)
+            if found is None:
+                return None
+            # another overload's argument that a cast or a conversion fits (a cudaDataType computeType, which
+            # the conversion turns into a hipblasComputeType_t and a cublasComputeType_t one passes as it is);
+            # one that nothing fits is left to the compiler, as the call was before C++ overloaded it
+            out |= {m.param: m for m in found if m.param not in out and (n == 0 or m.cast or m.convert)}
+        return list(out.values())
+
+    def _mismatches(self, cuda_proto: Record, hip: str, hip_params: list[Record], rel: str) -> list[Mismatch] | None:
         out = []
         for n, (cp, hp) in enumerate(zip(cuda_proto["params"], hip_params)):
             if "(" in hp["type"]:  # a declarator the host-only sets cannot spell (`unsigned int (**vectors)*`)
@@ -250,8 +264,7 @@ class CallTypes:
         if not found:
             return None
         if all(m.cast or m.convert for m in found):
-            proto = self.cuda_prototype(cuda_recs, len(self.inv.hip[rel].records(hip)[0]["params"]))
-            assert proto is not None  # mismatches found one
+            proto = self.cuda_prototypes(cuda_recs, len(self.inv.hip[rel].records(hip)[0]["params"]))[0]
             return Casts(
                 tuple(p["name"] for p in proto["params"]),
                 tuple((m.param, m.cast) for m in found if m.cast),
@@ -272,15 +285,11 @@ class CallTypes:
 
 
 def _drops_inner_const(cuda: str, hip: str) -> bool:
-    """CUDA's parameter is an array of const pointers to const (`const void *const Aarray[]`), HIP's one of
-    plain pointers to const (`const void *A[]`): a `void **` argument converts to the first, not to the second
-    (T** -> const T** is no implicit conversion), so it is cast to HIP's type."""
-    return (
-        _inner_const(cuda)
-        and not _inner_const(hip)
-        and split_type(hip).stars >= 2
-        and re.match(r"\s*const\b", hip) is not None
-    )
+    """CUDA's parameter is an array of const pointers (`const void *const Aarray[]`, `void *const Carray[]`),
+    HIP's one of plain pointers (`const void *A[]`, `void *C[]`): a `void **` argument converts to the first,
+    not to the second where the pointee is const (T** -> const T** is no implicit conversion), and a
+    `void *const *` argument, which CUDA's takes, converts to neither, so the argument is cast to HIP's type."""
+    return _inner_const(cuda) and not _inner_const(hip) and split_type(hip).stars >= 2
 
 
 def _inner_const(text: str) -> bool:

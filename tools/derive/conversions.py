@@ -2,7 +2,9 @@
 against the inventories.
 
 hipBLAS's v1 API (ROCm 5.x) takes hipblasDatatype_t where cuBLAS's *Ex functions take cudaDataType and
-cublasComputeType_t: the same meanings, other values.  A rule's `converts:` (found by
+cublasComputeType_t: the same meanings, other values; its GemmEx functions from ROCm 6.0 take
+hipblasComputeType_t where C++ overloads of cuBLAS's also take a cudaDataType (code written for CUDA 10).
+A rule's `converts:` (found by
 tools/derive/calltypes.py) names the parameters whose arguments the translation converts: an enumerator
 to its counterpart, anything else through the shim hipconv_TYPE of hipconv_compat.h
 (templates/compat/hipconv_TYPE.h.j2), which maps the CUDA values this file lists.
@@ -73,7 +75,9 @@ def _conversion(d: Deriver, target: str, fact: dict[str, Any]) -> Conversion:
         for r in recs
         if r["kind"] == "enumerator" and r.get("enum") in sources and r.get("value") is not None
     }
-    d.problems.extend(f"conversions {target}: {p}" for p in _problems(d, target, values, why, cuda_values, sources))
+    unreached = frozenset(fact.get("unreached") or {})
+    problems = _problems(d, target, values, why, cuda_values, sources, unreached)
+    d.problems.extend(f"conversions {target}: {p}" for p in problems)
     _check_v2_table(d, target, values, cuda_values)
     entries = tuple(
         Entry(name, value, values.get(name), "" if values.get(name) else why.get(name, str(fact["otherwise"])))
@@ -89,17 +93,21 @@ def _problems(
     why: dict[str, str],
     cuda_values: dict[str, int],
     sources: frozenset[str],
+    unreached: frozenset[str],
 ) -> Iterator[str]:
     """What is wrong with a curated conversion: names that are no enumerators, a null without a `why`, a
-    HIP value (other than the invalid one) that no CUDA enumerator reaches."""
+    HIP value (other than the invalid one) that no CUDA enumerator reaches and `unreached` does not list,
+    or one it lists that is reached or no enumerator."""
     yield from (f"{n} is no enumerator of {sorted(sources)}" for n in values if n not in cuda_values)
     yield from (f"{n} maps to null without a `why`" for n, h in values.items() if h is None and n not in why)
     yield from (f"`why` for {n}, which has a value" for n in why if values.get(n) is not None)
     targets = {str(r["name"]) for rel in RELEASES for r in _enumerators(d, target, rel)}
     yield from (f"{h} is no enumerator of {target}" for h in values.values() if h and h not in targets)
-    unreached = sorted(t for t in targets if t not in values.values() and _INVALID not in t)
-    if unreached:
-        yield f"no CUDA enumerator reaches {', '.join(unreached)}"
+    missed = sorted(t for t in targets if t not in values.values() and _INVALID not in t and t not in unreached)
+    if missed:
+        yield f"no CUDA enumerator reaches {', '.join(missed)}"
+    yield from (f"unreached {h} is no enumerator of {target}" for h in sorted(unreached - targets))
+    yield from (f"unreached {h} is reached" for h in sorted(unreached & set(values.values())))
 
 
 def _enumerators(d: Deriver, enum: str, rel: str) -> list[dict[str, Any]]:

@@ -175,6 +175,8 @@ class Deriver:
             rule["requires_define"] = define
         if fact.get("status") and rule.get("status") != "deprecated":
             rule["status"] = fact["status"]
+        if fact.get("rewrite_code"):
+            rule["rewrite_code"] = fact["rewrite_code"]
         if fact.get("legacy_form"):
             self.legacy_form(cuda, cuda_recs, hip, rule)
         return rule

@@ -58,6 +58,7 @@ MAPPING = Entry(
         "legacy_form": _BOOL,
         "value_differs": _BOOL,
         "requires_define": RULE_FIELDS["requires_define"],  # where the inventory missed HIP's `#ifdef`
+        "rewrite_code": RULE_FIELDS["rewrite_code"],  # reported at each rewrite, with the note (HC004: replace it)
     }
 )
 WARP_SYNC = Entry(
@@ -127,10 +128,11 @@ TWIN = Entry(
 )
 # conversions: a HIP parameter type -> the CUDA enumerators converted to it (tools/derive/conversions.py):
 # `from` the CUDA enums, `values` CUDA enumerator -> HIP enumerator (null: none of the same meaning, with a
-# `why`), `otherwise` why an enumerator not listed has none
+# `why`), `otherwise` why an enumerator not listed has none, `unreached` HIP enumerator -> why no CUDA value
+# of the `from` enums means it
 CONVERSION = Entry(
-    {"from": _NAMES, "note": _STRING, "otherwise": _STRING, "values": _MAPPING, "why": _MAPPING},
-    sections={"values": Section(value=_HIP), "why": Section()},
+    {"from": _NAMES, "note": _STRING, "otherwise": _STRING, "values": _MAPPING, "why": _MAPPING, "unreached": _MAPPING},
+    sections={"values": Section(value=_HIP), "why": Section(), "unreached": Section()},
     required=("from", "note", "otherwise", "values"),
 )
 # cooperative_groups: what the inventories do not record about the groups' member functions
