@@ -486,3 +486,20 @@ def test_a_source_another_file_includes_is_built_as_part_of_it(tmp_path: Path) -
     assert sorted(u["file"] for u in data["units"]) == ["main.cu", "unused.cu"]
     assert data["summary"] == {**data["summary"], "units": 2, "compiled": 2, "failed": 0}
     assert data["skipped"] == ["kernels/step.cu: included by main.cu; built as part of it, not on its own"]
+
+
+def test_an_included_source_is_skipped_even_when_a_pattern_rule_could_compile_it(tmp_path: Path) -> None:
+    """SHOC's Stencil2Dmain.cpp includes Matrix2DFileSupport.cpp; a `%.o: %.cpp` rule would compile any source,
+    so it does not make the included file a TU. A source a CMake target lists stays one."""
+    (tmp_path / "main.cpp").write_text('#include "support.cpp"\nint main() { return helper(); }\n')
+    (tmp_path / "support.cpp").write_text("static int helper() { return 0; }\n")
+    (tmp_path / "Makefile").write_text("app: main.o\n\tg++ $^ -o $@\n%.o: %.cpp\n\tg++ -DFROM_MAKE -c $< -o $@\n")
+    files = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
+    units, skipped = plan_tree(files, tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True)
+    assert [u.source for u in units] == ["main.cpp"] and "-DFROM_MAKE" in units[0].command
+    assert skipped == ["support.cpp: included by main.cpp; built as part of it, not on its own"]
+    (tmp_path / "CMakeLists.txt").write_text("add_executable(app main.cpp support.cpp)\n")
+    units, skipped = plan_tree(
+        [*files, "CMakeLists.txt"], tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True
+    )
+    assert sorted(u.source for u in units) == ["main.cpp", "support.cpp"] and skipped == []

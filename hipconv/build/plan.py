@@ -100,7 +100,8 @@ def plan_tree(
     environ: Mapping[str, str] | None = None,
 ) -> tuple[list[Unit], list[str]]:
     """One unit per translation unit among `files` (paths relative to out_root), and the sources left out,
-    each with why: those another file includes, which the project's build does not compile on their own.
+    each with why: those another file includes, unless a CMake target lists them (a Makefile's pattern rule
+    would compile any source, so it does not tell).
 
     Its flags: those the tree's Makefiles give it (read statically, see makeflags.py), else those its CMake
     project gives it (read statically, see cmakeflags.py), then every header directory of the tree as an
@@ -113,13 +114,14 @@ def plan_tree(
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
     )
-    from_build = {**cmake_flags(out_root, rels, TU_SUFFIXES), **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
+    listed = cmake_flags(out_root, rels, TU_SUFFIXES)  # the sources a CMake target names
+    from_build = {**listed, **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
     included = included_sources(out_root, rels, TU_SUFFIXES)
     units, skipped = [], []
     for rel in rels:
         if Path(rel).suffix.lower() not in TU_SUFFIXES:
             continue
-        if rel in included and rel not in from_build:
+        if rel in included and rel not in listed:  # (a Makefile's pattern rule would compile any source)
             skipped.append(f"{rel}: included by {included[rel]}; built as part of it, not on its own")
             continue
         file = str(out_root / rel)
