@@ -213,7 +213,7 @@ CODES = _codes(
         "HC019",
         Severity.NOTE,
         "C++ that nvcc accepts and clang rejects, respelled with the same meaning (`register` dropped, a CUDA "
-        "keyword glued to a string literal separated)",
+        "keyword or macro glued to a string literal separated, a launch's split chevrons joined)",
         example=Example(
             'extern "C"__global__ void scale(float *x) { register float s = 2.0f; x[0] *= s; }',
             "example.cu:1:11: note[HC019]: space put between a string literal and __global__: clang reads them "

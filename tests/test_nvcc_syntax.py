@@ -40,6 +40,11 @@ from test_translate import translate
             id="glued-device",
         ),
         pytest.param(
+            '#define FMT "%d"\n__global__ void k(int v) { printf("node ("FMT")\\n", v); }',
+            '#define FMT "%d"\n__global__ void k(int v) { printf("node (" FMT")\\n", v); }',
+            id="glued-macro",
+        ),
+        pytest.param(
             "__global__ void k(int a) {}\nvoid f() { k << < 1, 2 >> > (3); }",
             "__global__ void k(int a) {}\nvoid f() { k <<< 1, 2 >>> (3); }",
             id="spaced-chevrons",
@@ -66,6 +71,8 @@ def test_respelled(src: str, expected: str) -> None:
         pytest.param('__global__ void k() {} // extern "C"__global__', id="glued-in-a-comment"),
         pytest.param('__device__ void f() { register int r asm("v0"); }', id="gnu-explicit-register-variable"),
         pytest.param('__device__ const char *f() { return "C"__device_name__; }', id="another-suffix"),
+        pytest.param('__global__ void k() { auto a = "x"s; auto b = "y"sv; auto c = "z"_km; }', id="literal-suffixes"),
+        pytest.param('__global__ void k() { const char *s = "a" "b"; s = "c""d"; }', id="adjacent-strings"),
         pytest.param("__global__ void k(int registers) { int register_count = registers; }", id="longer-names"),
         pytest.param("__global__ void k() {}\nvoid f() { std::operator<< <char>(std::cout, 'a'); }", id="operator<<"),
         pytest.param("__global__ void k() {}\nvoid f() { x = a << < b; y = c >> > d; }", id="shift-and-compare"),

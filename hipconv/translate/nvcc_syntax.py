@@ -5,8 +5,10 @@ same meaning (note HC019):
   allow 'register' storage class specifier". It means nothing in C++ (and in C only forbids taking the
   address), so it is dropped; a GNU explicit register variable (`register int r asm("...")`) needs it
   and keeps it;
-- a CUDA keyword glued to a string literal (`extern "C"__global__`): clang reads `"C"__global__` as a
-  string literal with a user-defined suffix; a space separates them;
+- a CUDA keyword or a macro glued to a string literal (`extern "C"__global__`, `"node "FMT"\n"`): clang
+  reads `"C"__global__` as a string literal with a user-defined suffix, and a suffix without a leading `_`
+  as an error (C++11 reserves it), where gcc and nvcc read two tokens; a space separates them (the standard
+  library's `s` and `sv` string suffixes stay);
 - a kernel launch whose chevrons a formatter split (`k << < grid, block >> > (args)`): nvcc reads it as a
   launch, clang only as `<<<` ... `>>>` written whole; the blanks inside the chevrons go.
 """
@@ -29,6 +31,8 @@ _ASM = frozenset({"asm", "__asm__", "__asm"})
 # the CUDA execution-space and memory-space keywords: glued to a string they read as a literal suffix
 GLUED_KEYWORDS = (b"__global__", b"__device__", b"__host__", b"__shared__", b"__constant__", b"__managed__")
 _GLUED = re.compile(rb'"(' + b"|".join(GLUED_KEYWORDS) + rb")(?![A-Za-z0-9_])")
+_GLUED_NAME = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)')
+_STRING_SUFFIXES = frozenset({b"s", b"sv"})  # std::string and std::string_view literals
 _SPACED_OPEN = re.compile(rb"<<[ \t]+<(?!<)")
 WORDS = frozenset({_REGISTER, *GLUED_KEYWORDS})
 
@@ -47,8 +51,8 @@ def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[byte
     the spans of include paths and directive messages, which hold no code."""
     if _REGISTER in words:
         _drop_register(c, skip)
-    if not words.isdisjoint(GLUED_KEYWORDS):
-        _separate_glued_keywords(c)
+    if b'"' in c.tokens.body:
+        _separate_glued_names(c)
     if b"<<" in c.tokens.body:
         _join_spaced_chevrons(c)
 
@@ -79,15 +83,17 @@ def _explicit_register_variable(c: MatchCollector, i: int) -> bool:
     return False
 
 
-def _separate_glued_keywords(c: MatchCollector) -> None:
+def _separate_glued_names(c: MatchCollector) -> None:
     tokens, body = c.tokens, c.tokens.body
-    for m in _GLUED.finditer(body):
-        at = m.start(1)
-        i = bisect.bisect_right(tokens.starts, at) - 1
-        if i < 0 or tokens.kinds[i] != TokenKind.LITERAL or tokens.ends[i] != m.end(1):
-            continue  # in a comment, or not the end of a string literal token
+    for m in _GLUED_NAME.finditer(body):
+        at, name = m.start(1), m.group(1)
+        if name not in GLUED_KEYWORDS and (name.startswith(b"_") or name in _STRING_SUFFIXES):
+            continue  # a user-defined literal, or the standard library's
+        i = bisect.bisect_right(tokens.starts, at - 1) - 1  # the token holding the quote
+        if i < 0 or tokens.kinds[i] != TokenKind.LITERAL or tokens.ends[i] not in (at, m.end(1)):
+            continue  # an opening quote, in a comment: not a string literal's end (suffix read or not)
         c.edits.append(Edit.replace(at, at, " ", RULE_ID))
-        keyword = m.group(1).decode()
+        keyword = name.decode()
         message = f"space put between a string literal and {keyword}: clang reads them glued as a literal suffix"
         c.diag(at, CODE, message)
 
