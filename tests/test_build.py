@@ -503,3 +503,21 @@ def test_an_included_source_is_skipped_even_when_a_pattern_rule_could_compile_it
         [*files, "CMakeLists.txt"], tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True
     )
     assert sorted(u.source for u in units) == ["main.cpp", "support.cpp"] and skipped == []
+
+
+def test_a_source_included_through_an_include_directory_is_found(tmp_path: Path) -> None:
+    """`#include "support.cpp"` found through the build's -I../common: the one file of the tree whose path ends
+    with the include's; with two such files, which one is meant cannot be told, and both stay TUs."""
+    (tmp_path / "common").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "common" / "support.cpp").write_text("static int helper() { return 0; }\n")
+    (tmp_path / "app" / "main.cpp").write_text('#include "support.cpp"\nint main() { return helper(); }\n')
+    files = ["app/main.cpp", "common/support.cpp"]
+    units, skipped = plan_tree(files, tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True)
+    assert [u.source for u in units] == ["app/main.cpp"] and len(skipped) == 1
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "support.cpp").write_text("int other;\n")
+    units, skipped = plan_tree(
+        [*files, "other/support.cpp"], tmp_path, "hipcc", ["gfx90a"], build_dir=tmp_path / "b", check_only=True
+    )
+    assert len(units) == 3 and skipped == []

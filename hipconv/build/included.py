@@ -16,10 +16,13 @@ _QUOTED_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 
 def included_sources(out_root: Path, files: Iterable[str], suffixes: frozenset[str]) -> dict[str, str]:
     """{source: a file that includes it} for the files (relative to out_root, `/`-separated) with one of
-    `suffixes` that another file among `files` includes by a quoted path: relative to the including file
-    or, failing that, to the tree's root."""
+    `suffixes` that another file among `files` includes by a quoted path: relative to the including file,
+    to the tree's root, or the one file of the tree whose path ends with it."""
     rels = sorted(files)
     known = set(rels)
+    by_name: dict[str, list[str]] = {}
+    for rel in rels:
+        by_name.setdefault(posixpath.basename(rel), []).append(rel)
     wanted = {rel for rel in rels if posixpath.splitext(rel)[1].lower() in suffixes}
     included: dict[str, str] = {}
     for rel in rels:
@@ -30,18 +33,22 @@ def included_sources(out_root: Path, files: Iterable[str], suffixes: frozenset[s
         if b"include" not in data:
             continue
         for match in _QUOTED_INCLUDE.finditer(data):
-            target = _resolve(match.group(1).decode("utf-8", "replace"), rel, known)
+            target = _resolve(match.group(1).decode("utf-8", "replace"), rel, known, by_name)
             if target is not None and target != rel and target in wanted:
                 included.setdefault(target, rel)
     return included
 
 
-def _resolve(path: str, includer: str, known: set[str]) -> str | None:
+def _resolve(path: str, includer: str, known: set[str], by_name: dict[str, list[str]]) -> str | None:
+    """Relative to the includer, to the tree's root, else the one file of the tree whose path ends with it
+    (found through an -I directory of the build: SHOC's `#include "Matrix2DFileSupport.cpp"`)."""
     for base in (posixpath.dirname(includer), ""):
         candidate = posixpath.normpath(posixpath.join(base, path))
         if candidate in known:
             return candidate
-    return None
+    tail = posixpath.normpath(path)
+    ends = [rel for rel in by_name.get(posixpath.basename(tail), []) if rel.endswith("/" + tail)]
+    return ends[0] if len(ends) == 1 else None
 
 
 def nearest_first(dirs: Sequence[str], file: str) -> list[str]:
