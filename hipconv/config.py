@@ -1,7 +1,9 @@
 """Project configuration: `[tool.hipconv]` in pyproject.toml, or a .hipconv.toml.
 
-Found by walking up from the working directory (a .hipconv.toml wins over a
-pyproject.toml in the same folder; the search stops at the repository root).
+Found by walking up from the working directory to the project root and no further (a
+.hipconv.toml wins over a pyproject.toml in the same folder). The project root is the nearest
+folder at or above the working directory holding .git, .hg or a pyproject.toml (black's markers);
+without one, the working directory itself: a .hipconv.toml in a parent such as /tmp is never read.
 Every key is checked; a bad key or value is a ConfigError naming the file.
 Command-line flags override what is read here.
 """
@@ -24,6 +26,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
     import tomli as tomllib
 
 CONFIG_FILE = ".hipconv.toml"
+ROOT_MARKERS = (".git", ".hg", "pyproject.toml")  # what makes a folder a project root (as black decides it)
 FailOn = Literal["error", "warning", "never"]
 FAIL_ON: tuple[str, ...] = get_args(FailOn)
 _FAILING: dict[str, frozenset[Severity]] = {
@@ -64,17 +67,26 @@ _KEYS = {  # TOML key -> Config field
 }
 
 
+def project_root(start: Path) -> Path:
+    """The nearest folder at or above start holding .git, .hg or pyproject.toml; start itself without one."""
+    start = start.resolve()
+    return next((f for f in (start, *start.parents) if any((f / m).exists() for m in ROOT_MARKERS)), start)
+
+
 def find_config(start: Path) -> Path | None:
-    """The nearest .hipconv.toml, or pyproject.toml with a [tool.hipconv] table, at or above start."""
-    for folder in (start.resolve(), *start.resolve().parents):
+    """The nearest .hipconv.toml, or pyproject.toml with a [tool.hipconv] table, from start up to its
+    project root (project_root), never above it."""
+    start = start.resolve()
+    root = project_root(start)
+    for folder in (start, *start.parents):
         candidate = folder / CONFIG_FILE
         if candidate.is_file():
             return candidate
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file() and "hipconv" in _read_toml(pyproject).get("tool", {}):
             return pyproject
-        if (folder / ".git").exists():
-            return None
+        if folder == root:
+            break
     return None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from hipconv.config import Config, find_config, load_config
+from hipconv.config import Config, find_config, load_config, project_root
 from hipconv.errors import ConfigError
 
 HAZARD = b"__global__ void k(int* p) {\n  p[threadIdx.x % 32] = 0;\n}\n"
@@ -113,3 +113,64 @@ def test_missing_rules_dir_from_configuration(project: Path) -> None:
     (project / ".hipconv.toml").write_text('rules-dirs = ["no-such-rules"]\n')
     result = run_cli("scan", ".")
     assert result.code == 2 and "no-such-rules" in result.stderr
+
+
+# ---------------------------------------------------------------- how far up the search goes
+
+
+def nested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str | None) -> Path:
+    """outer/ (with a configuration that would silence the scan) / project (the marker, if any) / src/k.cu;
+    the working directory is src/ (project/ without a marker). Returns the project folder."""
+    project = tmp_path / "outer" / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "k.cu").write_bytes(HAZARD)
+    (tmp_path / "outer" / ".hipconv.toml").write_text('fail-on = "never"\n')
+    if marker == "pyproject.toml":
+        (project / marker).write_text('[project]\nname = "x"\n')
+    elif marker is not None:
+        (project / marker).mkdir()
+    monkeypatch.chdir(project / "src" if marker else project)
+    return project
+
+
+@pytest.mark.parametrize("marker", [".git", ".hg", "pyproject.toml", None])
+def test_no_configuration_is_read_above_the_project_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str | None
+) -> None:
+    """A .hipconv.toml in a parent of the project (a world-writable /tmp, a home folder) changes nothing.
+    Without .git, .hg or pyproject.toml the working directory itself is the project root."""
+    if marker is None and project_root(tmp_path) != tmp_path.resolve():
+        pytest.skip("the temporary folder is inside a project")
+    project = nested(tmp_path, monkeypatch, marker)
+    assert project_root(Path.cwd()) == project.resolve() and find_config(Path.cwd()) is None
+    result = run_cli("scan", "-v", ".")
+    assert result.code == 1 and "HC301" in result.stdout.decode()
+    searched = f"from {Path.cwd().resolve()} up to the project root {project.resolve()}" if marker else f"in {project}"
+    assert f"no configuration file {searched}\n" in result.stderr.replace(str(tmp_path.resolve()), str(tmp_path))
+
+
+@pytest.mark.parametrize("marker", [".git", ".hg", "pyproject.toml", None])
+@pytest.mark.parametrize("command", ["scan", "translate"])
+def test_configuration_at_the_project_root_is_used_and_named_by_v(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: str | None, command: str
+) -> None:
+    project = nested(tmp_path, monkeypatch, marker)
+    (project / ".hipconv.toml").write_text('exclude = ["k.cu"]\n')
+    assert find_config(Path.cwd()) == project.resolve() / ".hipconv.toml"
+    args = ("--dry-run",) if command == "translate" else ()
+    result = run_cli(command, "-v", *args, ".")
+    assert result.code == 0 and f"using configuration {project.resolve() / '.hipconv.toml'}\n" in result.stderr
+    assert "k.cu" not in result.stderr and b"k.cu" not in result.stdout  # excluded by it
+    assert "configuration" not in run_cli(command, *args, ".").stderr  # without -v, nothing about it
+
+
+def test_the_git_root_bounds_the_search_and_a_nested_pyproject_too(tmp_path: Path, monkeypatch) -> None:
+    """Inside a repository the search ends at its root; a pyproject.toml below it is a project root of its
+    own (as black decides), so a configuration above it is not read from there."""
+    project = nested(tmp_path, monkeypatch, ".git")
+    (project / ".hipconv.toml").write_text('fail-on = "never"\n')
+    (tmp_path / "outer" / ".git").mkdir()  # a repository around the repository changes nothing
+    assert find_config(Path.cwd()) == project.resolve() / ".hipconv.toml"
+    (project / "src" / "pyproject.toml").write_text('[project]\nname = "bindings"\n')
+    assert project_root(Path.cwd()) == (project / "src").resolve() and find_config(Path.cwd()) is None
+    assert run_cli("scan", ".").code == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -217,7 +218,87 @@ def test_bad_baseline_is_a_usage_error(tmp_path: Path) -> None:
     assert missing.code == 2 and "none.json" in missing.stderr
     (tmp_path / "bad.json").write_text('{"findings": 3}')
     bad = run_cli("scan", "--baseline", tmp_path / "bad.json", f)
-    assert bad.code == 2 and "bad.json is not a hipconv baseline" in bad.stderr
+    assert bad.code == 2 and "bad.json: not a hipconv baseline" in bad.stderr
+
+
+INT_LIMIT = hasattr(sys, "get_int_max_str_digits")  # 3.11+: a longer integer is a ValueError
+TOO_LONG = "not valid JSON: a number with too many digits" if INT_LIMIT else "hipconv_baseline is 9999"
+GOOD_ENTRY = {"code": "HC301", "path": "k.cu", "fingerprint": "0123abcd", "line": 2, "message": "m"}
+
+
+def _baseline(**fields: object) -> bytes:
+    return json.dumps({"hipconv_baseline": 1, "findings": [GOOD_ENTRY], **fields}).encode()
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param(b"", "not valid JSON: Expecting value: line 1 column 1", id="empty"),
+        pytest.param(_baseline()[:40], "not valid JSON: ", id="truncated"),
+        pytest.param(b"\xef\xbb\xbf" + _baseline(), "not valid JSON: Unexpected UTF-8 BOM", id="bom"),
+        pytest.param(b"[" * 100_000, "not valid JSON: nested too deeply", id="deep-list"),
+        pytest.param(b'{"a": ' * 100_000, "not valid JSON: nested too deeply", id="deep-object"),
+        pytest.param(
+            _baseline()[:-2] + b", " + b"[" * 100_000, "not valid JSON: nested too deeply", id="deep-in-findings"
+        ),
+        pytest.param(b'{"hipconv_baseline": ' + b"9" * 5000 + b"}", TOO_LONG, id="huge-int"),
+        pytest.param(
+            _baseline().replace(b'"line": 2', b'"line": ' + b"7" * 5000),
+            TOO_LONG,
+            id="huge-int-in-entry",
+            marks=pytest.mark.skipif(not INT_LIMIT, reason="Python < 3.11 converts any integer"),
+        ),
+        pytest.param(_baseline().replace(b"HC301", b"HC\xff01"), "not UTF-8: byte ", id="invalid-utf8"),
+        pytest.param(b'"baseline"', "the top level is a string, not an object", id="top-string"),
+        pytest.param(b"[1, 2]", "the top level is a list, not an object", id="top-list"),
+        pytest.param(b"null", "the top level is null or missing, not an object", id="top-null"),
+        pytest.param(b"3", "the top level is a number, not an object", id="top-number"),
+        pytest.param(_baseline(hipconv_baseline=True), "hipconv_baseline is true, not 1", id="version-true"),
+        pytest.param(_baseline(hipconv_baseline=1.0), "hipconv_baseline is 1.0, not 1", id="version-float"),
+        pytest.param(_baseline(hipconv_baseline="1"), 'hipconv_baseline is "1", not 1', id="version-string"),
+        pytest.param(_baseline(hipconv_baseline=2), "hipconv_baseline is 2, not 1", id="version-newer"),
+        pytest.param(b'{"findings": []}', "hipconv_baseline is null, not 1", id="version-missing"),
+        pytest.param(_baseline(findings={"a": 1}), "findings is an object, not a list", id="findings-object"),
+        pytest.param(b'{"hipconv_baseline": 1}', "findings is null or missing, not a list", id="findings-missing"),
+        pytest.param(_baseline(findings=[GOOD_ENTRY, "k.cu"]), "finding #2 needs string fields", id="entry-string"),
+        pytest.param(_baseline(findings=[{**GOOD_ENTRY, "code": 301}]), "finding #1 needs string", id="code-int"),
+        pytest.param(_baseline(findings=[{**GOOD_ENTRY, "path": None}]), "finding #1 needs string", id="path-null"),
+        pytest.param(_baseline(findings=[{"code": "HC301", "path": "k.cu"}]), "finding #1 needs", id="no-fingerprint"),
+    ],
+)
+def test_a_baseline_of_any_bad_shape_is_an_error_naming_it(tmp_path: Path, content: bytes, message: str) -> None:
+    """Bad JSON of any shape exits 2 with `error: BASELINE: ...` (and a hint), never a traceback."""
+    f = tmp_path / "k.cu"
+    f.write_bytes(HAZARD)
+    baseline = tmp_path / "base.json"
+    baseline.write_bytes(content)
+    result = run_cli("scan", "--baseline", baseline, f)
+    assert result.code == 2 and result.stdout == b""
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith(f"error: {baseline}: ") and message in first and "Traceback" not in result.stderr
+    assert rest and rest[0].startswith("hint: ")
+
+
+def test_a_baseline_the_configuration_names_that_is_a_directory_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "k.cu").write_bytes(HAZARD)
+    (tmp_path / "base.json").mkdir()
+    (tmp_path / ".hipconv.toml").write_text('baseline = "base.json"\n')
+    result = run_cli("scan", "k.cu")
+    assert result.code == 2 and f"error: {tmp_path.resolve() / 'base.json'}: cannot read baseline: " in result.stderr
+
+
+def test_a_well_formed_baseline_of_odd_but_valid_json_is_read(tmp_path: Path) -> None:
+    """Valid JSON nested within the decoder's depth, extra keys, and reader-only fields of any type are fine."""
+    f = tmp_path / "k.cu"
+    f.write_bytes(HAZARD)
+    extra = {"deep": json.loads("[" * 500 + "]" * 500), "big": 10**4000}
+    entry = {**GOOD_ENTRY, "line": "two", "message": None}
+    (tmp_path / "base.json").write_bytes(_baseline(findings=[entry], **extra))
+    assert run_cli("scan", "--baseline", tmp_path / "base.json", f).code == 1  # k.cu's finding is not recorded
 
 
 def test_exclude_applies_to_named_files_too(src: Path) -> None:

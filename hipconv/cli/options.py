@@ -12,9 +12,10 @@ from typing import Any, Callable, cast
 import click
 
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
-from hipconv.config import FAIL_ON, Config, find_config, load_config
+from hipconv.config import FAIL_ON, Config, find_config, load_config, project_root
 from hipconv.console import COLOR_CHOICES, ColorChoice, Display, Verbosity
 from hipconv.errors import ConfigError
+from hipconv.report import print_verbose, stderr_console
 from hipconv.resources import hip_releases, rocm_release
 from hipconv.settings import KernelLaunch, Settings
 
@@ -60,8 +61,16 @@ def default_rocm() -> str:
     return releases[-1]
 
 
-def config_at(path: Path | None) -> Config:
-    return load_config(path or find_config(Path.cwd()))
+def config_at(path: Path | None, display: Display) -> Config:
+    """The configuration: FILE of --config, else the one found from the working directory up to the
+    project root (hipconv.config.find_config). -v says which file it is, or that there is none."""
+    start = Path.cwd()
+    config = load_config(path or find_config(start))
+    root = project_root(start)
+    searched = f"in {root}" if root == start.resolve() else f"from {start} up to the project root {root}"
+    said = f"using configuration {config.path}" if config.path else f"no configuration file {searched}"
+    print_verbose(stderr_console(display), said)
+    return config
 
 
 def offload_archs(value: str | None) -> tuple[str, ...]:
@@ -155,7 +164,12 @@ def display_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Colour: auto (on a terminal, unless NO_COLOR is set), always (also into pipes and files), "
             "never [default: auto].",
         ),
-        click.option("-v", "--verbose", count=True, help="Say more: a line for every file, and the time the run took."),
+        click.option(
+            "-v",
+            "--verbose",
+            count=True,
+            help="Say more: the configuration file used, a line for every file, and the time the run took.",
+        ),
         click.option(
             "-q",
             "--quiet",

@@ -82,7 +82,7 @@ def scan(
     display: Display,
 ) -> None:
     """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
-    config = config_at(config_path)
+    config = config_at(config_path, display)
     unknown = [c for c in disable if c not in CODES]
     if unknown:
         raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")

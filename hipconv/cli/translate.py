@@ -125,7 +125,7 @@ def translate(
     archs = offload_archs(offload_arch)
     if dry_run and show_diff:
         raise click.UsageError("--dry-run and --diff exclude each other")
-    config = config_at(config_path)
+    config = config_at(config_path, display)
     mode = OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
     request = TranslateRequest(
         paths,
@@ -229,7 +229,7 @@ def build(
 ) -> None:
     """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
     archs = offload_archs(offload_arch)
-    config = config_at(None)
+    config = config_at(None, display)
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
     translation = TranslateRequest(
         (src,),

@@ -22,6 +22,7 @@ from hipconv.scan.scanner import FileScan, Finding
 FORMAT_VERSION = 1
 Key = tuple[str, str, str]  # (code, path, fingerprint)
 _ENTRY_KEYS = ("code", "path", "fingerprint")  # the string fields every entry needs
+_REWRITE = "write it again with `hipconv scan --write-baseline FILE PATHS`"  # the hint for a bad one
 
 
 @dataclass(frozen=True)
@@ -61,28 +62,60 @@ def baseline_json(scans: Iterable[FileScan], path: Path) -> str:
 
 
 def load_baseline(path: Path) -> Baseline:
-    """The baseline's entries; a missing or malformed file is a ConfigError naming it."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot read baseline {path}: {exc.strerror or exc}",
-            hint="create it with `hipconv scan --write-baseline FILE PATHS`",
-        ) from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"baseline {path} is not valid JSON: {exc}") from None
-    if (
-        not isinstance(data, dict)
-        or data.get("hipconv_baseline") != FORMAT_VERSION
-        or not isinstance(data.get("findings"), list)
-    ):
-        raise ConfigError(f"{path} is not a hipconv baseline (format {FORMAT_VERSION})")
+    """The baseline's entries. A file that is missing, unreadable, not UTF-8, not JSON (truncated, empty,
+    nested too deeply, a number too long to convert) or not shaped as a baseline is a ConfigError whose
+    message starts with its path."""
     keys: collections.Counter[Key] = collections.Counter()
-    for n, entry in enumerate(data["findings"]):
+    for n, entry in enumerate(_findings(path, _read_json(path))):
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in _ENTRY_KEYS):
-            raise ConfigError(f"baseline {path}: finding #{n + 1} needs string fields code, path and fingerprint")
+            raise ConfigError(f"{path}: finding #{n + 1} needs string fields code, path and fingerprint", hint=_REWRITE)
         keys[(entry["code"], entry["path"], entry["fingerprint"])] += 1
     return Baseline(os.path.abspath(path.parent), keys)
+
+
+def _read_json(path: Path) -> object:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot read baseline: {exc.strerror or exc}",
+            hint="create it with `hipconv scan --write-baseline FILE PATHS`",
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: baseline is not UTF-8: byte {exc.start} ({exc.reason})", hint=_REWRITE) from None
+    try:
+        return json.loads(text)
+    except RecursionError:  # json's decoder recurses once per [ or {
+        raise ConfigError(f"{path}: baseline is not valid JSON: nested too deeply", hint=_REWRITE) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: baseline is not valid JSON: {exc}", hint=_REWRITE) from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits, 3.11+)
+        raise ConfigError(f"{path}: baseline is not valid JSON: a number with too many digits", hint=_REWRITE) from None
+
+
+def _findings(path: Path, data: object) -> list[object]:
+    """The `findings` list of a baseline's top-level object, once its format number is checked."""
+    what = f"{path}: not a hipconv baseline (format {FORMAT_VERSION})"
+    if not isinstance(data, dict):
+        raise ConfigError(f"{what}: the top level is {_json_type(data)}, not an object", hint=_REWRITE)
+    version = data.get("hipconv_baseline")
+    if type(version) is not int or version != FORMAT_VERSION:  # true and 1.0 are not 1 here
+        raise ConfigError(f"{what}: hipconv_baseline is {_shown(version)}, not {FORMAT_VERSION}", hint=_REWRITE)
+    findings = data.get("findings")
+    if not isinstance(findings, list):
+        raise ConfigError(f"{what}: findings is {_json_type(findings)}, not a list", hint=_REWRITE)
+    return findings
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null or missing"}
+    return names.get(type(value), "a number")
+
+
+def _shown(value: object) -> str:
+    """A JSON value for a message: short (a long string or number is cut)."""
+    text = json.dumps(value) if isinstance(value, (str, bool, int, float, type(None))) else _json_type(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def new_findings(scans: Iterable[FileScan], baseline: Baseline) -> tuple[list[FileScan], int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from hipconv.rules.model import LookupTable
 from hipconv.settings import KernelLaunch, Settings
+from hipconv.translate.builtin_variables import BUILTIN_VARIABLES, uses_builtin_variable
 from hipconv.translate.case_labels import match_case_labels
 from hipconv.translate.cg_members import match_cg_members
 from hipconv.translate.collector import FileMatches, MatchCollector
@@ -142,10 +143,12 @@ def _defines(c: MatchCollector, directives: Directives, project: Project, *, is_
 
 
 def _cpp_compiled_as_cuda(tokens: Tokens, words: frozenset[bytes], directives: Directives) -> bool:
-    """A C++ source that holds what no host compiler accepts, a kernel launch or a CUDA keyword or built-in,
-    is built with `nvcc -x cu`, which includes the CUDA runtime, unless it #defines one of them itself, for a
-    host compiler."""
-    return _uses_cuda_constructs(tokens, words) and directives.defined.isdisjoint(CUDA_CONSTRUCTS)
+    """A C++ source that holds what no host compiler accepts, a kernel launch, a CUDA keyword or a built-in
+    variable read as one (not a host variable of that name: builtin_variables), is built with `nvcc -x cu`,
+    which includes the CUDA runtime, unless it #defines one of them itself, for a host compiler."""
+    return directives.defined.isdisjoint(CUDA_CONSTRUCTS) and (
+        _uses_cuda_constructs(tokens, words - BUILTIN_VARIABLES) or uses_builtin_variable(tokens, words)
+    )
 
 
 def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
