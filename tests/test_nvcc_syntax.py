@@ -95,3 +95,19 @@ def test_a_device_header_is_respelled() -> None:
     src = "__device__ inline int twice(int a) { register int b = a; return b + b; }\n"
     text, result = translate(src, path="util.h")
     assert text == src.replace("register ", "") and [d.code for d in result.diagnostics] == ["HC019"]
+
+
+def test_a_host_source_is_the_host_compilers_business() -> None:
+    """A .cpp without CUDA is compiled by the host compiler: a suffix glued to a string stays (the property
+    tests' "input without CUDA is unchanged")."""
+    src = 'const char *s = "str cudaFree"x;\n'
+    text, result = translate(src, path="t.cpp")
+    assert text == src and "HC019" not in {d.code for d in result.diagnostics}
+
+
+def test_a_glued_keyword_makes_a_cpp_cuda_on_the_first_run() -> None:
+    """nvcc reads `"..."__global__` as a keyword: the .cpp is CUDA at once (runtime included), and a second run
+    changes nothing."""
+    text, _ = translate('const char *s = "str"__global__;\n', path="t.cpp")
+    assert text == '#include <hip/hip_runtime.h>\nconst char *s = "str" __global__;\n'
+    assert translate(text, path="t.cpp")[0] == text

@@ -24,7 +24,7 @@ from hipconv.translate.identifiers import match_identifiers
 from hipconv.translate.includes import INSERT_RULE_ID, Directives, directive_lines, match_includes
 from hipconv.translate.launches import match_launches
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
-from hipconv.translate.nvcc_syntax import match_nvcc_syntax
+from hipconv.translate.nvcc_syntax import glued_keyword, match_nvcc_syntax, may_respell
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.redefinitions import match_redefinitions
 from hipconv.translate.source import SourceFile
@@ -78,7 +78,8 @@ def match_file(
     is_cu = is_cu or cuda_cpp
     includes = match_includes(c, directives, runtime_first=is_cu or is_header, pre_included=is_cu)
     skip = sorted(includes.spans + directives.message_spans)
-    uses_api = _match_code(c, skip, words, directives, project)
+    nvcc_compiles = is_cu or (may_respell(c.tokens.body, words) and _uses_cuda_constructs(tokens, words))
+    uses_api = _match_code(c, skip, words, directives, project, nvcc_compiles=nvcc_compiles)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]
     compat = include_line(c)  # hipconv_compat.h, right after the runtime include
     if (
@@ -109,15 +110,22 @@ def match_file(
 
 
 def _match_code(
-    c: MatchCollector, skip: list[Span], words: frozenset[bytes], directives: Directives, project: Project
+    c: MatchCollector,
+    skip: list[Span],
+    words: frozenset[bytes],
+    directives: Directives,
+    project: Project,
+    *,
+    nvcc_compiles: bool,
 ) -> bool:
-    """The matchers of the file's code, in order (`skip`: include paths and directive messages); True when
-    it uses a CUDA API."""
+    """The matchers of the file's code, in order (`skip`: include paths and directive messages;
+    `nvcc_compiles`: a file nvcc compiles, a .cu file or one that holds CUDA); True when it uses a CUDA API."""
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
     match_half_atomics(c, words)
     match_unknown_api(c, skip, words, directives, project.names)
-    match_nvcc_syntax(c, skip, words)
+    if nvcc_compiles:  # a host compiler's files are its own business
+        match_nvcc_syntax(c, skip, words)
     match_vector_operators(c, words)
     match_cg_members(c, words)
     match_case_labels(c, directives, words)
@@ -159,6 +167,7 @@ def _uses_cuda_constructs(tokens: Tokens, words: frozenset[bytes]) -> bool:
     return bool(
         (opens and any(k > opens[0] for k in token_occurrences(tokens, (b">>>",), punct)))
         or token_occurrences(tokens, words & CUDA_CONSTRUCT_WORDS, WORDY_KINDS, first_only=True)
+        or glued_keyword(tokens, words)  # `extern "C"__global__`: a keyword for nvcc, a literal suffix here
     )
 
 

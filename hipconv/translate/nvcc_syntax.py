@@ -20,7 +20,7 @@ import re
 
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
-from hipconv.translate.lexer import TokenKind
+from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.words import inside, token_occurrences
 
@@ -44,6 +44,17 @@ def may_respell(body: bytes, words: frozenset[bytes]) -> bool:
         or (not words.isdisjoint(GLUED_KEYWORDS) and _GLUED.search(body) is not None)
         or (b"<<" in body and _SPACED_OPEN.search(body) is not None)
     )
+
+
+def glued_keyword(tokens: Tokens, words: frozenset[bytes]) -> bool:
+    """A CUDA keyword glued to the end of a string literal: a keyword for nvcc, a literal suffix for clang."""
+    if words.isdisjoint(GLUED_KEYWORDS):
+        return False
+    for m in _GLUED.finditer(tokens.body):
+        i = bisect.bisect_right(tokens.starts, m.start(1) - 1) - 1
+        if i >= 0 and tokens.kinds[i] == TokenKind.LITERAL and tokens.ends[i] in (m.start(1), m.end(1)):
+            return True
+    return False
 
 
 def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> None:
