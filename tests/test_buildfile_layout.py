@@ -102,3 +102,35 @@ def test_cmake_comments_in_rewritten_commands_are_kept(src: str) -> None:
     out = _translate("CMakeLists.txt", src)
     assert out != src  # the command was rewritten
     assert comment_texts(out.encode()) == comment_texts(src.encode())
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "NVCC = \\\n\t$(CUDA_PATH)/bin/nvcc\n",
+        "NVCC := -ccbin g++ \\\n\t-O2 \\\n\t/usr/local/cuda/bin/nvcc -arch=sm_70\n",
+        "NVCC ?= $(CUDA_HOME)/bin/nvcc\\\n  -O3\n",
+    ],
+)
+def test_makefile_rocm_path_goes_before_a_continued_line(src: str) -> None:
+    """The ROCM_PATH default that a rewritten nvcc path needs goes before the whole logical line, never
+    between its continuation lines (make: 'recipe commences before first target')."""
+    out = _translate("Makefile", src)
+    assert out.startswith("ROCM_PATH ?= /opt/rocm\n")
+    assert _layout(out.removeprefix("ROCM_PATH ?= /opt/rocm\n")) == _layout(src)
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        (
+            "all:\n\tnvcc\\\n\t-arch=sm_70 -c a.cu\n",
+            f"all:\n\thipcc -D{WARP_SYNC_DEFINE}\\\n\t--offload-arch=gfx90a --offload-arch=gfx942 -c a.cu\n",
+        ),
+        ("LIBS := -lm -lcublas\\\n\t-lcufft\n", "LIBS := -lm -lhipblas\\\n\t-lhipfft\n"),
+        ("NVCC_FLAGS = -Xcompiler\\\n  -fPIC\n", "NVCC_FLAGS = -fPIC\\\n  \n"),
+    ],
+)
+def test_makefile_words_glued_to_a_continuation(src: str, expected: str) -> None:
+    """The compiler and the libraries glued to a continuation are rewritten as well, the backslash kept."""
+    assert _translate("Makefile", src) == expected

@@ -188,9 +188,14 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
     continued_nvcc = False
     flags: list[tuple[str, int]] = []  # nvcc's words of the logical line so far: mapped together at its end
     rocm_path_at: int | None = None  # where ROCM_PATH's default goes, once nvcc's path is rewritten
+    logical_start = 0  # where the logical line starts (its first physical line)
     for line in lines:
+        logical_start = line.start if line.first else logical_start
         # byte offsets of the words (build files are almost always ASCII; be exact anyway)
         words = [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in make_words(line.code)]
+        if line.continues:  # the continuation, a word of its own or glued to the last one ($(CUDA_PATH)/bin/nvcc\)
+            words[-1] = (words[-1][0][:-1], words[-1][1])
+            words = [w for w in words if w[0]]
         first_flag: int | None = None
         if not line.first:
             first_flag = 0 if continued_nvcc else None
@@ -201,7 +206,7 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
         if compiler is not None:
             first_flag = compiler + 1 if first_flag is None else max(first_flag, compiler + 1)
         if path_rewritten and rocm_path_at is None:
-            rocm_path_at = 0 if line.recipe else line.start
+            rocm_path_at = 0 if line.recipe else logical_start
         _report_cuda_paths(words, compilers, out)
         if first_flag is not None:
             flags += words[first_flag:]
