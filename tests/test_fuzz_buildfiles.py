@@ -292,6 +292,21 @@ def test_the_oracles_see_what_they_check() -> None:
     assert cmake_problem(b"set(A #[[ c ]] 1 # d\n 2)\n") == (None, ["#[[ c ]]", "# d"])
 
 
+# inputs the slow lane found, fixed
+FOUND = [
+    # a flag missing its value took the next argument, and the line break after a continuation was stripped:
+    # the backslash then escaped the closing quote
+    ("CMakeLists.txt", b'list(APPEND CMAKE_CUDA_FLAGS "-arch=sm_70 -arch=sm_70\\\n -arch" CUDA::cublas)\n'),
+    # ROCM_PATH's default was put between the continuation lines of nvcc's assignment
+    ("Makefile", b"NVCC = -arch=sm_70 \\\n\t$(CUDA_PATH)/bin/nvcc\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "data"), FOUND)
+def test_found_inputs(name: str, data: bytes) -> None:
+    assert (check_make if name == "Makefile" else check_cmake)(data) == []
+
+
 @settings(_FAST, max_examples=FAST_EXAMPLES)
 @given(makefiles())
 def test_fuzz_makefiles(data: bytes) -> None:

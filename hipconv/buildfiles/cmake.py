@@ -164,7 +164,7 @@ def _flag_values(
             mapped = _OFFLOAD_ARCH.sub("", mapped)
         arch_done = arch_done or arch
         if len(group) > 1:
-            mapped = mapped.strip()
+            mapped = mapped.strip(" \t")  # blanks only: a line break ends a continuation
         for k, (n, before, _, after) in enumerate(group):
             values[n] = before + (mapped if k == 0 else "") + after
     return values
