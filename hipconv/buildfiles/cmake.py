@@ -50,6 +50,7 @@ _NO_HIP_PROPERTY = frozenset({"CUDA_RESOLVE_DEVICE_SYMBOLS", "CUDA_RUNTIME_LIBRA
 _CUDA_ARCH_VALUE = re.compile(r"(?:(?:\d+(?:-real|-virtual)?|native|all|all-major)[;\s]*)+")
 _TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})
 _CUDA_GENEX = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)(>)", re.S)
+_OFFLOAD_ARCH = re.compile(r"--offload-arch=[\w:+-]+[ \t]*|[ \t]*--offload-arch=[\w:+-]+")
 _CUDA_GENEX_OPEN = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)", re.S)
 
 
@@ -160,10 +161,10 @@ def _flag_values(
         out.notes(command.args[group[0][0]].start, notes)
         arch = any(note.code == "HC404" for note in notes)
         if arch and arch_done:  # --offload-arch once per command
-            mapped = " ".join(w for w in mapped.split(" ") if not w.startswith("--offload-arch="))
+            mapped = _OFFLOAD_ARCH.sub("", mapped)
         arch_done = arch_done or arch
         if len(group) > 1:
-            mapped = mapped.strip()
+            mapped = mapped.strip(" \t")  # blanks only: a line break ends a continuation
         for k, (n, before, _, after) in enumerate(group):
             values[n] = before + (mapped if k == 0 else "") + after
     return values
@@ -256,7 +257,7 @@ def _drop_leftover(command: Command, body: bytes, out: BuildFileEdits) -> None:
         noop = not _EMPTY_GENEX.sub("", ";".join(items)).strip("; ")
     else:
         noop = False
-    if noop:
+    if noop and not command.comments:  # a comment is never removed: the command then stays
         start, end = drop_span(body, command.start, command.end)
         out.edits.append(Edit.replace(start, end, "", "cmake.leftover"))
         what = f"{command.name}({values[0]} ...)" if values else f"{command.name}()"
@@ -296,7 +297,10 @@ def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: BuildFileEd
         )
         return
     new = ";".join(archs)
-    out.rewrite(values[0].start, values[-1].end, f'"{new}"' if values[0].kind == "quoted" else new, "architectures")
+    out.rewrite(values[0].start, values[0].end, f'"{new}"' if values[0].kind == "quoted" else new, "architectures")
+    for value in values[1:]:  # one by one: the comments between them stay
+        start, end = drop_span(out.source.body, value.start, value.end)
+        out.rewrite(start, end, "", "architectures")
     out.report(values[0].start, "HC404", f"CUDA architectures {written} replaced by the AMD targets {new}", written)
 
 

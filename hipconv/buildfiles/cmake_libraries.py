@@ -121,12 +121,17 @@ def found_packages(commands: Sequence[Command]) -> set[str]:
 
 
 def rewrite_find_package(command: Command, packages: list[str], out: BuildFileEdits) -> None:
-    """find_package(CUDAToolkit|CUDA ...) -> find_package(hip ...) plus the packages of the linked targets."""
+    """find_package(CUDAToolkit|CUDA ...) -> find_package(hip ...) plus the packages of the linked targets.
+    Only REQUIRED and QUIET are kept (the version and components are CUDA's); comments stay where they are."""
     args = command.args
     keywords = [a.value for a in args[1:] if a.value in ("REQUIRED", "QUIET")]
-    lines = [f"find_package({' '.join(['hip', *keywords])})"]
-    lines += [f"{command.indent}find_package({' '.join([p, *keywords])})" for p in packages]
-    out.rewrite(command.start, command.end, "\n".join(lines), "find-package")
+    out.rewrite(args[0].start, args[0].end, "hip", "find-package")
+    for arg in args[1:]:  # one by one: the comments between them stay
+        if arg.value not in ("REQUIRED", "QUIET"):
+            start, end = drop_span(out.source.body, arg.start, arg.end)
+            out.rewrite(start, end, "", "find-package")
+    lines = [f"\n{command.indent}find_package({' '.join([p, *keywords])})" for p in packages]
+    out.rewrite(command.end, command.end, "".join(lines), "find-package")
     if args[0].value == "CUDA":
         out.report(
             command.start,

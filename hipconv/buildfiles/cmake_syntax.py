@@ -22,7 +22,7 @@ _CMAKE_TOKEN = re.compile(
 
 
 class Arg(NamedTuple):
-    kind: str  # word | quoted | bracket
+    kind: str  # word | quoted | bracket (| comment: Command.comments)
     text: str  # as written (quotes included)
     start: int
     end: int
@@ -38,6 +38,7 @@ class Command(NamedTuple):
     end: int  # just after the closing parenthesis
     args: tuple[Arg, ...]
     indent: str
+    comments: tuple[Arg, ...] = ()  # the comments between its parentheses (kind "comment")
 
 
 def cmake_commands(body: bytes) -> Iterator[Command]:
@@ -54,18 +55,19 @@ def cmake_commands(body: bytes) -> Iterator[Command]:
             j += 1
         if j >= len(tokens) or tokens[j][0] != "open":
             continue
-        depth, args, j = 1, [], j + 1
+        depth, j = 1, j + 1
+        args: list[Arg] = []
+        comments: list[Arg] = []
         while j < len(tokens) and depth:
             k, s, e = tokens[j]
             depth += (k == "open") - (k == "close")
-            if k in ("word", "quoted", "bracket"):
-                args.append(Arg(k, body[s:e].decode("utf-8"), s, e))
+            if k in ("word", "quoted", "bracket", "comment"):
+                (comments if k == "comment" else args).append(Arg(k, body[s:e].decode("utf-8"), s, e))
             j += 1
         line_start = body.rfind(b"\n", 0, start) + 1
         indent = body[line_start:start].decode("utf-8")
-        yield Command(
-            body[start:end].decode("utf-8"), start, tokens[j - 1][2], tuple(args), indent if not indent.strip() else ""
-        )
+        name, indent = body[start:end].decode("utf-8"), indent if not indent.strip() else ""
+        yield Command(name, start, tokens[j - 1][2], tuple(args), indent, tuple(comments))
         i = j
 
 
@@ -80,3 +82,8 @@ def drop_span(body: bytes, start: int, end: int) -> tuple[int, int]:
     while start > line_start and body[start - 1 : start] in (b" ", b"\t"):
         start -= 1
     return start, end
+
+
+def comment_texts(body: bytes) -> list[bytes]:
+    """The comments of a CMake file (line and bracket comments), in order."""
+    return [m.group() for m in _CMAKE_TOKEN.finditer(body) if m.lastgroup == "comment"]

@@ -49,12 +49,71 @@ class BuildFileEdits:
         return edited_result(self.source, self.edits, self.diagnostics, self.replacements)
 
 
+_BLANKS = b" \t"
+
+
+def flag_edits(
+    body: bytes, words: Sequence[tuple[str, int]], archs: tuple[str, ...]
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, FlagNote]]]:
+    """The nvcc flags among `words` (each with its byte offset in `body`) -> hipcc flags: the edits (start, end,
+    new text) and the notes with their offsets. Each flag is rewritten where it is written: what lies between
+    the words (line breaks, continuation backslashes, a backslash glued to a word's end) is kept as it is.
+    Unknown flags and $-references stay as written."""
+    words = [w for w in (_without_continuation(body, word, at) for word, at in words) if w[0]]
+    mapped = map_flags([word for word, _ in words], archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
+    edits: list[tuple[int, int, str]] = []
+    notes: list[tuple[int, FlagNote]] = []
+    for unit in mapped.units:
+        notes += [(words[unit.first][1], note) for note in unit.notes]
+        written = words[unit.first : unit.stop]
+        if unit.words != tuple(word for word, _ in written):
+            edits += _unit_edits(body, written, " ".join(unit.words), edits[-1][1] if edits else 0)
+    return edits, notes
+
+
+def _without_continuation(body: bytes, word: str, at: int) -> tuple[str, int]:
+    """A word less the line continuation glued to its end (`-arch=sm_70\\` at the end of a line)."""
+    end = at + len(word.encode("utf-8"))
+    if word.endswith("\\") and body[end:].lstrip(_BLANKS)[:1] in (b"\n", b"\r"):
+        return word[:-1], at
+    return word, at
+
+
+def _unit_edits(body: bytes, words: Sequence[tuple[str, int]], new: str, floor: int) -> list[tuple[int, int, str]]:
+    """The edits that write one flag's words as `new`: the words on one line as a whole; a flag written over
+    lines (-Xcompiler at the end of one, its value on the next) in its first line, its other lines' words
+    removed. A word removed takes the blanks before it (or else, and before a continuation, those after it)
+    on its line along, none that an earlier edit (ending at `floor`) took."""
+    runs: list[tuple[int, int]] = []
+    for word, at in words:
+        end = at + len(word.encode("utf-8"))
+        if runs and not body[runs[-1][1] : at].strip(_BLANKS):
+            runs[-1] = (runs[-1][0], end)
+        else:
+            runs.append((at, end))
+    edits = []
+    for n, (start, end) in enumerate(runs):
+        if n == 0 and new:
+            edits.append((start, end, new))
+            floor = end
+            continue
+        before = len(body[:start].rstrip(_BLANKS))
+        after = len(body) - len(body[end:].lstrip(_BLANKS))
+        follows = body[after : after + 1]  # a continuation keeps a blank before it (CMake joins lines as they are)
+        if before > 0 and body[before - 1 : before] not in (b"\n", b"\r") and follows != b"\\":
+            start = max(before, floor)
+        elif follows not in (b"\n", b"\r", b""):
+            end = after
+        edits.append((start, end, ""))
+        floor = end
+    return edits
+
+
 def flag_text(text: str, archs: tuple[str, ...]) -> tuple[str, tuple[FlagNote, ...]]:
-    """nvcc flags in a build file's text -> hipcc flags; unknown flags and $-references stay as written."""
-    words = text.split()
-    mapped = map_flags(words, archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
-    if list(mapped.words) == words:
-        return text, mapped.notes
-    lead = text[: len(text) - len(text.lstrip())]
-    trail = text[len(text.rstrip()) :]
-    return lead + " ".join(mapped.words) + trail, mapped.notes
+    """nvcc flags in a build file's text -> hipcc flags, each where it is written (flag_edits)."""
+    data = text.encode("utf-8")
+    words = [(m.group().decode("utf-8"), m.start()) for m in re.finditer(rb"\S+", data)]
+    edits, notes = flag_edits(data, words, archs)
+    for start, end, new in reversed(edits):
+        data = data[:start] + new.encode("utf-8") + data[end:]
+    return data.decode("utf-8"), tuple(note for _, note in notes)

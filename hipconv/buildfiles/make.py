@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hipconv.buildfiles.common import MAKE_REFERENCE, BuildFileEdits
-from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, map_flags, map_library, nvcc_only
+from hipconv.buildfiles.common import BuildFileEdits, flag_edits
+from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, map_library, nvcc_only
 
 _ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?::::=|::=|:=|\+=|\?=|!=|=)")
 _NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
@@ -110,7 +110,10 @@ def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
     """Each logical line (its first physical line) and the words of its value or command, continuations joined."""
     current: tuple[_Line, list[str]] | None = None
     for line in lines:
-        words = [w for w, _ in make_words(line.code[line.value_at :]) if w != "\\"]
+        words = [w for w, _ in make_words(line.code[line.value_at :])]
+        if line.continues:  # the continuation: a word of its own, or glued to the last word (-arch=sm_70\)
+            words[-1] = words[-1][:-1]
+        words = [w for w in words if w]
         if line.first:
             if current is not None:
                 yield current
@@ -183,10 +186,16 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
     lines = _read_lines(body)
     compilers, flag_variables = _nvcc_variables(lines)
     continued_nvcc = False
+    flags: list[tuple[str, int]] = []  # nvcc's words of the logical line so far: mapped together at its end
     rocm_path_at: int | None = None  # where ROCM_PATH's default goes, once nvcc's path is rewritten
+    logical_start = 0  # where the logical line starts (its first physical line)
     for line in lines:
+        logical_start = line.start if line.first else logical_start
         # byte offsets of the words (build files are almost always ASCII; be exact anyway)
         words = [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in make_words(line.code)]
+        if line.continues:  # the continuation, a word of its own or glued to the last one ($(CUDA_PATH)/bin/nvcc\)
+            words[-1] = (words[-1][0][:-1], words[-1][1])
+            words = [w for w in words if w[0]]
         first_flag: int | None = None
         if not line.first:
             first_flag = 0 if continued_nvcc else None
@@ -197,13 +206,17 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
         if compiler is not None:
             first_flag = compiler + 1 if first_flag is None else max(first_flag, compiler + 1)
         if path_rewritten and rocm_path_at is None:
-            rocm_path_at = 0 if line.recipe else line.start
+            rocm_path_at = 0 if line.recipe else logical_start
         _report_cuda_paths(words, compilers, out)
-        if first_flag is not None and first_flag < len(words):
-            _make_flags(words[first_flag:], archs, out)
+        if first_flag is not None:
+            flags += words[first_flag:]
         else:
             _map_libraries(words, out)
         continued_nvcc = first_flag is not None and line.continues
+        if not continued_nvcc:
+            _make_flags(flags, archs, out)
+            flags = []
+    _make_flags(flags, archs, out)
     if rocm_path_at is not None and not any(line.variable == "ROCM_PATH" for line in lines):
         out.rewrite(rocm_path_at, rocm_path_at, f"ROCM_PATH ?= {ROCM_PATH_DEFAULT}\n", "rocm-path")
 
@@ -288,21 +301,9 @@ def _map_libraries(words: list[tuple[str, int]], out: BuildFileEdits) -> None:
 
 
 def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: BuildFileEdits) -> None:
-    """Map the nvcc arguments of one line; the changed stretch is rewritten as a whole."""
-    if words[-1][0] == "\\":
-        words = words[:-1]
-    if not words:
-        return
-    texts = [w for w, _ in words]
-    start, end = words[0][1], words[-1][1] + len(texts[-1].encode("utf-8"))
-    mapped = map_flags(texts, archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
-    at = 0
-    for note in mapped.notes:  # each note where its flag is written (its words, else its first word)
-        parts = note.flag.split()
-        at = next(
-            (n for n in range(at, len(texts)) if texts[n : n + len(parts)] == parts),
-            next((n for n in range(at, len(texts)) if parts and texts[n] == parts[0]), at),
-        )
-        out.notes(words[at][1] if at < len(words) else start, [note])
-    if list(mapped.words) != texts:
-        out.rewrite(start, end, " ".join(mapped.words), "flags")
+    """Map the nvcc arguments of one logical line (its continuation lines too), each where it is written."""
+    edits, notes = flag_edits(out.source.body, words, archs)
+    for start, end, new in edits:
+        out.rewrite(start, end, new, "flags")
+    for at, note in notes:
+        out.notes(at, [note])

@@ -214,10 +214,22 @@ class FlagNote(NamedTuple):
     message: str
 
 
+class FlagUnit(NamedTuple):
+    """One flag with its value (or one other word) of a word list, and what it becomes."""
+
+    first: int  # the index of its first word
+    stop: int  # the index after its last word
+    words: tuple[str, ...]  # the hipcc words
+    notes: tuple[FlagNote, ...] = ()
+    source: bool = False  # a positional (non-flag) word: an input file
+    arch: bool = False  # an NVIDIA architecture flag
+
+
 class Mapped(NamedTuple):
     words: tuple[str, ...]
     notes: tuple[FlagNote, ...]
     sources: tuple[str, ...]  # the positional (non-flag) words: input files
+    units: tuple[FlagUnit, ...] = ()  # the words flag by flag, so that callers can rewrite each where it is
 
 
 _BY_NAME = {name: flag for flag in FLAGS for name in flag.names}
@@ -264,55 +276,58 @@ def map_flags(
     """Map an nvcc word list to hipcc words. Unknown flags are reported, and dropped unless keep_unknown.
 
     `passthrough`: words that are kept as they are without a note (a Makefile's `$(VAR)` references).
+    The architecture flags become --offload-arch once: a later one maps to nothing, without a note.
     """
-    out: list[str] = []
-    notes: list[FlagNote] = []
-    sources: list[str] = []
+    units: list[FlagUnit] = []
     arch_done = False
     i = 0
     while i < len(words):
-        start, word = i, words[i]
-        i += 1
-        if passthrough is not None and passthrough.fullmatch(word):
-            out.append(word)
-            continue
-        if not word.startswith("-") or word == "-":
-            out.append(word)
-            sources.append(word)
-            continue
-        found = lookup(word)
-        if found is None:
-            notes.append(
-                FlagNote(
-                    word,
-                    "HC402",
-                    f"unknown nvcc flag {word}; " + ("left unchanged" if keep_unknown else "not passed to hipcc"),
-                )
-            )
-            if keep_unknown:
-                out.append(word)
-            continue
-        flag, value = found
-        written = word
-        if flag.value is FlagValue.ANY and value is None:
-            if i >= len(words):
-                notes.append(FlagNote(word, "HC402", f"nvcc flag {word} needs a value; not passed on"))
-                continue
-            value = words[i]
-            written = f"{word} {value}"
-            i += 1
-        if flag.action is FlagAction.ARCH:
-            if arch_done:
-                continue
-            arch_done = True
-        if flag.action is FlagAction.SPLIT:
-            mapped, new_notes = _map_split(flag, value or "", written)
-        else:
-            mapped, note = _map_known(flag, value, written, words[start:i], archs, keep_unknown=keep_unknown)
-            new_notes = [note] if note else []
-        out.extend(mapped)
-        notes.extend(new_notes)
-    return Mapped(tuple(out), tuple(notes), tuple(sources))
+        unit = _map_unit(words, i, archs, keep_unknown=keep_unknown, passthrough=passthrough)
+        if unit.arch and arch_done:
+            unit = unit._replace(words=(), notes=())
+        arch_done = arch_done or unit.arch
+        units.append(unit)
+        i = unit.stop
+    return Mapped(
+        tuple(word for unit in units for word in unit.words),
+        tuple(note for unit in units for note in unit.notes),
+        tuple(words[unit.first] for unit in units if unit.source),
+        tuple(units),
+    )
+
+
+def _map_unit(
+    words: Sequence[str],
+    i: int,
+    archs: Sequence[str],
+    *,
+    keep_unknown: bool,
+    passthrough: re.Pattern[str] | None,
+) -> FlagUnit:
+    """The flag (with its value) or other word that starts at words[i]."""
+    word = words[i]
+    if passthrough is not None and passthrough.fullmatch(word):
+        return FlagUnit(i, i + 1, (word,))
+    if not word.startswith("-") or word == "-":
+        return FlagUnit(i, i + 1, (word,), source=True)
+    found = lookup(word)
+    if found is None:
+        unknown = f"unknown nvcc flag {word}; " + ("left unchanged" if keep_unknown else "not passed to hipcc")
+        return FlagUnit(i, i + 1, (word,) if keep_unknown else (), (FlagNote(word, "HC402", unknown),))
+    flag, value = found
+    written, stop = word, i + 1
+    if flag.value is FlagValue.ANY and value is None:
+        if stop >= len(words):
+            return FlagUnit(i, stop, (), (FlagNote(word, "HC402", f"nvcc flag {word} needs a value; not passed on"),))
+        value = words[stop]
+        written = f"{word} {value}"
+        stop += 1
+    if flag.action is FlagAction.SPLIT:
+        mapped, notes = _map_split(flag, value or "", written)
+    else:
+        mapped, note = _map_known(flag, value, written, words[i:stop], archs, keep_unknown=keep_unknown)
+        notes = [note] if note else []
+    return FlagUnit(i, stop, tuple(mapped), tuple(notes), arch=flag.action is FlagAction.ARCH)
 
 
 def _map_known(
