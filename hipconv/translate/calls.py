@@ -12,7 +12,7 @@ from hipconv.diagnostics import CODES
 from hipconv.errors import RuleSchemaError
 from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
 from hipconv.translate.collector import MatchCollector, apply_resolution
-from hipconv.translate.comments import code_text, keep_comments
+from hipconv.translate.comments import CodeTexts, code_text, keep_comments
 from hipconv.translate.converts import CODE as CONVERT_CODE
 from hipconv.translate.converts import cast_text, converted_arguments, in_place, note_shims
 from hipconv.translate.edits import Edit, Part
@@ -271,7 +271,7 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
                 for name in bound
             },
         },
-        "src": {name: code_text(tokens, span) for name, span in bound.items()},
+        "src": CodeTexts(tokens, bound),
     }
     call_region = region = (start, tokens.ends[call.close])
     if rule.scope is Scope.STATEMENT:

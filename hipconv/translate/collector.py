@@ -4,6 +4,7 @@ into an edit and/or a diagnostic (decided here, in one place)."""
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -107,20 +108,24 @@ class MatchCollector:
         if not self.dropped and not self.kept:
             return
 
-        def gone(offset: int) -> bool:
-            return any(a <= offset < b for a, b in self.dropped)
+        dropped, kept = _Cover(self.dropped), _Cover(self.kept)
 
-        kept = [Edit(a, b, ()) for a, b in self.kept]
+        def gone(offset: int) -> bool:  # inside a dropped argument: a <= offset < b
+            return dropped.furthest(offset, True) > offset
 
-        def untouched(edit: Edit) -> bool:
-            return not any(call.contains(edit) for call in kept)
+        def untouched(edit: Edit) -> bool:  # not inside a kept call, as Edit.contains has it
+            if not edit.parts:  # a deletion may be a kept range itself, which does not contain itself
+                return not any(Edit(a, b, ()).contains(edit) for a, b in self.kept)
+            if edit.start == edit.end:
+                return kept.furthest(edit.start, False) <= edit.start
+            return kept.furthest(edit.start, True) < edit.end
 
         keep = [not (about_api and gone(offset)) for offset, about_api in self._anchors]
         self.diagnostics = [d for d, k in zip(self.diagnostics, keep) if k]
         self.replacements = [
             r
             for r, o in zip(self.replacements, self._replacement_offsets)
-            if not gone(o) and not any(a < o < b for a, b in self.kept)
+            if not gone(o) and not kept.furthest(o, False) > o
         ]
         self.edits = [e for e in self.edits if untouched(e)]
 
@@ -218,3 +223,19 @@ def status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> 
     if action is Action.REWRITE_DEPRECATED:
         return "HC004", f"{cuda} is deprecated; translated to {rule.hip}{note}"
     return None
+
+
+class _Cover:
+    """Ranges, asked which one starting at or before an offset reaches furthest: one sort and a
+    bisect per question, where scanning every range per question grows with the square of nested
+    rewrites (each level drops or keeps a range)."""
+
+    def __init__(self, ranges: list[Span]) -> None:
+        ordered = sorted(ranges)
+        self.starts = [a for a, _ in ordered]
+        self.reach = list(itertools.accumulate((b for _, b in ordered), max))
+
+    def furthest(self, offset: int, inclusive: bool) -> int:
+        """The largest end among the ranges that start before offset (at it too, when inclusive); -1 if none."""
+        k = (bisect.bisect_right if inclusive else bisect.bisect_left)(self.starts, offset)
+        return self.reach[k - 1] if k else -1

@@ -4,22 +4,16 @@ region it replaces, in source order, and never lets a line comment swallow the c
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from hipconv.translate.edits import Part
-from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.lexer import Tokens, unsplice
 from hipconv.translate.syntax import Span, next_code
 
 
 def comments_in(tokens: Tokens, region: Span) -> list[Span]:
     """The comment tokens inside region, in order."""
-    found = []
-    i = bisect.bisect_left(tokens.starts, region[0])
-    while i < len(tokens) and tokens.ends[i] <= region[1]:
-        if tokens.kinds[i] == TokenKind.COMMENT:
-            found.append((tokens.starts[i], tokens.ends[i]))
-        i += 1
-    return found
+    return [(tokens.starts[i], tokens.ends[i]) for i in tokens.comments_between(*tokens.within(region))]
 
 
 def keep_comments(tokens: Tokens, region: Span, parts: Sequence[Part], newline: str) -> tuple[Part, ...]:
@@ -83,3 +77,22 @@ def code_text(tokens: Tokens, span: Span) -> str:
         pos = end
     pieces.append(body[pos : span[1]])
     return unsplice(b"".join(pieces)).decode()
+
+
+class CodeTexts(Mapping[str, str]):
+    """code_text of named spans, each made when first read: a template reads a few of its arguments'
+    texts, and making every one up front copies a call nested n deep n times over."""
+
+    def __init__(self, tokens: Tokens, spans: Mapping[str, Span]) -> None:
+        self._tokens, self._spans, self._texts = tokens, spans, dict[str, str]()
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._texts:
+            self._texts[name] = code_text(self._tokens, self._spans[name])
+        return self._texts[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)

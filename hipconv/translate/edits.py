@@ -9,6 +9,7 @@ Nested edits outside every span part (a dropped argument) vanish with it.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Union
@@ -80,24 +81,43 @@ def apply(body: bytes, edits: Sequence[Edit]) -> Applied:
         node = _Node(edit, [])
         siblings.append(node)
         stack.append(node)
-    out = _render(body, 0, len(body), roots, rejected)
+    out = _render(body, roots)
     return Applied(out, tuple(rejected))
 
 
-def _render(body: bytes, start: int, end: int, nodes: list[_Node], rejected: list[Edit]) -> bytes:
-    chunks = []
+def _render(body: bytes, roots: list[_Node]) -> bytes:
+    """The body with the edit trees applied. Iterative, with a stack of pieces still to write: an
+    edit nested thousands deep inside span parts must neither overflow Python's stack nor be copied
+    once per level."""
+    chunks: list[bytes] = []
+    todo: list[bytes | tuple[int, int, list[_Node]]] = [(0, len(body), roots)]
+    while todo:
+        piece = todo.pop()
+        if isinstance(piece, bytes):
+            chunks.append(piece)
+        else:
+            todo.extend(reversed(_pieces(body, *piece)))
+    return b"".join(chunks)
+
+
+def _pieces(body: bytes, start: int, end: int, nodes: list[_Node]) -> list[bytes | tuple[int, int, list[_Node]]]:
+    """body[start:end] with the edits of nodes applied, as bytes and (start, end, nodes) still to render."""
+    pieces: list[bytes | tuple[int, int, list[_Node]]] = []
     pos = start
     for node in nodes:
         e = node.edit
         if e.start < start or e.end > end:
             continue  # belongs to a span part that does not cover it
-        chunks.append(body[pos : e.start])
+        pieces.append(body[pos : e.start])
+        children = node.children  # in order and disjoint: their starts and their ends both ascend
+        starts, ends = [c.edit.start for c in children], [c.edit.end for c in children]
         for part in e.parts:
             if isinstance(part, str):
-                chunks.append(part.encode("utf-8"))
+                pieces.append(part.encode("utf-8"))
             else:
-                inner = [c for c in node.children if part[0] <= c.edit.start and c.edit.end <= part[1]]
-                chunks.append(_render(body, part[0], part[1], inner, rejected))
+                first = bisect.bisect_left(starts, part[0])
+                last = bisect.bisect_right(ends, part[1], first)
+                pieces.append((part[0], part[1], children[first:last]))
         pos = e.end
-    chunks.append(body[pos:end])
-    return b"".join(chunks)
+    pieces.append(body[pos:end])
+    return pieces

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import NamedTuple
 
 from hipconv.rules.model import Action, Resolution
@@ -52,16 +53,27 @@ def directive_lines(tokens: Tokens) -> Directives:
 
 def _directive_last_token(tokens: Tokens, hash_i: int) -> int:
     """The last token of the preprocessor line starting at token hash_i: the line ends at the first line
-    break outside its tokens (a comment may hold line breaks) and not spliced."""
+    break outside its tokens (a comment may hold line breaks) and not spliced. Found with `find` and a
+    bisect, not by walking the tokens: this runs for every directive, 300,000 `#include`s included."""
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
-    j = hash_i
-    while j + 1 < len(tokens) and not _breaks_line(body[ends[j] : starts[j + 1]]):
-        j += 1
-    return j
+    pos = ends[hash_i]
+    while True:
+        nl = body.find(b"\n", pos)
+        if nl == -1:
+            return len(tokens) - 1
+        k = bisect.bisect_right(starts, nl, hash_i) - 1  # the token at or before the line break
+        if ends[k] > nl:  # inside the token (a block comment): the line goes on after it
+            pos = ends[k]
+        elif _spliced(body, ends[k], nl):
+            pos = nl + 1
+        else:
+            return k
 
 
-def _breaks_line(gap: bytes) -> bool:
-    return b"\n" in unsplice(gap)
+def _spliced(body: bytes, gap_start: int, nl: int) -> bool:
+    """Whether the line break at nl, in a gap starting at gap_start, follows a backslash of that gap."""
+    before = nl - 2 if body[nl - 1 : nl] == b"\r" else nl - 1
+    return before >= gap_start and body[before : before + 1] == b"\\"
 
 
 def logical_line_end(body: bytes, pos: int) -> int:

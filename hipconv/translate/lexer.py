@@ -53,10 +53,14 @@ class Token:
     end: int
 
 
+_QUOTE = re.compile(rb"[\"']")
+_UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
+
+
 class Tokens:
     """libclang's tokens of one body as parallel arrays (gaps are implicit)."""
 
-    __slots__ = ("body", "kinds", "starts", "ends", "spliced")
+    __slots__ = ("body", "kinds", "starts", "ends", "spliced", "partners", "_comments", "_unterminated")
 
     def __init__(
         self, body: bytes, kinds: array[int], starts: array[int], ends: array[int], spliced: tuple[int, ...] = ()
@@ -66,9 +70,41 @@ class Tokens:
         self.starts = starts
         self.ends = ends
         self.spliced = spliced  # the tokens a line splice cuts in two (`cuda\<newline>Malloc`), in order
+        self.partners: dict[int, int | None] = {}  # syntax.matching_close's answers, filled as it pairs brackets
+        self._comments: array[int] | None = None
+        self._unterminated: array[int] | None = None
 
     def __len__(self) -> int:
         return len(self.kinds)
+
+    def comments_between(self, first: int, last: int) -> array[int]:
+        """The indices of the comment tokens among tokens[first:last], from an index built once: nested
+        rewrites each ask about their own region, and together they must not rescan the file per level."""
+        if self._comments is None:
+            mark = bytes((TokenKind.COMMENT,))
+            self._comments = array("I", (m.start() for m in re.finditer(re.escape(mark), self.kinds.tobytes())))
+        lo = bisect.bisect_left(self._comments, first)
+        return self._comments[lo : bisect.bisect_left(self._comments, last, lo)]
+
+    def unterminated_literals_between(self, first: int, last: int) -> array[int]:
+        """The indices of the unterminated string or character literals among tokens[first:last] (the
+        lexer makes each one punctuation token running to the end of its line), from an index built once."""
+        if self._unterminated is None:
+            found = {
+                i
+                for m in _QUOTE.finditer(self.body)
+                if (i := bisect.bisect_right(self.starts, m.start()) - 1) >= 0
+                and self.kinds[i] == TokenKind.PUNCTUATION
+                and _UNTERMINATED_LITERAL.match(self.raw(i))
+            }
+            self._unterminated = array("I", sorted(found))
+        lo = bisect.bisect_left(self._unterminated, first)
+        return self._unterminated[lo : bisect.bisect_left(self._unterminated, last, lo)]
+
+    def within(self, region: tuple[int, int]) -> tuple[int, int]:
+        """(first, last): tokens[first:last] are the tokens lying wholly inside the byte region."""
+        first = bisect.bisect_left(self.starts, region[0])
+        return first, bisect.bisect_right(self.ends, region[1], first)
 
     def raw(self, i: int) -> bytes:
         return self.body[self.starts[i] : self.ends[i]]
@@ -171,7 +207,7 @@ _LINE_SPLICE = re.compile(rb"\\\r?\n")
 
 def unsplice(text: bytes) -> bytes:
     """text without its line splices (backslash-newline), as the compiler reads it."""
-    return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"")
+    return text.replace(b"\\\r\n", b"").replace(b"\\\n", b"") if b"\\" in text else text
 
 
 def after_splice(body: bytes, line_start: int) -> bool:

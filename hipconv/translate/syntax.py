@@ -7,7 +7,6 @@ spans; nothing here knows about rules.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -86,19 +85,36 @@ def int_literal(text: str) -> IntLiteral | None:
 
 
 def matching_close(tokens: Tokens, i: int) -> int | None:
-    """For a bracket at i, the index of its partner; None when unbalanced."""
-    stack = []
-    for j in range(i, len(tokens)):
-        if tokens.kinds[j] != TokenKind.PUNCTUATION:
-            continue
-        t = tokens.raw(j).decode()
-        if t in _OPEN:
-            stack.append(_OPEN[t])
-        elif t in _CLOSE:
-            if not stack or stack.pop() != t:
-                return None
-            if not stack:
-                return j
+    """For a bracket at i, the index of its partner; None when unbalanced. The openers passed on the way
+    are paired and remembered too (tokens.partners), and a remembered pair is stepped over whole: asking
+    for each level of a call nested n deep costs one pass, not n."""
+    partners, kinds, raw = tokens.partners, tokens.kinds, tokens.raw
+    if i in partners:
+        return partners[i]
+    if not is_punct(tokens, i, *_OPEN):  # a close (no partner after it), or no bracket: the next group's
+        j = next((j for j in range(i, len(kinds)) if is_punct(tokens, j, *_OPEN, *_CLOSE)), len(kinds))
+        return matching_close(tokens, j) if is_punct(tokens, j, *_OPEN) else None
+    opened: list[int] = []  # the openers not yet closed, innermost last
+    j = i
+    while j < len(kinds):
+        if kinds[j] == TokenKind.PUNCTUATION:
+            t = raw(j).decode()
+            known = partners.get(j, -1) if t in _OPEN else -1
+            if known is None:
+                break  # an inner group that never closes: none of its openers does
+            if known >= 0:
+                j = known
+            elif t in _OPEN:
+                opened.append(j)
+            elif t in _CLOSE:
+                if _OPEN[raw(opened[-1]).decode()] != t:
+                    break
+                partners[opened.pop()] = j
+                if not opened:
+                    return j
+        j += 1
+    for k in opened:
+        partners[k] = None
     return None
 
 
@@ -319,20 +335,10 @@ def starts_line(tokens: Tokens, i: int) -> bool:
     return True
 
 
-# A string or character literal without its closing quote: the lexer makes it one punctuation token
-# that runs to the end of its line.
-_UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
-
-
 def holds_unterminated_literal(tokens: Tokens, region: Span) -> bool:
     """Whether region holds an unterminated literal: a rewrite that put code after it on its line would
     put that code inside it."""
-    i = bisect.bisect_left(tokens.starts, region[0])
-    while i < len(tokens) and tokens.ends[i] <= region[1]:
-        if tokens.kinds[i] == TokenKind.PUNCTUATION and _UNTERMINATED_LITERAL.match(tokens.raw(i)):
-            return True
-        i += 1
-    return False
+    return bool(tokens.unterminated_literals_between(*tokens.within(region)))
 
 
 _STATEMENT_HEADS = frozenset({b"if", b"for", b"while", b"do", b"else", b"switch", b"return", b"case", b"default"})
