@@ -24,12 +24,14 @@ from pathlib import Path
 from typing import BinaryIO, Callable, Protocol, TypeVar
 
 from hipconv.discover import Plan
-from hipconv.errors import ConfigError
+from hipconv.errors import ConfigError, OutputUnwritable
 from hipconv.results import FileResult, FileStatus, Job
 
 _CHUNK = 1024 * 1024  # bytes per read when a file is copied or compared as a stream
 T = TypeVar("T")
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
+# Errors of the file system that holds the output, not of one file: a write that meets one stops the run.
+_OUTPUT_UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
 class OutputMode(enum.Enum):
@@ -51,10 +53,14 @@ class Writer:
     _checked_dirs: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def emit(self, result: FileResult) -> FileResult:
-        """Write one result; a write that fails turns it into a FAILED result saying why."""
+        """Write one result; a write that fails turns it into a FAILED result saying why. A full or read-only
+        file system stops the run instead (a ConfigError): no other file could be written either."""
         try:
             self._emit(result)
         except OSError as exc:
+            if exc.errno in _OUTPUT_UNWRITABLE:
+                where = self.plan.output_root or self.plan.destinations.get(result.path) or Path(result.path)
+                raise OutputUnwritable(where, exc) from None
             return FileResult(
                 result.path,
                 FileStatus.FAILED,

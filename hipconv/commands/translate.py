@@ -13,7 +13,7 @@ from rich.console import Console
 from hipconv import __version__
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, Plan, plan
-from hipconv.errors import ConfigError
+from hipconv.errors import ConfigError, OutputUnwritable
 from hipconv.interrupts import Interrupted, deferred
 from hipconv.output import OutputMode, Writer, remove_stale_temp_files, write_atomic, write_named
 from hipconv.pipeline import run
@@ -179,12 +179,16 @@ def _check_release(root: Path, settings: Settings) -> None:
 
 def _claim_output(root: Path, settings: Settings) -> None:
     """Mark root as hipconv's before anything is written into it, so that a rerun after a kill may
-    write into it; in a rerun, remove the temporary files a killed run (SIGKILL, a power cut) left."""
+    write into it; in a rerun, remove the temporary files a killed run (SIGKILL, a power cut) left. An
+    output directory that cannot be created or written stops the run here, before any file is translated."""
     marker = root / OUTPUT_MARKER
     rerun = os.path.lexists(marker)
     content = {"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}
-    with deferred():
-        write_atomic(marker, json.dumps(content).encode() + b"\n")
+    try:
+        with deferred():
+            write_atomic(marker, json.dumps(content).encode() + b"\n")
+    except OSError as exc:
+        raise OutputUnwritable(root, exc) from None
     if rerun:
         remove_stale_temp_files(root)
 
