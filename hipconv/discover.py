@@ -41,7 +41,7 @@ SOURCE_SUFFIXES = frozenset(
 )
 # What marks an output directory as hipconv's own, so a rerun may update it.
 OUTPUT_MARKER = ".hipconv-output"
-_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
 @dataclass(frozen=True)
@@ -293,7 +293,7 @@ def _walk(root: Path, trees: Trees, excludes: tuple[str, ...], output: Path | No
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
             rel = os.path.normpath(os.path.join(rel_dir, d)).replace(os.sep, "/")
-            if d in _VCS_DIRS or _excluded(rel, excludes):
+            if d in VCS_DIRS or _excluded(rel, excludes):
                 continue
             link = _link(full, trees, follow=follow) if os.path.islink(full) else None
             target = os.path.realpath(full)

@@ -15,6 +15,18 @@ class ConfigError(HipconvError):
     """Bad option values or paths."""
 
 
+class OutputUnwritable(ConfigError):
+    """The output cannot be written: its directory cannot be created (under a regular file, no permission), or
+    its file system is read-only or full. Every file written before is whole (hipconv.output.write_atomic)."""
+
+    def __init__(self, path: object, exc: OSError) -> None:
+        super().__init__(
+            f"{path}: cannot write: {exc.strerror or exc}",
+            hint="write the output where it can be created and written: not under a file, not on a read-only "
+            "or full file system; every file written so far is complete",
+        )
+
+
 class RuleSchemaError(HipconvError):
     """One or more rule files are invalid; the message lists every problem."""
 

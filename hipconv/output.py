@@ -23,13 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Protocol, TypeVar
 
-from hipconv.discover import Plan
-from hipconv.errors import ConfigError
+from hipconv.discover import VCS_DIRS, Plan
+from hipconv.errors import ConfigError, OutputUnwritable
 from hipconv.results import FileResult, FileStatus, Job
 
 _CHUNK = 1024 * 1024  # bytes per read when a file is copied or compared as a stream
 T = TypeVar("T")
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
+# Errors of the file system that holds the output, not of one file: a write that meets one stops the run.
+_OUTPUT_UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
 
 class OutputMode(enum.Enum):
@@ -51,10 +53,14 @@ class Writer:
     _checked_dirs: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def emit(self, result: FileResult) -> FileResult:
-        """Write one result; a write that fails turns it into a FAILED result saying why."""
+        """Write one result; a write that fails turns it into a FAILED result saying why. A full or read-only
+        file system stops the run instead (a ConfigError): no other file could be written either."""
         try:
             self._emit(result)
         except OSError as exc:
+            if exc.errno in _OUTPUT_UNWRITABLE:
+                where = self.plan.output_root or self.plan.destinations.get(result.path) or Path(result.path)
+                raise OutputUnwritable(where, exc) from None
             return FileResult(
                 result.path,
                 FileStatus.FAILED,
@@ -267,11 +273,12 @@ def _move_into_place(tmp: Path, dest: Path) -> None:
         raise
 
 
-def _unlink(path: Path) -> None:
+def _unlink(path: Path) -> bool:
     try:
         os.unlink(path)
     except OSError:
-        pass
+        return False
+    return True
 
 
 _TEMP_FILE = re.compile(r"\..+\.(\d+)\.hipconv\.tmp")  # .NAME.PID.hipconv.tmp, beside NAME
@@ -281,16 +288,19 @@ def _temp_path(dest: Path) -> Path:
     return dest.with_name(f".{dest.name}.{os.getpid()}.hipconv.tmp")
 
 
-def remove_stale_temp_files(root: Path) -> None:
-    """Remove the temporary files under root whose process is gone: a killed run (SIGKILL, a power cut)
-    left them. POSIX only (os.kill probes); a running hipconv's own are kept."""
-    if os.name != "posix":
-        return
-    for folder, _, files in os.walk(root):
+def remove_stale_temp_files(root: Path, *, of: str | None = None) -> list[Path]:
+    """Remove (and return) hipconv's temporary files (.NAME.PID.hipconv.tmp) under root whose process is gone, left
+    by a killed run; `of` a file name: only its own and its backup's, in root. POSIX only (os.kill probes)."""
+    removed: list[Path] = []
+    for folder, dirs, files in os.walk(root) if os.name == "posix" else ():
+        dirs[:] = [] if of is not None else [d for d in dirs if d not in VCS_DIRS]
         for name in files:
             found = _TEMP_FILE.fullmatch(name)
-            if found is not None and _gone(int(found[1])):
-                _unlink(Path(folder, name))
+            if found is None or (of is not None and not name.startswith(f".{of}.")) or not _gone(int(found[1])):
+                continue
+            if _unlink(Path(folder, name)):
+                removed.append(Path(folder, name))
+    return removed
 
 
 def _gone(pid: int) -> bool:

@@ -110,6 +110,23 @@ def test_foreign_output_directory_is_refused(project: Path, tmp_path: Path) -> N
         ),
         pytest.param(b"\x7fELF\x00\x00\x01cudaFree", "binary file", id="binary"),
         pytest.param("cudaFree(p);\n".encode("utf-16"), "UTF-16 text", id="utf16"),
+        *(
+            pytest.param(
+                bom + "// é\ncudaFree(p);\n".encode(f"utf-{bits}-{order[0]}e"),
+                f"UTF-{bits} text ({order}-endian{'' if bom else ', without a byte-order mark'}",
+                id=f"utf{bits}-{order[0]}e{'-bom' if bom else ''}",
+            )
+            for bits, order, bom in (
+                (16, "little", b"\xff\xfe"),
+                (16, "big", b"\xfe\xff"),
+                (32, "little", b"\xff\xfe\x00\x00"),
+                (32, "big", b"\x00\x00\xfe\xff"),
+                (16, "little", b""),
+                (16, "big", b""),
+                (32, "little", b""),
+                (32, "big", b""),
+            )
+        ),
     ],
 )
 def test_bad_file_is_reported_and_others_go_on(project: Path, tmp_path: Path, content: bytes, reason: str) -> None:

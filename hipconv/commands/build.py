@@ -39,6 +39,7 @@ from hipconv.commands.translate import TranslateOutcome, TranslateRequest, trans
 from hipconv.console import verbosity
 from hipconv.diagnostics import Severity
 from hipconv.discover import plan
+from hipconv.errors import OutputUnwritable
 from hipconv.output import write_atomic, write_named
 from hipconv.report import print_line, progress_bar, text_bytes
 from hipconv.resources import hip_releases
@@ -115,9 +116,8 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     for line in skipped if verbosity(console).shows(Severity.NOTE) else ():
         print_line(console, f"note: {line}")
     print_flag_notes(console, units)
-    write_atomic(output / "compile_commands.json", (json.dumps(compile_commands(units), indent=2) + "\n").encode())
     started = time.monotonic()
-    results = _compile(units, env, request.jobs, console)
+    results = _compile(units, output, env, request.jobs, console)
     seconds = time.monotonic() - started
     ruleset = load_ruleset(request.translation.rules_dirs)
     headers = MissingHeaders(ruleset, tree=output.resolve(), target=target.rocm, installed=target.hip_version)
@@ -130,12 +130,19 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     return BuildOutcome(translated, tuple(results))
 
 
-def _compile(units: list[Unit], env: Mapping[str, str], jobs: int, console: Console) -> list[UnitResult]:
+def _compile(units: list[Unit], output: Path, env: Mapping[str, str], jobs: int, console: Console) -> list[UnitResult]:
+    """compile_commands.json written into output, then the units compiled; a database or a directory of the
+    objects that cannot be written stops the build (OutputUnwritable)."""
+    database = output / "compile_commands.json"
     results = []
-    with progress_bar(console, len(units), "compiling") as (advance, _):
-        for result in compile_units(units, env, jobs=jobs):
-            results.append(result)
-            advance()
+    try:
+        write_atomic(database, (json.dumps(compile_commands(units), indent=2) + "\n").encode())
+        with progress_bar(console, len(units), "compiling") as (advance, _):
+            for result in compile_units(units, env, jobs=jobs):  # makes the directories of the objects first
+                results.append(result)
+                advance()
+    except OSError as exc:
+        raise OutputUnwritable(Path(os.fsdecode(exc.filename)) if exc.filename else database, exc) from None
     return results
 
 

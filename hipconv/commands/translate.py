@@ -13,7 +13,7 @@ from rich.console import Console
 from hipconv import __version__
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, Plan, plan
-from hipconv.errors import ConfigError
+from hipconv.errors import ConfigError, OutputUnwritable
 from hipconv.interrupts import Interrupted, deferred
 from hipconv.output import OutputMode, Writer, remove_stale_temp_files, write_atomic, write_named
 from hipconv.pipeline import run
@@ -78,11 +78,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     if writes and request.settings.compat:
         _check_compat_header(the_plan)
     table = load_ruleset(request.rules_dirs).table(request.settings)
-    marked = the_plan.output_root if writes else None  # a tree's output directory, marked as hipconv's
-    if marked is not None:
-        if not request.force:
-            _check_release(marked, request.settings)
-        _claim_output(marked, request.settings)
+    for stale in _prepare_output(request, the_plan.output_root if writes else None):
+        print_result(console, FileResult(str(stale), FileStatus.SKIPPED, reason=STALE_TEMP_NOTE))
     summary = Summary(
         keep_files=request.keep_files or request.report_path is not None,
         root=rollup_root([str(p) for p in request.paths], tree=the_plan.tree),
@@ -177,16 +174,40 @@ def _check_release(root: Path, settings: Settings) -> None:
         )
 
 
-def _claim_output(root: Path, settings: Settings) -> None:
+STALE_TEMP_NOTE = "a temporary file of a hipconv run that was killed (SIGKILL, a power cut): removed"
+
+
+def _prepare_output(request: TranslateRequest, marked: Path | None) -> list[Path]:
+    """Before anything is written: a tree's output directory (`marked`) checked and marked as hipconv's, and
+    the temporary files that a killed run left in it, or (--in-place) beside the inputs, removed (returned)."""
+    if marked is not None:
+        if not request.force:
+            _check_release(marked, request.settings)
+        return _claim_output(marked, request.settings)
+    if request.in_place and request.mode is OutputMode.WRITE:
+        return [
+            stale
+            for path in request.paths
+            for stale in (
+                remove_stale_temp_files(path) if path.is_dir() else remove_stale_temp_files(path.parent, of=path.name)
+            )
+        ]
+    return []
+
+
+def _claim_output(root: Path, settings: Settings) -> list[Path]:
     """Mark root as hipconv's before anything is written into it, so that a rerun after a kill may
-    write into it; in a rerun, remove the temporary files a killed run (SIGKILL, a power cut) left."""
+    write into it; in a rerun, remove the temporary files a killed run (SIGKILL, a power cut) left. An
+    output directory that cannot be created or written stops the run here, before any file is translated."""
     marker = root / OUTPUT_MARKER
     rerun = os.path.lexists(marker)
     content = {"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}
-    with deferred():
-        write_atomic(marker, json.dumps(content).encode() + b"\n")
-    if rerun:
-        remove_stale_temp_files(root)
+    try:
+        with deferred():
+            write_atomic(marker, json.dumps(content).encode() + b"\n")
+    except OSError as exc:
+        raise OutputUnwritable(root, exc) from None
+    return remove_stale_temp_files(root) if rerun else []
 
 
 def _write_report(path: Path, summary: Summary, settings: Settings) -> None:

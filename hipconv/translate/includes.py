@@ -166,6 +166,7 @@ def match_includes(
     runtime_end = None
     if runtime is not None and not (late and runtime_first):
         runtime_end = logical_line_end(body, tokens.ends[_directive_last_token(tokens, found[runtime].hash_i)])
+        runtime_end -= body[runtime_end - 1 : runtime_end + 1] == b"\r\n"  # a line goes before the whole CRLF
     quoted = any(body[f.path_span[0] - 1 : f.path_span[0]] == b'"' for f in found)
     kept = runtime is not None and not (late and runtime_first)
     return Includes(spans, kept, hip is not None, hip_line, runtime_end, quoted)
