@@ -439,12 +439,15 @@ def _is_runtime_include(d: Directive, runtime: str | None) -> bool:
 
 def _runtime_lines(tokens: Tokens, table: LookupTable) -> list[Region]:
     """A runtime include line, whole (to its line break): kept, its path (and what follows it on the line)
-    rewritten, or removed when the runtime moves before the first HIP include."""
+    rewritten, or removed when the runtime moves up (before the first HIP include; in a .cu file, before
+    code or a project header)."""
     body = tokens.body
     regions = []
     for d in directives(tokens):
         if _is_runtime_include(d, table.runtime_header):
             nl = body.find(b"\n", d.end)
+            while nl > 0 and body[:nl].rstrip(b"\r").endswith(b"\\"):  # a line splice continues the line
+                nl = body.find(b"\n", nl + 1)
             regions.append(Region(body.rfind(b"\n", 0, d.start) + 1, len(body) if nl < 0 else nl + 1, None, "runtime"))
     return regions
 

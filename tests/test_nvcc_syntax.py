@@ -45,6 +45,11 @@ from test_translate import translate
             id="glued-macro",
         ),
         pytest.param(
+            '__global__ void k(long v) { printf("%"PRId64"\\n", v); }',
+            '__global__ void k(long v) { printf("%" PRId64"\\n", v); }',
+            id="glued-format-macro",
+        ),
+        pytest.param(
             "__global__ void k(int a) {}\nvoid f() { k << < 1, 2 >> > (3); }",
             "__global__ void k(int a) {}\nvoid f() { k <<< 1, 2 >>> (3); }",
             id="spaced-chevrons",
@@ -73,6 +78,8 @@ def test_respelled(src: str, expected: str) -> None:
         pytest.param('__device__ const char *f() { return "C"__device_name__; }', id="another-suffix"),
         pytest.param('__global__ void k() { auto a = "x"s; auto b = "y"sv; auto c = "z"_km; }', id="literal-suffixes"),
         pytest.param('__global__ void k() { const char *s = "a" "b"; s = "c""d"; }', id="adjacent-strings"),
+        pytest.param('__global__ void k() { const char *s = "node "FMT; }', id="glued-name-not-defined-here"),
+        pytest.param('#include "mine.h"A\n#define FMT "x"\n__global__ void k() {}', id="glued-in-an-include"),
         pytest.param("__global__ void k(int registers) { int register_count = registers; }", id="longer-names"),
         pytest.param("__global__ void k() {}\nvoid f() { std::operator<< <char>(std::cout, 'a'); }", id="operator<<"),
         pytest.param("__global__ void k() {}\nvoid f() { x = a << < b; y = c >> > d; }", id="shift-and-compare"),

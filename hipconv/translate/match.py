@@ -125,7 +125,7 @@ def _match_code(
     match_half_atomics(c, words)
     match_unknown_api(c, skip, words, directives, project.names)
     if nvcc_compiles:  # a host compiler's files are its own business
-        match_nvcc_syntax(c, skip, words)
+        match_nvcc_syntax(c, skip, words, directives.defined)
     match_vector_operators(c, words)
     match_cg_members(c, words)
     match_case_labels(c, directives, words)

@@ -5,10 +5,10 @@ same meaning (note HC019):
   allow 'register' storage class specifier". It means nothing in C++ (and in C only forbids taking the
   address), so it is dropped; a GNU explicit register variable (`register int r asm("...")`) needs it
   and keeps it;
-- a CUDA keyword or a macro glued to a string literal (`extern "C"__global__`, `"node "FMT"\n"`): clang
-  reads `"C"__global__` as a string literal with a user-defined suffix, and a suffix without a leading `_`
-  as an error (C++11 reserves it), where gcc and nvcc read two tokens; a space separates them (the standard
-  library's `s` and `sv` string suffixes stay);
+- a CUDA keyword or a macro glued to a string literal (`extern "C"__global__`, `"node "FMT"\n"` with FMT
+  #defined in the file, `"%"PRId64`): clang reads `"C"__global__` as a string literal with a user-defined
+  suffix, and a suffix without a leading `_` as an error (C++11 reserves it), where gcc and nvcc read two
+  tokens; a space separates them (a real literal suffix, `"..."s` or `"..."_km`, is no macro and stays);
 - a kernel launch whose chevrons a formatter split (`k << < grid, block >> > (args)`): nvcc reads it as a
   launch, clang only as `<<<` ... `>>>` written whole; the blanks inside the chevrons go.
 """
@@ -20,7 +20,7 @@ import re
 
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.words import inside, token_occurrences
 
@@ -32,7 +32,8 @@ _ASM = frozenset({"asm", "__asm__", "__asm"})
 GLUED_KEYWORDS = (b"__global__", b"__device__", b"__host__", b"__shared__", b"__constant__", b"__managed__")
 _GLUED = re.compile(rb'"(' + b"|".join(GLUED_KEYWORDS) + rb")(?![A-Za-z0-9_])")
 _GLUED_NAME = re.compile(rb'"([A-Za-z_][A-Za-z0-9_]*)')
-_STRING_SUFFIXES = frozenset({b"s", b"sv"})  # std::string and std::string_view literals
+_DEFINE = re.compile(rb"#[ \t]*define\b")
+_FORMAT_MACRO = re.compile(rb"(?:PRI|SCN)[diouxXa-z]\w*")  # PRId64, SCNu32: <inttypes.h>
 _SPACED_OPEN = re.compile(rb"<<[ \t]+<(?!<)")
 WORDS = frozenset({_REGISTER, *GLUED_KEYWORDS})
 
@@ -57,13 +58,13 @@ def glued_keyword(tokens: Tokens, words: frozenset[bytes]) -> bool:
     return False
 
 
-def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> None:
+def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[bytes], defined: set[str]) -> None:
     """Drop `register` and separate glued keywords (only files naming them pay for the search); `skip`:
     the spans of include paths and directive messages, which hold no code."""
     if _REGISTER in words:
         _drop_register(c, skip)
     if b'"' in c.tokens.body:
-        _separate_glued_names(c)
+        _separate_glued_names(c, defined)
     if b"<<" in c.tokens.body:
         _join_spaced_chevrons(c)
 
@@ -94,19 +95,31 @@ def _explicit_register_variable(c: MatchCollector, i: int) -> bool:
     return False
 
 
-def _separate_glued_names(c: MatchCollector) -> None:
+def _separate_glued_names(c: MatchCollector, defined: set[str]) -> None:
+    """A CUDA keyword, a macro the file #defines or an <inttypes.h> format macro glued to a string literal
+    (any other name would not compile as two tokens either)."""
     tokens, body = c.tokens, c.tokens.body
     for m in _GLUED_NAME.finditer(body):
         at, name = m.start(1), m.group(1)
-        if name not in GLUED_KEYWORDS and (name.startswith(b"_") or name in _STRING_SUFFIXES):
-            continue  # a user-defined literal, or the standard library's
+        if name not in GLUED_KEYWORDS and name.decode() not in defined and not _FORMAT_MACRO.fullmatch(name):
+            continue
         i = bisect.bisect_right(tokens.starts, at - 1) - 1  # the token holding the quote
         if i < 0 or tokens.kinds[i] != TokenKind.LITERAL or tokens.ends[i] not in (at, m.end(1)):
             continue  # an opening quote, in a comment: not a string literal's end (suffix read or not)
+        if _in_directive_other_than_define(c, at):
+            continue  # an include path, a #pragma or #error text: no C++ to respell
         c.edits.append(Edit.replace(at, at, " ", RULE_ID))
         keyword = name.decode()
         message = f"space put between a string literal and {keyword}: clang reads them glued as a literal suffix"
         c.diag(at, CODE, message)
+
+
+def _in_directive_other_than_define(c: MatchCollector, pos: int) -> bool:
+    spans = c.directive_spans
+    k = bisect.bisect_right(spans, (pos, len(c.tokens.body))) - 1
+    if k < 0 or pos >= spans[k][1]:
+        return False
+    return _DEFINE.match(unsplice(c.tokens.body[spans[k][0] : spans[k][1]])) is None
 
 
 def _join_spaced_chevrons(c: MatchCollector) -> None:
