@@ -91,7 +91,7 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "fill": dict(rule.fill),
         "casts": dict(rule.casts),
         "uncalled": rule.uncalled,
-        "tag": rule.tag,
+        "tag": rule.tag or None,
         "tagless": rule.tagless,
         "defined_only": rule.defined_only,
         "rewrite_code": rule.rewrite_code,

@@ -57,7 +57,7 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
             _not_rewritten(c, i, last, name, resolution)
         elif rule.params is not None and (called or not rule.uncalled):
             reshape_call(c, i, rule, resolution)
-        elif rule.tag is not None or rule.tagless:
+        elif rule.tag is not None:  # a tag, or "" (tagless)
             _type_use(c, i, last, name, resolution, rule)
         elif rule.defined_only and not _tested_for_definition(c, i, name):
             _leave_value_use(c, i, name, rule)
@@ -87,7 +87,7 @@ def _type_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resol
     keyword = prev_code(tokens, i)
     if keyword < 0 or tokens.kinds[keyword] != TokenKind.KEYWORD or tokens.raw(keyword) not in _TAG_KEYWORDS:
         apply_resolution(c, start, end, name, resolution, rename=True)
-    elif rule.tag is not None:
+    elif not rule.tagless and rule.tag is not None:
         apply_resolution(c, start, end, name, resolution, rename=True, spelling=rule.tag)
     elif is_punct(tokens, next_code(tokens, last), ";", "{", ":"):
         word = tokens.text(keyword)
