@@ -448,7 +448,10 @@ def _runtime_lines(tokens: Tokens, table: LookupTable) -> list[Region]:
             nl = body.find(b"\n", d.end)
             while nl > 0 and body[:nl].rstrip(b"\r").endswith(b"\\"):  # a line splice continues the line
                 nl = body.find(b"\n", nl + 1)
-            regions.append(Region(body.rfind(b"\n", 0, d.start) + 1, len(body) if nl < 0 else nl + 1, None, "runtime"))
+            start = body.rfind(b"\n", 0, d.start) + 1
+            while start > 0 and body[: start - 1].removesuffix(b"\r").endswith(b"\\"):  # spliced to the line above
+                start = body.rfind(b"\n", 0, start - 1) + 1
+            regions.append(Region(start, len(body) if nl < 0 else nl + 1, None, "runtime"))
     return regions
 
 
@@ -882,6 +885,11 @@ def cli_problems(files: Sequence[bytes], setup: Setup) -> list[str]:
 # ---------------------------------------------------------------- inputs the slow lane found, fixed
 
 FOUND = [
+    pytest.param(  # a .cu file's runtime include after code, its line spliced to a comment's: moved up all the same
+        b"\xef\xbb\xbf x\n/* c 0 */\\\n#include <cuda_runtime.h>",
+        Setup("5.2", "chevron", "t.cu"),
+        id="late-runtime-include-spliced-to-a-comment",
+    ),
     pytest.param(  # an unterminated string in a launch's config: the comment after `>>>` went inside it
         b'\xef\xbb\xbfsaxpy<<<grid,  " block// c 0\n>>>/* c 1 */(n, 2.0f, d_x, d_y);',
         Setup("6.3", "hip", "t.cu"),

@@ -270,7 +270,7 @@ def _remove_line(c: MatchCollector, hash_i: int) -> bool:
     it (on a line of their own), line splices inside it included; False when a splice joins code to it."""
     tokens, body = c.tokens, c.tokens.body
     first, last = hash_i, _directive_last_token(tokens, hash_i)
-    while first > 0 and tokens.kinds[first - 1] == TokenKind.COMMENT and b"\n" not in _gap(tokens, first - 1):
+    while first > 0 and tokens.kinds[first - 1] == TokenKind.COMMENT and b"\n" not in unsplice(_gap(tokens, first - 1)):
         first -= 1  # comments before the `#` on its line
     line_start = body.rfind(b"\n", 0, tokens.starts[first]) + 1
     line_end = logical_line_end(body, tokens.ends[last])
