@@ -122,15 +122,10 @@ class _Include(NamedTuple):
     written: str  # the path as the translation writes it
 
 
-def match_includes(
-    c: MatchCollector, directives: Directives, *, runtime_first: bool, pre_included: bool = False
-) -> Includes:
+def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: bool) -> Includes:
     """Rewrite include paths. `runtime_first`: the runtime header must come before the file's first HIP
     header (a .cu file or a header); when the file includes it after one, that include is removed, and
-    the caller inserts the runtime again before the first HIP header (Includes.runtime is False).
-    `pre_included`: nvcc includes the runtime before anything else of the file (a .cu file), so the
-    file's own include is late as well after code, after a project header (which may rely on the runtime)
-    or inside an #if block."""
+    the caller inserts the runtime again before the first HIP header (Includes.runtime is False)."""
     tokens, body, table = c.tokens, c.tokens.body, c.table
     found = []
     for hash_i, name_i, name in directives.lines:
@@ -146,9 +141,7 @@ def match_includes(
     runtimes = [n for n, f in enumerate(found) if table.runtime_header in (f.path, f.written)]
     runtime = runtimes[0] if runtimes else None
     hip = next((n for n, f in enumerate(found) if f.written in table.hip_headers and n not in runtimes), None)
-    late = runtime is not None and (
-        (hip is not None and hip < runtime) or (pre_included and _late_for_nvcc(c, directives, found, runtime))
-    )
+    late = runtime is not None and hip is not None and hip < runtime
     moved = found[runtime] if late and runtime_first and runtime is not None else None
     if moved is not None and not _remove_line(c, moved.hash_i):
         moved = None  # a line splice joins code to it: it stays (a second copy, which is harmless)
@@ -170,27 +163,6 @@ def match_includes(
     quoted = any(body[f.path_span[0] - 1 : f.path_span[0]] == b'"' for f in found)
     kept = runtime is not None and not (late and runtime_first)
     return Includes(spans, kept, hip is not None, hip_line, runtime_end, quoted)
-
-
-def _late_for_nvcc(c: MatchCollector, directives: Directives, found: list[_Include], runtime: int) -> bool:
-    """The runtime include of a .cu file comes after a project header (`#include "..."`), after code (an
-    `extern "C" {` around it, a typedef), or inside an #if block: where nvcc's own comes first."""
-    tokens, body = c.tokens, c.tokens.body
-    hash_i = found[runtime].hash_i
-    if any(body[f.path_span[0] - 1 : f.path_span[0]] == b'"' for f in found[:runtime]):
-        return True
-    if hash_i not in _top_level(tokens, directives):
-        return True
-    spans = directives.spans
-    k = 0
-    for i in range(hash_i):
-        if tokens.kinds[i] == TokenKind.COMMENT:
-            continue
-        while k < len(spans) and spans[k][1] <= tokens.starts[i]:
-            k += 1
-        if k == len(spans) or tokens.starts[i] < spans[k][0]:
-            return True  # a code token outside every directive
-    return False
 
 
 def _insert_needed_before(c: MatchCollector, found: list[_Include], directives: Directives) -> None:

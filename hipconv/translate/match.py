@@ -76,7 +76,7 @@ def match_file(
     words = words if words is not None else file_words(source.body)
     cuda_cpp = is_cpp and not is_cu and _cpp_compiled_as_cuda(tokens, words, directives)
     is_cu = is_cu or cuda_cpp
-    includes = match_includes(c, directives, runtime_first=is_cu or is_header, pre_included=is_cu)
+    includes = match_includes(c, directives, runtime_first=is_cu or is_header)
     skip = sorted(includes.spans + directives.message_spans)
     nvcc_compiles = is_cu or (may_respell(c.tokens.body, words) and _uses_cuda_constructs(tokens, words))
     uses_api = _match_code(c, skip, words, directives, project, nvcc_compiles=nvcc_compiles)
