@@ -19,7 +19,7 @@ from hipconv.translate.collector import MatchCollector
 from hipconv.translate.includes import Directives
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, matching_close, next_code, prev_code, split_top_level
-from hipconv.translate.words import identifier_tokens, inside
+from hipconv.translate.words import identifier_tokens, inside, token_occurrences
 
 RULE_ID = "overload.redefinition"
 # keywords a function name cannot follow (an expression or a statement comes before it)
@@ -32,7 +32,8 @@ class _Definition(NamedTuple):
     first: int  # the first token of the declaration
     name: int  # the token of its (last) name
     close: int  # the `}` ending its body
-    key: tuple[int, str, tuple[str, ...]]  # (the `{` around it or -1, its name, its parameter types translated)
+    head: int  # the first token of its (qualified) name
+    signature: tuple[str, tuple[str, ...]]  # its name and its parameter types translated
     cuda: tuple[str, ...]  # its parameter types as written
 
 
@@ -48,9 +49,10 @@ def match_redefinitions(c: MatchCollector, directives: Directives, words: frozen
     for i in identifier_tokens(tokens, types):
         if not inside(directives.spans, starts, tokens.starts[i]) and (d := _definition_around(c, i)):
             found.setdefault(d.name, d)
-    groups: dict[tuple[int, str, tuple[str, ...]], list[_Definition]] = {}
-    for d in sorted(found.values()):
-        groups.setdefault(d.key, []).append(d)
+    scopes = _scopes(tokens, [d.head for d in found.values()])
+    groups: dict[tuple[int, tuple[str, tuple[str, ...]]], list[_Definition]] = {}
+    for d in sorted(found.values()):  # the same signature in the same braces (or both at the top level)
+        groups.setdefault((scopes[d.head], d.signature), []).append(d)
     clashing = [group for group in groups.values() if len({d.cuda for d in group}) > 1]
     if clashing:
         where = branches(c, directives)
@@ -68,8 +70,8 @@ def match_redefinitions(c: MatchCollector, directives: Directives, words: frozen
 
 def _drop(c: MatchCollector, d: _Definition, first: _Definition, condition: str | None) -> None:
     tokens = c.tokens
-    name = d.key[1]
-    hip = f"{name}({', '.join(d.key[2])})"
+    name, types = d.signature
+    hip = f"{name}({', '.join(types)})"
     line = c.source.line_col(tokens.starts[first.name])[0]
     same = f"it becomes {hip}, as does {name}({', '.join(first.cuda)}) of line {line}"
     guard(c, d.first, d.close, condition, f"as translated, a redefinition of {hip} above", RULE_ID)
@@ -103,7 +105,7 @@ def _definition_around(c: MatchCollector, i: int) -> _Definition | None:
     qualified = "".join(tokens.text(k) for k in range(head, name + 1) if tokens.kinds[k] != TokenKind.COMMENT)
     hip = tuple(translated_text(c, a, b) for a, b in ranges)
     cuda = tuple(translated_text(c, a, b, rename=False) for a, b in ranges)
-    return _Definition(_declaration_start(c, before), name, end, (_scope(tokens, head), qualified, hip), cuda)
+    return _Definition(_declaration_start(c, before), name, end, head, (qualified, hip), cuda)
 
 
 def _opening_paren(tokens: Tokens, i: int) -> int | None:
@@ -155,17 +157,22 @@ def _declaration_start(c: MatchCollector, last: int) -> int:
         k = j
 
 
-def _scope(tokens: Tokens, i: int) -> int:
-    """The `{` of the innermost braces around token i (-1: the file's top level)."""
-    depth = 0
-    for j in range(i - 1, -1, -1):
-        if is_punct(tokens, j, "}"):
-            depth += 1
-        elif is_punct(tokens, j, "{"):
-            if depth == 0:
-                return j
-            depth -= 1
-    return -1
+def _scopes(tokens: Tokens, heads: list[int]) -> dict[int, int]:
+    """For each token index of `heads`, the `{` of the innermost braces around it (-1: the file's top level):
+    one pass over the file's braces, not a walk back to the file's start for each."""
+    braces = token_occurrences(tokens, (b"{", b"}"), (TokenKind.PUNCTUATION,))
+    found: dict[int, int] = {}
+    opened: list[int] = []
+    k = 0
+    for head in sorted(heads):
+        while k < len(braces) and braces[k] < head:
+            if tokens.raw(braces[k]) == b"{":
+                opened.append(braces[k])
+            elif opened:  # a `}` without its `{` closes nothing
+                opened.pop()
+            k += 1
+        found[head] = opened[-1] if opened else -1
+    return found
 
 
 def _parameter_type(tokens: Tokens, span: tuple[int, int]) -> tuple[int, int]:
