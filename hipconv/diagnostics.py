@@ -221,6 +221,47 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC020",
+        Severity.NOTE,
+        "CUDA version or architecture macro tested by value (HIP defines none): the test is rewritten so that "
+        "HIP compiles the branches nvcc compiles, with the device pass of a current NVIDIA GPU for AMD devices",
+        "check the branch now compiled for AMD devices: it was written for an NVIDIA GPU of at least that "
+        "architecture (32-lane warps, its shared memory size)",
+        example=Example(
+            "__global__ void k(float *x) {\n#if __CUDA_ARCH__ >= 700\n  x[0] = 1.0f;\n#endif\n}",
+            "example.cu:2:5: note[HC020]: #if __CUDA_ARCH__ >= 700 now reads #if defined(__HIP_DEVICE_COMPILE__): "
+            "its branch is compiled for AMD devices only, as nvcc compiles it with __CUDA_ARCH__ undefined on the "
+            "host pass and newer than every architecture tested on the device pass",
+        ),
+    ),
+    Code(
+        "HC021",
+        Severity.ERROR,
+        "CUDA version or architecture macro used in a way no AMD reading decides (compared with one "
+        "architecture, computed with, used in code): left unchanged, and HIP reads it as 0",
+        "test what the code needs on AMD: __HIP_DEVICE_COMPILE__ for the device pass, __gfx*__ or "
+        "__has_builtin for a feature, HIP_VERSION for the build",
+        example=Example(
+            "#if __CUDA_ARCH__ == 800\n#define TILE 64\n#else\n#define TILE 32\n#endif",
+            "example.cu:1:5: error[HC021]: #if tests __CUDA_ARCH__ in a way no AMD reading decides (it is compared "
+            "with one architecture, and no AMD GPU is that NVIDIA one); left unchanged: HIP defines no "
+            "__CUDA_ARCH__, so it reads as 0 and this test fails on both passes. Rewrite the test for AMD devices "
+            "(__HIP_DEVICE_COMPILE__, __gfx*__) or for the build (HIP_VERSION)",
+        ),
+    ),
+    Code(
+        "HC022",
+        Severity.ERROR,
+        "kernel whose whole body is in a branch not compiled for AMD devices: it compiles empty, and its "
+        "launches compute nothing",
+        "give the kernel a body for AMD devices, or do not launch it there",
+        example=Example(
+            "__global__ void k(float *x) {\n#if __CUDA_ARCH__ < 300\n  x[0] = 1.0f;\n#endif\n}",
+            "example.cu:1:17: error[HC022]: the whole body of kernel k is in a branch that is not compiled for AMD "
+            "devices (line 2): the kernel compiles empty, and every launch of it computes nothing",
+        ),
+    ),
+    Code(
         "HC013",
         Severity.NOTE,
         "case label or overload that translation would break, dropped: a constant the targeted ROCm lacks, a "
@@ -445,8 +486,8 @@ CODES = _codes(
         "HIP never defines __CUDA_ARCH__; test __HIP_DEVICE_COMPILE__ for the device pass, arch macros "
         "(__gfx90a__, __GFX9__) or __has_builtin for features",
         example=Example(
-            "#if __CUDA_ARCH__ >= 700\n__nanosleep(100);\n#endif",
-            "example.cu:1:5: warning[HC312 nvcc.__CUDA_ARCH__]: __CUDA_ARCH__ is used here for its value, not "
+            "#define NEW_GPU (__CUDA_ARCH__ >= 700)\n",
+            "example.cu:1:18: warning[HC312 nvcc.__CUDA_ARCH__]: __CUDA_ARCH__ is used here for its value, not "
             "only tested with #ifdef or defined(); __HIP_DEVICE_COMPILE__ stands only for being defined, so "
             "__CUDA_ARCH__ is left unchanged (both are defined only on the device pass; __CUDA_ARCH__'s value, "
             "a compute capability, has no AMD counterpart)",

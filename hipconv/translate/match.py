@@ -31,6 +31,7 @@ from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
 from hipconv.translate.unknown_api import match_unknown_api
 from hipconv.translate.vector_ops import match_vector_operators
+from hipconv.translate.version_macros import match_version_macros
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
 # Constructs that make a .cu file CUDA even when it includes no CUDA header.
@@ -77,7 +78,8 @@ def match_file(
     cuda_cpp = is_cpp and not is_cu and _cpp_compiled_as_cuda(tokens, words, directives)
     is_cu = is_cu or cuda_cpp
     includes = match_includes(c, directives, runtime_first=is_cu or is_header)
-    skip = sorted(includes.spans + directives.message_spans)
+    tested = match_version_macros(c, directives, words)  # before the names: it takes over their lines
+    skip = sorted(includes.spans + directives.message_spans + tested)
     nvcc_compiles = is_cu or (may_respell(c.tokens.body, words) and _uses_cuda_constructs(tokens, words))
     uses_api = _match_code(c, skip, words, directives, project, nvcc_compiles=nvcc_compiles)
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(c, directives, project, is_header=is_header)]

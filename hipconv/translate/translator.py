@@ -27,6 +27,7 @@ from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.vector_ops import may_define_operators
+from hipconv.translate.version_macros import WORDS as VERSION_WORDS
 from hipconv.translate.words import file_words
 
 CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
@@ -217,6 +218,7 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or pastes_cuda_name(source.body, words)
         or may_define_operators(words)  # a vector operator HIP may declare (vector_ops)
         or may_call_members(words)  # a cooperative group's member HIP may lack (cg_members)
+        or not words.isdisjoint(VERSION_WORDS)  # a CUDA version or architecture macro (version_macros)
         or (
             (_is_cu(source) or _is_cpp(source))
             and (b"<<<" in source.body or not words.isdisjoint(CUDA_CONSTRUCT_WORDS))
