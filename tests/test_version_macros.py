@@ -122,3 +122,12 @@ def test_translation_is_idempotent() -> None:
     once, _ = translate(_line("!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600"))
     twice, result = translate(once)
     assert twice == once and not result.diagnostics
+
+
+def test_kernel_defined_in_a_dead_branch_is_not_an_empty_body() -> None:
+    src = (
+        "#if __CUDA_ARCH__ >= 120\n__global__ void k(int *y) { y[0] = 1; }\n"
+        "#else\n__global__ void k(int *y) {\n#if __CUDA_ARCH__ < 100\n  y[0] = 2;\n#endif\n}\n#endif\n"
+    )
+    _, result = translate(src, path="t.cu")
+    assert [d.code for d in result.diagnostics] == ["HC020", "HC020"]

@@ -203,8 +203,8 @@ def _dead_kernels(c: MatchCollector, dead: list[Branch]) -> None:
     region_starts = [a for a, _ in regions]
     for i in token_occurrences(tokens, (b"__global__",), (TokenKind.KEYWORD, TokenKind.IDENTIFIER)):
         body = _body(tokens, i)
-        if body is None:
-            continue
+        if body is None or _covering(regions, region_starts, tokens.starts[i]) is not None:
+            continue  # a declaration, or a definition not compiled for AMD devices itself (another is)
         name, brace, close = body
         code = [
             tokens.starts[k]
