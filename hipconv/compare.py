@@ -112,7 +112,9 @@ class Difference:
     def _shown(self, value: str | None) -> str:
         if value is None:
             return "end of output"
-        if self.kind == "number" or (self.kind == "verdict" and value):
+        if self.kind == "verdict":
+            return value or "no verdict"
+        if self.kind == "number":
             return value
         return f'"{value}"'
 
