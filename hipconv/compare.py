@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, Union
+from typing import Any, BinaryIO, Literal
 
 from hipconv.errors import ConfigError
 
@@ -38,15 +38,16 @@ VERDICT = re.compile(
     re.IGNORECASE,
 )
 # A number: not glued after a letter, digit, '_' or '.' (float4, sm_80, v1.2.3 stay text); hex integers,
-# decimal integers and floats with an exponent, inf and nan (as glibc and MSVC print them).
+# decimal integers and floats with an exponent, inf and nan (as glibc and MSVC print them). The lookahead
+# first: most positions fail on it, which is faster than on the lookbehind.
 NUMBER = re.compile(
-    r"(?<![\w.])(?:(?P<hex>[+-]?0[xX][0-9a-fA-F]+)"
+    r"(?=[-+.\dIiNn])(?<![\w.])(?:(?P<hex>[+-]?0[xX][0-9a-fA-F]+)"
     r"|(?P<dec>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
     r"|(?P<special>[+-]?(?:inf(?:inity)?|nan)(?:\([\w]*\))?)(?!\w))",
     re.IGNORECASE,
 )
 Kind = Literal["number", "text", "verdict", "missing", "extra"]
-Token = Union[str, Decimal, int]  # text (normalised), a decimal number, a hex integer
+Tolerance = tuple[Decimal, Decimal]  # (atol, rtol)
 
 
 @dataclass(frozen=True)
@@ -62,14 +63,22 @@ class Rules:
             if not math.isfinite(value) or value < 0:
                 raise ConfigError(f"{name} {value}: a tolerance must be a finite number >= 0")
 
-    def ignored(self) -> list[re.Pattern[str]]:
+    def ignored(self) -> list[tuple[re.Pattern[str], bool]]:
+        """(pattern, whether it is searched in the lower-cased line): the default pattern is written in
+        lower case, which is several times faster than an IGNORECASE search; the caller's patterns are
+        searched case-insensitively in the line as it is."""
         patterns = []
         for text in self.ignore:
             try:
-                patterns.append(re.compile(text, re.IGNORECASE))
+                lower = text == DEFAULT_IGNORE
+                patterns.append((re.compile(text, 0 if lower else re.IGNORECASE), lower))
             except re.error as exc:
                 raise ConfigError(f"--ignore {text!r}: not a regular expression: {exc}") from None
         return patterns
+
+    def tolerance(self) -> tuple[Decimal, Decimal]:
+        """(atol, rtol) as the decimals their shortest spelling says (1e-05 is exactly 1e-5)."""
+        return Decimal(repr(self.atol)), Decimal(repr(self.rtol))
 
 
 @dataclass(frozen=True)
@@ -193,25 +202,27 @@ def compare_outputs(
         kept.append(ours)
         ignored = sum(line.verdict_only for line in ours) + sum(1 for li in lines if li.strip()) - len(ours)
         sides.append(Side(name, len(lines), len(ours), ignored))
-    return Comparison(sides[0], sides[1], rules, tuple(_differences(kept[0], kept[1], rules)))
+    differences = tuple(_differences(kept[0], kept[1], rules.tolerance()))
+    return Comparison(sides[0], sides[1], rules, differences)
 
 
-def _kept(lines: Sequence[str], patterns: Sequence[re.Pattern[str]]) -> Iterator[Line]:
+def _kept(lines: Sequence[str], patterns: Sequence[tuple[re.Pattern[str], bool]]) -> Iterator[Line]:
     """The lines compared: not blank, and not ignored unless they hold a verdict."""
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
-        if any(p.search(text) for p in patterns):
+        lowered = text.lower()
+        if any(p.search(lowered if lower else text) for p, lower in patterns):
             if VERDICT.search(text):
                 yield Line(number, text, verdict_only=True)
             continue
         yield Line(number, text)
 
 
-def _differences(expected: list[Line], actual: list[Line], rules: Rules) -> Iterator[Difference]:
+def _differences(expected: list[Line], actual: list[Line], tolerance: Tolerance) -> Iterator[Difference]:
     for e, a in zip(expected, actual):
         if e.text != a.text:
-            found = _line_difference(e, a, rules)
+            found = _line_difference(e, a, tolerance)
             if found is not None:
                 yield found
     n = min(len(expected), len(actual))
@@ -223,43 +234,57 @@ def _differences(expected: list[Line], actual: list[Line], rules: Rules) -> Iter
         yield Difference("extra", None, a.number, None, a.shown, None, a.shown, count=len(actual) - n)
 
 
-def _line_difference(e: Line, a: Line, rules: Rules) -> Difference | None:
-    """How the line pair differs: verdicts first, then text, then numbers beyond the tolerances."""
+def _line_difference(e: Line, a: Line, tolerance: Tolerance) -> Difference | None:
+    """How the line pair differs: verdicts first, then text, then numbers beyond the tolerances. Verdict
+    words are text, so equal text means equal verdicts: the lines' verdicts are read only when their
+    text differs, or when one of them is kept only for its verdicts."""
+    if e.verdict_only or a.verdict_only:
+        return _text_or_verdict(e, a, verdicts_only=True)
+    mine, theirs = _pieces(e.text), _pieces(a.text)
+    if len(mine) != len(theirs):
+        return _text_or_verdict(e, a)
+    number = None
+    for (x_kind, x), (y_kind, y) in zip(mine, theirs):
+        if x == y:
+            continue
+        if not x_kind or not y_kind:  # text, or text against a number
+            return _text_or_verdict(e, a)
+        if number is None:
+            found = _number_difference(_value(x_kind, x), _value(y_kind, y), tolerance)
+            if found is not None:
+                number = Difference("number", e.number, a.number, x, y, e.shown, a.shown, *found)
+    return number
+
+
+def _text_or_verdict(e: Line, a: Line, *, verdicts_only: bool = False) -> Difference | None:
     verdicts = " ".join(VERDICT.findall(e.text)), " ".join(VERDICT.findall(a.text))
     if verdicts[0] != verdicts[1]:
         return Difference("verdict", e.number, a.number, *verdicts, e.shown, a.shown)
-    if e.verdict_only or a.verdict_only:
-        return None
-    text = Difference("text", e.number, a.number, e.shown, a.shown, e.shown, a.shown)
-    mine, theirs = list(tokens(e.text)), list(tokens(a.text))
-    if len(mine) != len(theirs):
-        return text
-    for (x, x_text), (y, y_text) in zip(mine, theirs):
-        if isinstance(x, str) or isinstance(y, str):
-            if x != y:
-                return text
-            continue
-        found = _number_difference(x, y, rules)
-        if found is not None:
-            return Difference("number", e.number, a.number, x_text, y_text, e.shown, a.shown, *found)
-    return None
+    return None if verdicts_only else Difference("text", e.number, a.number, e.shown, a.shown, e.shown, a.shown)
 
 
-def tokens(line: str) -> Iterator[tuple[Token, str]]:
-    """(value, text) for each number and each run of text between them; text has its whitespace
-    collapsed and dropped at its ends, and a run that is only whitespace is left out."""
+def _pieces(line: str) -> list[tuple[str, str]]:
+    """(kind, text) for each number (kind: hex, dec or special) and each run of text between them
+    (kind ""), the text with its whitespace collapsed and dropped at its ends; a run that is only
+    whitespace is left out."""
+    pieces = []
     at = 0
     for match in NUMBER.finditer(line):
-        yield from _text(line[at : match.start()])
-        text = match.group()
-        yield (int(text, 16) if match.group("hex") else _decimal(text)), text
+        words = " ".join(line[at : match.start()].split())
+        if words:
+            pieces.append(("", words))
+        kind = match.lastgroup
+        assert kind is not None
+        pieces.append((kind, match.group()))
         at = match.end()
-    yield from _text(line[at:])
+    words = " ".join(line[at:].split())
+    if words:
+        pieces.append(("", words))
+    return pieces
 
 
-def _text(run: str) -> Iterable[tuple[str, str]]:
-    words = " ".join(run.split())
-    return [(words, words)] if words else []
+def _value(kind: str, text: str) -> Decimal | int:
+    return int(text, 16) if kind == "hex" else _decimal(text) if kind == "special" else Decimal(text)
 
 
 def _decimal(text: str) -> Decimal:
@@ -267,19 +292,18 @@ def _decimal(text: str) -> Decimal:
     return Decimal(re.sub(r"(?i)inity|\(.*\)$", "", text))
 
 
-def _number_difference(x: Decimal | int, y: Decimal | int, rules: Rules) -> tuple[float | None, float | None] | None:
+def _number_difference(
+    x: Decimal | int, y: Decimal | int, tolerance: Tolerance
+) -> tuple[float | None, float | None] | None:
     """None when `y` equals the expected `x` within the tolerances, else (abs. diff, rel. diff): None
     where it is not a finite number. Hex integers (bit patterns) must be equal; a NaN equals a NaN."""
     if isinstance(x, int) or isinstance(y, int):
         return None if x == y else (None, None)
     if x.is_nan() or y.is_nan() or x.is_infinite() or y.is_infinite():
         return None if (x.is_nan() and y.is_nan()) or x == y else (None, None)
+    atol, rtol = tolerance
     diff = abs(y - x)
-    try:
-        within = diff <= Decimal(repr(rules.atol)) + Decimal(repr(rules.rtol)) * abs(x)
-    except InvalidOperation:  # pragma: no cover - finite operands only
-        within = False
-    if within:
+    if diff <= atol + rtol * abs(x):
         return None
     return _finite(diff), (_finite(diff / abs(x)) if x else None)
 

@@ -217,6 +217,15 @@ def test_verdicts_compared_exactly(tmp_path: Path, expected: str, actual: str, s
     assert out(result).startswith(f"line 1: {shown} (verdict, in ")
 
 
+def test_verdict_reported_before_an_earlier_number(tmp_path: Path) -> None:
+    """A line whose numbers and verdict both differ is reported as a verdict difference, and one whose
+    numbers and later text differ as a text difference."""
+    result = compare(tmp_path, "err 1.0 PASS\nerr 1.0 mode a\n", "err 9.0 FAIL\nerr 9.0 mode b\n", "--max-diffs", "0")
+    lines = out(result).splitlines()
+    assert lines[0].startswith("line 1: expected PASS, got FAIL (verdict")
+    assert lines[1] == 'line 2: expected "err 1.0 mode a", got "err 9.0 mode b"'
+
+
 def test_verdict_in_timing_line_equal(tmp_path: Path) -> None:
     """Only the verdict of a timing line is compared: its times may differ."""
     result = compare(tmp_path, "Test PASSED in 3.1 ms\n", "Test PASSED in 9.9 ms (4 GB/s)\n")
