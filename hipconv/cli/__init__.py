@@ -1,10 +1,11 @@
 """The command line: click options -> a request -> a command function -> an exit code.
 
 The only package that chooses an exit code. Exit codes: 0 done; 1 unported APIs remain and
---strict was given, or diagnostics at --fail-on (scan and translate alike; build: a TU does not compile); 2 usage,
+--strict was given, or diagnostics at --fail-on (scan and translate alike; build: a TU does not compile;
+compare: the outputs differ); 2 usage,
 configuration or I/O errors (including any file that could not be read or translated); 130
 stopped by SIGINT (Ctrl-C), 143 by SIGTERM, after removing temporary files (one line on stderr).
-One module per command family: translate (and build), scan, rules; options.py holds what they share;
+One module per command family: translate (and build), scan, rules, compare; options.py holds what they share;
 app.py the click group, loaded by main() once SIGINT and SIGTERM are handled (a Ctrl-C during
 start-up, too, prints one line).
 """

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from hipconv.cli.compare import compare_command
 from hipconv.cli.options import display_options
 from hipconv.cli.rules import rules
 from hipconv.cli.scan import scan
@@ -38,7 +39,7 @@ def cli(display: Display) -> None:
     -q, -v and --color given here apply to the command (hipconv -q translate ...), as given after it."""
 
 
-for command in (translate, build, scan, rules):
+for command in (translate, build, scan, rules, compare_command):
     cli.add_command(command)
 
 
