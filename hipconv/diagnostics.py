@@ -262,6 +262,20 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC027",
+        Severity.WARNING,
+        "a legacy CUDA name, in no bundled CUDA inventory (removed before CUDA 11.8), translated to the HIP name "
+        "of the same shape that the targeted ROCm declares",
+        hint="check the call against the HIP prototype (hipconv checks the argument count), and plan to move to "
+        "the API that replaced it in CUDA",
+        example=Example(
+            "cusparseScsrmv(h, CUSPARSE_OPERATION_NON_TRANSPOSE, m, n, nnz, &a, d, v, r, c, x, &b, y);",
+            "example.cu:1:1: warning[HC027 cusparse.cusparseScsrmv]: cusparseScsrmv rewritten to hipsparseScsrmv "
+            "(a legacy name, in no CUDA 11.8-13.0 inventory (removed from CUDA before 11.8, or hipSPARSE's own); "
+            "hipSPARSE declares hipsparseScsrmv in ROCm 5.2-7.2)",
+        ),
+    ),
+    Code(
         "HC013",
         Severity.NOTE,
         "case label or overload that translation would break, dropped: a constant the targeted ROCm lacks, a "

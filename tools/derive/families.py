@@ -17,6 +17,7 @@ from tools.derive.enum_consistency import enum_splits
 from tools.derive.header_guards import HeaderGuards
 from tools.derive.includes import Includes
 from tools.derive.inventory import RELEASES, Inventory
+from tools.derive.legacy import LEGACY_LIBRARIES, LegacyTwins, library_legacy
 from tools.derive.libraries import CLibraries
 from tools.derive.libspec import LIBRARIES, LibSpec
 from tools.derive.records import Rule, param_counts
@@ -72,6 +73,8 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
     host.derive(runtime, driver)
     DeviceFamilies(d, spans).derive(device, complex_, fp16)
     lib_families = _library_families(d, spans)
+    legacy = [library_legacy(spec, fam) for spec, fam in lib_families if spec.library in LEGACY_LIBRARIES]
+    LegacyTwins(d).derive(legacy, [runtime, driver, device, *(f for _, f in lib_families)])
     cudnn = _family(
         "cudnn.yaml",
         "cudnn",
