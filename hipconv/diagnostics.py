@@ -411,7 +411,8 @@ CODES = _codes(
         Severity.WARNING,
         "literal warp size 32 (or lane mask 31 / 0x1f, a shift by 5, a loop to 32 beside warp code): AMD wavefronts "
         "have 64 lanes",
-        "use warpSize (or a constant derived from it), warpSize - 1, and / warpSize for a shift by 5",
+        "use warpSize in run-time arithmetic (% warpSize, & (warpSize - 1), / warpSize for a shift by 5); where C++ "
+        "needs a constant, one defined per target (from ROCm 7.0 warpSize is not a constant expression)",
         example=Example(
             "int lane = threadIdx.x % 32;",
             "example.cu:1:26: warning[HC301 wavefront.warp-size-literal]: `% 32` uses 32 as the warp size: a "
@@ -472,13 +473,30 @@ CODES = _codes(
     Code(
         "HC306",
         Severity.WARNING,
-        "shared array sized by 32 per warp beside warp intrinsics",
-        "size per-lane arrays by warpSize (64 on AMD) and per-warp arrays by blockDim / warpSize",
+        "shared array of 32 slots, one per lane or per warp, indexed by a warp id or beside warp intrinsics",
+        "size per-lane and per-warp arrays for 64 slots (a constant: from ROCm 7.0 warpSize is not a constant "
+        "expression), and use only the slots of blockDim.x / warpSize wavefronts",
         example=Example(
             "__shared__ float partial[32];\nv = __shfl_down_sync(mask, v, 1);",
             "example.cu:1:26: warning[HC306 wavefront.per-warp-array-32]: shared array sized 32, one slot per "
-            "lane of a 32-wide warp; a 64-wide wavefront indexes lanes 0-63 (size it for 64 lanes, AMD's warpSize)",
+            "lane of a 32-wide warp; a 64-wide wavefront indexes lanes 0-63 (size it for 64 lanes)",
             argv=("scan", "example.cu"),
+        ),
+    ),
+    Code(
+        "HC307",
+        Severity.ERROR,
+        "warpSize where C++ needs a constant expression: from ROCm 7.0 warpSize is a run-time value",
+        "read warpSize at run time (size arrays for 64 lanes), or define a constant per target: 64 for gfx9 and older "
+        "(GCN, CDNA), 32 for gfx10-gfx12 (RDNA, wave32), e.g. by #if defined(__GFX9__); not by "
+        "__AMDGCN_WAVEFRONT_SIZE, which ROCm 7's compiler deprecates",
+        example=Example(
+            "__shared__ float lanes[warpSize];",
+            "example.cu:1:24: error[HC307 wavefront.warp-size-not-constant]: warpSize as an array bound, which must "
+            "be a constant (from ROCm 7.0 warpSize is no longer a constant expression: define the constant per "
+            "target, 64 for gfx9 and older (GCN, CDNA) and 32 for gfx10-gfx12 (RDNA, wave32 by default), or read "
+            "warpSize at run time)",
+            argv=("scan", "--rocm-version", "7.0", "example.cu"),
         ),
     ),
     Code(

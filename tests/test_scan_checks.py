@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,8 @@ def test_check_fixture(fixture: Path) -> None:
     ok_lines = {line for line, text in annotations if text.startswith("expect-ok")}
     assert expected and ok_lines, "each fixture needs a true positive and a look-alike"
     assert {code for _, code in expected} == {fixture.name[:5]}
-    found = check_codes(data)
+    target = re.match(rb"// ROCm (\d+\.\d+)\n", data)  # a first line `// ROCm 7.0`: scanned for that target
+    found = check_codes(data, target.group(1).decode() if target else "6.3")
     missed, incorrect = expected - found, found - expected
     assert not missed and not incorrect, f"missed: {sorted(missed)}; incorrect: {sorted(incorrect)}"
     assert not {line for line, _ in found} & ok_lines
@@ -114,7 +116,7 @@ __global__ void k(const float* in, float* out) {
     assert check_codes(src) == {(1, "HC301"), (4, "HC306"), (5, "HC306")}
     messages = [f.diagnostic.message for f in scan_text(src).findings if f.diagnostic.code == "HC306"]
     assert messages[0].startswith("shared array sized WARP_SIZE, one slot per lane")
-    assert "(size it for 64 lanes, AMD's warpSize)" in messages[0]
+    assert messages[0].endswith("(size it for 64 lanes)")
     assert "`/ WARP_SIZE`" in messages[1]
 
 
@@ -268,3 +270,64 @@ def test_device_prop_table_matches_the_inventories() -> None:
     assert expected["luid"].hip[0] == "6.0" and expected["deviceNumaId"].hip == ()
     assert expected["sparseCudaArraySupported"].spelling == "sparseHipArraySupported"
     assert expected["clockRate"].cuda == ("11.8", "12.9")
+
+
+@pytest.mark.parametrize(
+    "index", ["threadIdx.x / 32", "threadIdx.x >> 5", "tid / warpSize", "warp", "warp_id", "wid"], ids=str
+)
+def test_per_warp_array_indexed_by_a_warp_id(index: str) -> None:
+    """A [32] shared array with one slot per warp, as every block reduction writes it, with or without warp
+    intrinsics beside it: the last wavefront reads it lane by lane, past its end on AMD."""
+    src = f"""__device__ float warp_sum(float v);
+__global__ void block_sum(const float* in, float* out) {{
+  __shared__ float partial[32];
+  unsigned tid = threadIdx.x;
+  int warp = tid >> 5, warp_id = tid / 32;
+  const int wid = tid / warpSize;
+  float v = warp_sum(in[tid]);
+  if (tid % warpSize == 0) partial[{index}] = v;
+  __syncthreads();
+  if (tid < warpSize) out[blockIdx.x] = warp_sum(partial[tid % warpSize]);
+}}
+""".encode()
+    found = [f.diagnostic for f in scan_text(src).findings if f.diagnostic.code == "HC306"]
+    assert [(d.line, d.col) for d in found] == [(3, 28)]
+    assert f"indexed by the warp id `{index}`" in found[0].message
+
+
+ROCM7_WARP_SIZE_USES = b"""#define WARP_SIZE 32
+#define LOG_WARP_SIZE 5
+constexpr int kWarpSize = 32;
+__global__ void k(const float* in, float* out) {
+  __shared__ float lanes[32];
+  __shared__ float warps[32];
+  __shared__ float per_block[1024 / 32];
+  __shared__ float named[WARP_SIZE];
+  float v = in[threadIdx.x];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffff, v, o);
+  unsigned votes = __ballot_sync(0xffffffff, v > 0);
+  lanes[threadIdx.x % 32] = warps[threadIdx.x / 32] = per_block[threadIdx.x >> 5] = named[threadIdx.x & 31] = v;
+  for (int lane = 0; lane < 32; ++lane) v += lanes[lane];
+  out[0] = v + __popc(votes) + kWarpSize + (1 << LOG_WARP_SIZE);
+}
+"""
+# a fix that puts warpSize where C++ needs a constant: an array bound, a template argument, a constant's definition
+_CONSTANT_WARP_SIZE_FIX = re.compile(
+    r"\(use warpSize\)|AMD's warpSize|size[ds]? (?:it |them |\w+ arrays )?by warpSize|\[warpSize\]|<\s*warpSize\s*[,>]"
+    r"|constant derived from|derive it from warpSize|by blockDim / warpSize"
+)
+
+
+def test_no_hint_puts_warp_size_where_rocm_7_needs_a_constant() -> None:
+    """From ROCm 7.0 warpSize is not a constant expression: no message or hint of hipconv may suggest it for an
+    array bound, a template argument or a constant's definition when the target is 7.x (the fix is a constant
+    defined per target)."""
+    sources = [*CHECK_FIXTURES, *LOOKALIKES]
+    texts = [CODES[code].hint for code in CODES]
+    for data in [ROCM7_WARP_SIZE_USES, *(p.read_bytes() for p in sources)]:
+        texts += [f"{f.diagnostic.message} {f.hint}" for f in scan_text(data, rocm="7.2").findings]
+    offending = [t for t in texts if _CONSTANT_WARP_SIZE_FIX.search(t)]
+    assert not offending
+    definitions = [f.diagnostic.message for f in scan_text(ROCM7_WARP_SIZE_USES, rocm="7.2").findings][:3]
+    assert all("define the constant per target, 64 for gfx9" in m for m in definitions), definitions
+    assert "(use warpSize)" in scan_text(ROCM7_WARP_SIZE_USES, rocm="6.3").findings[0].diagnostic.message

@@ -1,23 +1,18 @@
-"""Other AMD incompatibilities (HC311, HC313-HC316): inline PTX, texture references, device
+"""Other AMD incompatibilities (HC311, HC313-HC316): inline PTX (recognised by scan.ptx), texture references, device
 properties, launch bounds, ignored cache configuration. HC312 (__CUDA_ARCH__ used for its value)
 comes from the nvcc rules, so translate and scan report it once."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from hipconv.scan.device_props import device_props
+from hipconv.scan.ptx import ptx_instruction
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import FileView
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
 
-_PTX = re.compile(
-    r"%(?:laneid|warpid|nwarpid|smid|nsmid|tid|ntid|ctaid|nctaid|clock|clock64|globaltimer|lanemask_[a-z]+)\b"
-    r"|\.reg\b|\b(?:mov|ld|st|bra|add|sub|mul|mad|fma|div|shfl|vote|bar|membar|atom|red|cvt|setp?|selp|prmt|bfe|bfi|brev"
-    r"|popc|clz|cp|mma|wmma|ldmatrix|stmatrix|activemask|redux|elect|fence|tex|suld|sust|lop3|shf|dp4a)\.[a-z0-9_.]+"
-)
 _MAX_BLOCK = 1024
 _MAX_LDS = 64 * 1024
 _IGNORED_CONFIG_CALLS = frozenset(
@@ -45,13 +40,16 @@ def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
         close = matching_close(tokens, j) if view.is_punct(j, "(") else None
         if close is None:
             continue
-        template = "".join(
-            view.text(k)
-            for k in range(j + 1, close)
-            if tokens.kinds[k] == TokenKind.LITERAL and not any(view.is_punct(m, ":") for m in range(j + 1, k))
-        )
-        if _PTX.search(template):
+        colon = next((k for k in range(j + 1, close) if view.is_punct(k, ":")), close)
+        template = "".join(_string(view.text(k)) for k in range(j + 1, colon) if tokens.kinds[k] == TokenKind.LITERAL)
+        if ptx_instruction(template):
             yield tokens.starts[i], "inline PTX assembly: hipcc for AMD GPUs cannot assemble it"
+
+
+def _string(literal: str) -> str:
+    """The characters between the quotes of a string literal token (`"..."`, `u8"..."`), as written."""
+    first, last = literal.find('"'), literal.rfind('"')
+    return literal[first + 1 : last] if first < last else ""
 
 
 @check("HC313", "amd.texture-reference", words=("texture",))

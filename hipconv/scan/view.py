@@ -12,7 +12,16 @@ from typing import NamedTuple
 from hipconv.settings import Settings
 from hipconv.translate.lane_masks import FULL_MASK_32
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.syntax import int_literal, is_punct, matching_close, matching_open, next_code, prev_code
+from hipconv.translate.syntax import (
+    int_literal,
+    is_punct,
+    matching_close,
+    matching_open,
+    next_code,
+    parse_call,
+    prev_code,
+    template_close,
+)
 
 SYNC_VOTES = ("__ballot_sync", "__any_sync", "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync")
 SHUFFLES = (
@@ -38,6 +47,8 @@ WARP_INTRINSICS = SYNC_INTRINSICS | frozenset(SHUFFLES) | {"__ballot", "__any", 
 # names that say "the warp size" (WARP_SIZE, kWarpSize, THREADS_PER_WARP) and "its log2" (WARP_LOG_SIZE, LOG_WARP_SIZE)
 _WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
 _WARP_LOG_NAME = re.compile(r"(?i)warp_?log|log2?_?warp")
+_TILE_TEMPLATES = ("thread_block_tile", "tiled_partition")  # cooperative groups' fixed-size tiles
+_TILE_RANKS = frozenset({"thread_rank", "meta_group_rank"})  # a tile's lane and index, as members
 
 
 class ForLoop(NamedTuple):
@@ -159,6 +170,15 @@ class FileView:
                         bodies.pop()
                     bodies.append((open_, i))
         return bodies
+
+    def body_after(self, i: int) -> tuple[int, int] | None:
+        """The function body that token i, in a function's signature (a parameter, __launch_bounds__), opens
+        onto: the next body, when no `;` or `}` comes between."""
+        bodies = self._function_bodies
+        k = bisect.bisect_right(bodies, (i, len(self.tokens)))
+        if k == len(bodies) or any(self.is_punct(j, ";", "}") for j in range(i, bodies[k][0])):
+            return None
+        return bodies[k]
 
     def scope(self, i: int) -> tuple[int, int]:
         """The function body around token i, or the whole file."""
@@ -288,6 +308,75 @@ class FileView:
                     j = close
                 j += 1
         return dims
+
+    def statement_words(self, i: int) -> set[str]:
+        """The identifiers of the statement around token i, to its `;` (or the `{` or `}` that ends it)."""
+        tokens, j, found = self.tokens, self.statement_start(i), set()
+        while j < len(tokens) and not self.is_punct(j, ";", "{", "}"):
+            if tokens.kinds[j] == TokenKind.IDENTIFIER:
+                found.add(self.text(j))
+            j += 1
+        return found
+
+    @functools.cached_property
+    def tile_32_scopes(self) -> dict[tuple[int, int], frozenset[str]]:
+        """Function bodies that work on 32-wide cooperative-groups tiles (`thread_block_tile<32>`,
+        `tiled_partition<32>(block)`, `tiled_partition(block, 32)`, also in a parameter) -> the names of their
+        tile variables."""
+        tokens = self.tokens
+        found: dict[tuple[int, int], set[str]] = {}
+        for i in self.occurrences(_TILE_TEMPLATES):
+            j = next_code(tokens, i)
+            if self.is_punct(j, "<"):
+                close = template_close(tokens, j, len(tokens))
+            else:
+                close = matching_close(tokens, j) if self.is_punct(j, "(") else None
+            if close is None or not any(self._is_32(k) for k in range(j + 1, close)):
+                continue
+            body = self.body_after(i) if self.scope(i) == (0, len(tokens)) else self.scope(i)
+            if body is None:
+                continue
+            names = found.setdefault(body, set())
+            start, after = self.statement_start(i), next_code(tokens, close)
+            assigned = [k for k in range(start, i) if self.is_punct(k, "=")]
+            if assigned:
+                names.add(self.text(prev_code(tokens, assigned[0])))
+            elif tokens.kinds[after] == TokenKind.IDENTIFIER:
+                names.add(self.text(after))
+        return {body: frozenset(names | _TILE_RANKS) for body, names in found.items()}
+
+    def _is_32(self, k: int) -> bool:
+        """Token k is a tile width of 32 (`<32>`, `(block, 32)`, a name defined as 32), not a part of one."""
+        before, after = prev_code(self.tokens, k), next_code(self.tokens, k)
+        alone = self.is_punct(before, "<", ",", "(") and self.is_punct(after, ">", ")", ",")
+        return alone and (self.value(k) == 32 or self.text(k) in self.warp_size_names)
+
+    def in_tile_code(self, i: int) -> bool:
+        """Token i is in code that works on 32-wide cooperative-groups tiles, where 32 is the tile's width
+        (right on ROCm, whose tiles keep their width on a 64-wide wavefront): a function with a 32-tile and
+        no warp intrinsic, or a statement that uses the tile (or a thread_rank) in one with both."""
+        names = self.tile_32_scopes.get(self.scope(i))
+        if names is None:
+            return False
+        return not self.near_warp_code(i) or not names.isdisjoint(self.statement_words(i))
+
+    @functools.cached_property
+    def _launch_bounds(self) -> dict[tuple[int, int], int]:
+        """Function bodies -> the maximum threads per block their `__launch_bounds__` declares."""
+        found = {}
+        for i in self.words.get("__launch_bounds__", ()):
+            call = parse_call(self.tokens, i)
+            body = self.body_after(i)
+            threads = self.constant(*self.span_tokens(call.args[0])) if call is not None and call.args else None
+            if body is not None and threads is not None:
+                found[body] = threads
+        return found
+
+    def in_one_warp_block(self, i: int) -> bool:
+        """Token i is in a kernel whose __launch_bounds__ allows at most 32 threads per block: one wavefront on
+        AMD, whose threadIdx.x is its lane (0-31) there too."""
+        threads = self._launch_bounds.get(self.scope(i))
+        return threads is not None and threads <= 32
 
     def in_shared_dims(self, i: int) -> bool:
         return any(open_ < i < close for open_, close in self.shared_array_dims)
