@@ -4,7 +4,7 @@ For builds that hipify at build time (a PyTorch extension's setup.py, a build sc
 command line's pipeline, print nothing and return frozen values; they raise only HipconvError
 subclasses, for what stops the CLI with exit code 2:
 
-- ConfigError: a bad `rocm_version` or `kernel_launch`, a missing `src` or `rules_dirs` entry, an
+- ConfigError: a bad `rocm_version`, `cuda_release` or `kernel_launch`, a missing `src` or `rules_dirs` entry, an
   output directory inside the input tree, or a non-empty one hipconv did not create or wrote for
   another ROCm release (without `force`);
 - RuleSchemaError: an invalid rule file in `rules_dirs`;
@@ -95,6 +95,7 @@ def translate_source(
     experimental: bool = False,
     rules_dirs: Iterable[str | os.PathLike[str]] = (),
     compat: bool = True,
+    cuda_release: str | None = None,
 ) -> SourceTranslation:
     """Translate one CUDA source held in memory, as `hipconv translate` translates a file named `path`.
 
@@ -105,7 +106,9 @@ def translate_source(
     nvcc; the text is translated as C++/CUDA whatever the suffix (build files: use translate_tree).
     """
     data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
-    settings = settings_from(Config(), rocm_version, kernel_launch, experimental=experimental, no_compat=not compat)
+    settings = settings_from(
+        Config(), rocm_version, kernel_launch, experimental=experimental, no_compat=not compat, cuda=cuda_release
+    )
     try:
         decoded = SourceFile.from_bytes(path, data)
     except DecodeFailure as exc:
@@ -134,6 +137,7 @@ def translate_tree(
     excludes: Iterable[str] = (),
     rules_dirs: Iterable[str | os.PathLike[str]] = (),
     force: bool = False,
+    cuda_release: str | None = None,
 ) -> TreeTranslation:
     """Translate the tree `src` into the directory `dst`, as `hipconv translate src -o dst` does.
 
@@ -146,7 +150,7 @@ def translate_tree(
         raise ConfigError(f"{src_path}: not a directory (translate_tree translates a tree; see translate_source)")
     request = TranslateRequest(
         (src_path,),
-        settings_from(Config(), rocm_version, kernel_launch, experimental=experimental, jobs=jobs),
+        settings_from(Config(), rocm_version, kernel_launch, experimental=experimental, jobs=jobs, cuda=cuda_release),
         output=dst_path,
         excludes=tuple(excludes),
         rules_dirs=_paths(rules_dirs),

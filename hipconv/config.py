@@ -17,7 +17,7 @@ from typing import Any, Literal, get_args
 
 from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
-from hipconv.resources import rocm_release
+from hipconv.resources import cuda_release, rocm_release
 from hipconv.settings import KERNEL_LAUNCH_STYLES
 
 if sys.version_info >= (3, 11):
@@ -47,6 +47,7 @@ class Config:
     path: Path | None = None  # where it was read from; None: no configuration file
     exclude: tuple[str, ...] = ()
     rocm_version: str | None = None
+    cuda_release: str | None = None  # the CUDA release the code was written for (version tests)
     kernel_launch: str | None = None
     fail_on: FailOn | None = None
     rules_dirs: tuple[Path, ...] = ()  # resolved against the configuration file's folder
@@ -58,6 +59,7 @@ class Config:
 _KEYS = {  # TOML key -> Config field
     "exclude": "exclude",
     "rocm-version": "rocm_version",
+    "cuda-release": "cuda_release",
     "kernel-launch": "kernel_launch",
     "fail-on": "fail_on",
     "rules-dirs": "rules_dirs",
@@ -135,9 +137,9 @@ def _check(path: Path, key: str, value: Any) -> Any:
         return value
     if not isinstance(value, str):
         raise ConfigError(f"{where} must be a string, not {value!r}")
-    if key == "rocm-version":
+    if key in ("rocm-version", "cuda-release"):
         try:
-            rocm_release(value)
+            (rocm_release if key == "rocm-version" else cuda_release)(value)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}", hint=exc.hint) from None
     choices = {"kernel-launch": KERNEL_LAUNCH_STYLES, "fail-on": FAIL_ON}.get(key)

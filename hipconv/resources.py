@@ -159,6 +159,25 @@ def cuda_releases() -> list[str]:
     return sorted(filter(None, path.read_text(encoding="utf-8").splitlines()), key=Version.parse)
 
 
+def cuda_release(text: str) -> Version:
+    """The CUDA release code was written for (--cuda-release): `X.Y` or `X.Y.Z`, 9.0 to 13.x, bundled inventory or
+    not (only the values of its version macros are taken from it).  Anything else is a ConfigError."""
+    match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    if match and 9 <= int(match[1]) <= 13:
+        return Version.parse(f"{int(match[1])}.{int(match[2])}")
+    raise ConfigError(
+        f"CUDA {text!r} is not a release hipconv reads version tests for: give X.Y from 9.0 to 13.x",
+        hint="name the CUDA release the code was written for (such as 10.2), or leave --cuda-release out for "
+        f"the newest bundled ({default_cuda()})",
+    )
+
+
+def default_cuda() -> str:
+    """The newest bundled CUDA release: the one code is taken to be written for unless --cuda-release says."""
+    releases = cuda_releases()
+    return releases[-1] if releases else "13.0"
+
+
 @functools.cache
 def hip_enumerator_values(release: str) -> Mapping[str, int]:
     """The value of each HIP enumerator a rule writes, in bundled ROCm `release` (hipconv/data/hip.enumerators);

@@ -16,7 +16,7 @@ from hipconv.config import FAIL_ON, Config, find_config, load_config, project_ro
 from hipconv.console import COLOR_CHOICES, ColorChoice, Display, Verbosity
 from hipconv.errors import ConfigError
 from hipconv.report import print_verbose, stderr_console
-from hipconv.resources import hip_releases, rocm_release
+from hipconv.resources import cuda_release, hip_releases, rocm_release
 from hipconv.settings import KernelLaunch, Settings
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
@@ -32,14 +32,17 @@ def settings_from(
     experimental: bool = False,
     jobs: int = 1,
     no_compat: bool = False,
+    cuda: str | None = None,
 ) -> Settings:
     """Command-line values, else the configuration file's, else the defaults."""
+    written_for = cuda or config.cuda_release
     return Settings(
         rocm_release(next(v for v in (rocm_version, config.rocm_version, default_rocm()) if v is not None)),
         KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
         experimental,
         jobs,
         compat=not no_compat and config.compat is not False,
+        cuda=cuda_release(written_for) if written_for is not None else None,
     )
 
 
@@ -104,6 +107,17 @@ def follow_symlinks_option() -> Decorator:
 def rocm_version_option(help: str = "Targeted ROCm release [default: the newest bundled inventory].") -> Decorator:
     """--rocm-version X.Y: one of the bundled releases (or a patch release of one); checked by settings_from."""
     return click.option("--rocm-version", default=None, metavar="X.Y", help=help)
+
+
+def cuda_release_option() -> Decorator:
+    """--cuda-release X.Y: the CUDA release the code was written for (9.0 to 13.x); checked by settings_from."""
+    return click.option(
+        "--cuda-release",
+        default=None,
+        metavar="X.Y",
+        help="The CUDA release the code was written for: the value of CUDART_VERSION, CUDA_VERSION and "
+        "__CUDACC_VER_MAJOR__/MINOR__ in the version tests rewritten [default: the newest bundled inventory].",
+    )
 
 
 def rules_dir_option(help: str = "Extra directory of YAML rules.") -> Decorator:

@@ -13,6 +13,7 @@ from hipconv.cli.options import (
     EXIT_UNPORTED,
     config_at,
     config_option,
+    cuda_release_option,
     display_options,
     exclude_option,
     fail_on_option,
@@ -45,6 +46,7 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to FILE.")
 @fail_on_option("warning, or fail-on in the configuration")
 @rocm_version_option("Targeted ROCm release [default: the newest bundled].")
+@cuda_release_option()
 @click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default=None, help="As for translate.")
 @exclude_option("Skip paths matching GLOB (added to the configuration's).")
 @click.option("--disable", multiple=True, metavar="CODE", help="Do not report CODE (added to the configuration's).")
@@ -70,6 +72,7 @@ def scan(
     output: Path | None,
     fail_on: str | None,
     rocm_version: str | None,
+    cuda_release: str | None,
     kernel_launch: str | None,
     exclude: tuple[str, ...],
     disable: tuple[str, ...],
@@ -88,7 +91,7 @@ def scan(
         raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
     request = ScanRequest(
         paths,
-        settings_from(config, rocm_version, kernel_launch, no_compat=no_compat),
+        settings_from(config, rocm_version, kernel_launch, no_compat=no_compat, cuda=cuda_release),
         fail_on=cast(FailOn, fail_on or config.fail_on or "warning"),
         fmt=cast(ScanFormat, fmt),
         output=output,

@@ -16,6 +16,7 @@ from hipconv.cli.options import (
     backup_suffix,
     config_at,
     config_option,
+    cuda_release_option,
     display_options,
     exclude_option,
     fail_on_option,
@@ -66,6 +67,7 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) ->
     help="Keep <<<...>>> launches, or rewrite them to hipLaunchKernelGGL [default: chevron].",
 )
 @rocm_version_option("Targeted ROCm release [default: the newest bundled inventory].")
+@cuda_release_option()
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
 @no_compat_option()
 @click.option(
@@ -105,6 +107,7 @@ def translate(
     show_diff: bool,
     kernel_launch: str | None,
     rocm_version: str | None,
+    cuda_release: str | None,
     experimental: bool,
     no_compat: bool,
     annotate: bool,
@@ -131,7 +134,13 @@ def translate(
         paths,
         replace(
             settings_from(
-                config, rocm_version, kernel_launch, experimental=experimental, jobs=jobs, no_compat=no_compat
+                config,
+                rocm_version,
+                kernel_launch,
+                experimental=experimental,
+                jobs=jobs,
+                no_compat=no_compat,
+                cuda=cuda_release,
             ),
             annotate=annotate,
         ),

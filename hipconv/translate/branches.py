@@ -80,6 +80,9 @@ def _test(c: MatchCollector, name: str, name_i: int, end: int) -> str | None:
     """The test of a conditional directive whose tokens end before token `end`, as an #if expression."""
     if name == "else":
         return None
+    rewritten = c.rewritten_tests.get(c.tokens.starts[name_i])  # an #ifdef version_tests made an #if
+    if rewritten is not None:
+        return rewritten[1]
     text = translated_text(c, name_i + 1, end)
     if name in ("ifdef", "elifdef"):
         return f"defined({text})"
@@ -89,12 +92,18 @@ def _test(c: MatchCollector, name: str, name_i: int, end: int) -> str | None:
 
 
 def translated_text(c: MatchCollector, first: int, end: int, *, rename: bool = True) -> str:
-    """The code of tokens[first:end] as translation writes it (renamed names; comments as a space), or, without
-    `rename`, as written."""
+    """The code of tokens[first:end] as translation writes it (renamed names, the tests version_tests rewrote;
+    comments as a space), or, without `rename`, as written."""
     tokens, identifiers = c.tokens, c.table.identifiers
     out: list[str] = []
+    through = -1  # the end offset of a rewritten test being passed over
     for k in range(first, end):
-        if tokens.kinds[k] == TokenKind.COMMENT:
+        if tokens.kinds[k] == TokenKind.COMMENT or tokens.starts[k] < through:
+            continue
+        rewritten = c.rewritten_tests.get(tokens.starts[k]) if rename else None
+        if rewritten is not None:
+            through = rewritten[0]
+            out.append((" " if out else "") + rewritten[1])
             continue
         text = tokens.text(k)
         resolution = identifiers.get(text) if rename and tokens.kinds[k] == TokenKind.IDENTIFIER else None

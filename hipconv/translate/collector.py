@@ -54,6 +54,8 @@ class MatchCollector:
     mask_names: dict[str, MaskName | None] | None = None  # lane masks given by name (mask_names.mask_name)
     project_masks: Mapping[str, ProjectMask] = field(default_factory=dict)  # ... as the run's files define them
     widened_definitions: set[int] = field(default_factory=set)  # their definitions widened, by name token
+    # the tests version_tests.rewrite replaced: start offset -> (end offset, the condition written there)
+    rewritten_tests: dict[int, tuple[int, str]] = field(default_factory=dict)
     # where each diagnostic points, and whether it is about the API there (forgotten when that API is dropped)
     _anchors: list[tuple[int, bool]] = field(default_factory=list)
     _replacement_offsets: list[int] = field(default_factory=list)  # likewise for the replacements

@@ -4,11 +4,13 @@ other branch.
 
 Each #if/#elif that tests one is evaluated (pp_expr) as nvcc would on its host pass and on the device pass
 of a current NVIDIA GPU (newer than every architecture a test names), with the version macros of the CUDA
-release the code was written for (the newest bundled inventory's), and rewritten to the condition that
-selects those branches under HIP: `defined(__HIP_DEVICE_COMPILE__)` for the device pass, the original kept
-in a comment (HC020). A test that cannot be read so (`== 800`, the number computed with) is left as it is
-and reported with the branch HIP now compiles (HC021); so is a comparison in C++ code. A kernel whose whole
-body is in a branch that is not compiled for AMD devices is an error (HC022).
+release the code was written for (--cuda-release, else the newest bundled inventory's), and rewritten to the
+condition that selects those branches under HIP: `defined(__HIP_DEVICE_COMPILE__)` for the device pass, the
+original kept in a comment (HC020; version_tests). `#ifdef CUDART_VERSION` (defined by nvcc, never by HIP) is
+rewritten as `#if defined(CUDART_VERSION)` is. A test that cannot be read so (`== 800`, the number computed
+with) is left as it is and reported with the branch HIP now compiles (HC021). Uses outside conditional
+directives, in code and in #define bodies, are version_uses'. A kernel whose whole body is in a branch that is
+not compiled for AMD devices is an error (HC022).
 """
 
 from __future__ import annotations
@@ -16,60 +18,35 @@ from __future__ import annotations
 import bisect
 from typing import NamedTuple
 
-from hipconv.resources import cuda_releases
-from hipconv.settings import Version
 from hipconv.translate.collector import MatchCollector
-from hipconv.translate.edits import Edit
 from hipconv.translate.includes import Directives
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.pp_expr import (
-    Known,
-    Newest,
-    PPToken,
-    Undecidable,
-    Value,
-    by_pass,
-    condition_text,
-    evaluate,
-    mentions,
-    parse,
-)
+from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, mentions, parse
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
+from hipconv.translate.version_tests import (
+    ARCH,
+    MACROS,
+    VERSIONS,
+    WORDS,
+    Test,
+    Worlds,
+    code_of,
+    comments_in,
+    hip_reading,
+    pp_tokens,
+    report_undecidable,
+    rewrite,
+    settings_worlds,
+    written,
+)
+from hipconv.translate.version_uses import match_code_uses, match_defines
 from hipconv.translate.words import token_occurrences
 
-RULE_ID = "nvcc.version-test"
-_COMPARISONS = ("<", ">", "<=", ">=", "==", "!=")
-_LOOSER = ("(", ")", "&&", "||", "?", ":", ",", ";", "=", "{", "}")
-ARCH = "__CUDA_ARCH__"
-DEVICE_TEST = "defined(__HIP_DEVICE_COMPILE__)"
-_VERSIONS = ("CUDART_VERSION", "CUDA_VERSION", "__CUDART_API_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__")
-MACROS = frozenset((ARCH, *_VERSIONS))
-WORDS = frozenset(m.encode() for m in MACROS)
+__all__ = ["WORDS", "match_version_macros"]
 _CODE = (TokenKind.WHITESPACE, TokenKind.COMMENT)
 _CONDITIONALS = ("if", "elif")
 _OPENERS = ("if", "ifdef", "ifndef")
 _ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
-
-
-class Worlds(NamedTuple):
-    host: Known  # nvcc's host pass
-    device: Known  # nvcc's device pass for a current NVIDIA GPU
-    hip: Known  # HIP, either pass: none of them defined
-    release: str  # the CUDA release of the version macros
-
-
-def worlds(release: str) -> Worlds:
-    """The values of the macros for CUDA `release` (CUDART_VERSION = major * 1000 + minor * 10)."""
-    parts = Version.parse(release).parts + (0,)
-    number = parts[0] * 1000 + parts[1] * 10
-    versions: dict[str, int | Newest | None] = dict.fromkeys(("CUDART_VERSION", "CUDA_VERSION"), number)
-    versions |= {"__CUDART_API_VERSION": number, "__CUDACC_VER_MAJOR__": parts[0], "__CUDACC_VER_MINOR__": parts[1]}
-    return Worlds(
-        versions | {ARCH: None},
-        versions | {ARCH: Newest.ARCH},
-        dict.fromkeys(MACROS),
-        release,
-    )
 
 
 class Branch(NamedTuple):
@@ -82,8 +59,7 @@ def match_version_macros(c: MatchCollector, directives: Directives, words: froze
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
     if words.isdisjoint(WORDS):
         return []
-    releases = cuda_releases()
-    w = worlds(releases[-1] if releases else "13.0")
+    w = settings_worlds(c.settings)
     done: list[Span] = []
     branches: list[Branch] = []
     stack: list[tuple[int, bool | None]] = []  # per open chain: its current branch, whether one was taken
@@ -107,7 +83,8 @@ def match_version_macros(c: MatchCollector, directives: Directives, words: froze
             )
             branches.append(Branch((span[1], span[1]), span[0], live))
     _dead_kernels(c, [b for b in branches if b.live is False])
-    _code_uses(c, w, done)
+    match_defines(c, w, directives, done)
+    match_code_uses(c, w, done)
     return done
 
 
@@ -118,80 +95,43 @@ def _device_test(c: MatchCollector, w: Worlds, name: str, name_i: int, span: Spa
         return True
     first = next_code(tokens, name_i)
     if name in ("ifdef", "ifndef", "elifdef", "elifndef"):
-        if first < len(tokens) and tokens.text(first) == ARCH:  # renamed to __HIP_DEVICE_COMPILE__ (rules)
-            return name.endswith("ifdef")
-        return None
+        return _defined_test(c, w, name, name_i, first, done)
     if name not in _CONDITIONALS:
         return None
-    code = [k for k in range(first, bisect.bisect_left(tokens.starts, span[1])) if tokens.kinds[k] not in _CODE]
+    code = code_of(tokens, first, bisect.bisect_left(tokens.starts, span[1]))
     if not any(tokens.text(k) in MACROS for k in code):
         return None
     done.append(span)
-    pp = [PPToken(tokens.text(k), _spaced(tokens, k)) for k in code]
-    old = "".join((" " if t.spaced and n else "") + t.text for n, t in enumerate(pp))
+    pp = pp_tokens(tokens, code)
     try:
-        node = parse(pp)
-        if not mentions(node, MACROS):
+        if not mentions(parse(pp), MACROS):
             return None
-        host, device = evaluate(node, w.host), evaluate(node, w.device)
+        said = (tokens.starts[code[0]], tokens.ends[code[-1]])
+        device = rewrite(c, w, Test(pp, said, written(pp), f"#{name}", comments=comments_in(tokens, code)))
     except Undecidable as why:
-        _report_undecidable(c, w, name, code, pp, str(why))
-        return _hip_reading(pp, w)
-    new = by_pass(host, device, DEVICE_TEST)
-    start, end = tokens.starts[code[0]], tokens.ends[code[-1]]
-    c.edits.append(Edit.replace(start, end, f"{new} /* hipconv: {old} */", RULE_ID))
-    c.diag(
-        start,
-        "HC020",
-        f"#{name} {old} now reads #{name} {new}: its branch is {_meaning(host, device, pp, w)}",
-        symbol=_first(pp),
-    )
+        offset = tokens.starts[next(k for k in code if tokens.text(k) in MACROS)]
+        report_undecidable(c, w, f"#{name}", offset, pp, str(why))
+        return hip_reading(pp, w)
     value = condition_text(device)
     return None if value not in ("0", "1") else value == "1"
 
 
-def _spaced(tokens: Tokens, k: int) -> bool:
-    return k > 0 and (tokens.starts[k] > tokens.ends[k - 1] or tokens.kinds[k - 1] in _CODE)
-
-
-def _first(pp: list[PPToken]) -> str:
-    return next(t.text for t in pp if t.text in MACROS)
-
-
-def _meaning(host: Value, device: Value, pp: list[PPToken], w: Worlds) -> str:
-    """Which passes compile the branch now, and for what reading of the macros."""
-    names = {t.text for t in pp}
-    readings = [f"CUDA {w.release}'s {', '.join(sorted(names & set(_VERSIONS)))}"] if names & set(_VERSIONS) else []
-    if ARCH in names:
-        readings.append(
-            f"{ARCH} undefined on the host pass and newer than every architecture tested on the device pass"
-        )
-    h, d = condition_text(host), condition_text(device)
-    where = {("0", "1"): "compiled for AMD devices only", ("1", "0"): "compiled on the host pass only"}
-    if h == d:
-        where[h, d] = {"1": "compiled on both passes", "0": "compiled on neither pass"}.get(h, "kept")
-    return f"{where.get((h, d), 'split by pass')}, as nvcc compiles it with {' and '.join(readings)}"
-
-
-def _hip_reading(pp: list[PPToken], w: Worlds) -> bool | None:
-    try:
-        value = condition_text(evaluate(parse(pp), w.hip))
-    except Undecidable:
+def _defined_test(c: MatchCollector, w: Worlds, name: str, name_i: int, first: int, done: list[Span]) -> bool | None:
+    """`#ifdef M`: __CUDA_ARCH__ is renamed to __HIP_DEVICE_COMPILE__ (rules); a version macro, which nvcc
+    always defines (cuda_runtime_api.h, the compiler) and HIP never does, is rewritten as `defined(M)` is."""
+    tokens = c.tokens
+    macro = tokens.text(first) if first < len(tokens) else ""
+    if macro == ARCH:
+        return name.endswith("ifdef")
+    if macro not in VERSIONS:
         return None
-    return None if value not in ("0", "1") else value == "1"
-
-
-def _report_undecidable(c: MatchCollector, w: Worlds, name: str, code: list[int], pp: list[PPToken], why: str) -> None:
-    reading = _hip_reading(pp, w)
-    now = {True: "holds on both passes", False: "fails on both passes", None: "depends on the other macros"}[reading]
-    macro = _first(pp)
-    offset = c.tokens.starts[next(k for k in code if c.tokens.text(k) in MACROS)]
-    message = (
-        f"#{name} tests {macro} in a way no AMD reading decides ({why}); left unchanged: HIP defines no {macro}, "
-        f"so it reads as 0 and this test {now}. Rewrite the test for AMD devices (__HIP_DEVICE_COMPILE__, "
-        f"__gfx*__) or for the build (HIP_VERSION)"
-    )
-    c.diag(offset, "HC021", message, symbol=macro)
+    span = (tokens.starts[name_i], tokens.ends[first])
+    done.append(span)
+    negated = "!" if name.endswith("ifndef") else ""
+    pp = [PPToken(t, False) for t in (negated, "defined", "(", macro, ")") if t]
+    lead = "elif " if name.startswith("elif") else "if "
+    device = rewrite(c, w, Test(pp, span, f"#{name} {macro}", f"#{name}", lead))
+    return condition_text(device) == "1"
 
 
 def _dead_kernels(c: MatchCollector, dead: list[Branch]) -> None:
@@ -245,65 +185,3 @@ def _body(tokens: Tokens, i: int) -> tuple[int, int, int] | None:
             j = matching_close(tokens, j) or len(tokens)
         j = next_code(tokens, j)
     return None
-
-
-def _code_uses(c: MatchCollector, w: Worlds, done: list[Span]) -> None:
-    """__CUDA_ARCH__ in C++ code (nvcc compiles it on the device pass only): a comparison with a number is
-    rewritten to its value there; any other use is reported."""
-    tokens = c.tokens
-    for i in token_occurrences(tokens, (ARCH.encode(),), (TokenKind.IDENTIFIER,)):
-        if c.directive_around(tokens.starts[i]) is not None:
-            continue
-        done.append((tokens.starts[i], tokens.ends[i]))  # reported here, not as HC312 as well
-        compared = _comparison(tokens, i)
-        if compared is None:
-            c.diag(
-                tokens.starts[i],
-                "HC021",
-                f"{ARCH}'s value is used in code; HIP defines no {ARCH}, so this does not compile for AMD: compute "
-                "what it stands for another way (__HIP_DEVICE_COMPILE__, __gfx*__, warpSize)",
-                symbol=ARCH,
-            )
-            continue
-        first, last = compared
-        pp = [
-            PPToken(tokens.text(k), _spaced(tokens, k)) for k in range(first, last + 1) if tokens.kinds[k] not in _CODE
-        ]
-        old = "".join((" " if t.spaced and n else "") + t.text for n, t in enumerate(pp))
-        try:
-            value = condition_text(evaluate(parse(pp), w.device))
-        except Undecidable as why:
-            c.diag(tokens.starts[i], "HC021", f"{old}: {why}; HIP defines no {ARCH}: left unchanged", symbol=ARCH)
-            continue
-        start, end = tokens.starts[first], tokens.ends[last]
-        c.edits.append(Edit.replace(start, end, f"{value} /* hipconv: {old} */", RULE_ID))
-        c.diag(
-            start,
-            "HC020",
-            f"{old} now reads {value}, its value on the device pass of a current NVIDIA GPU "
-            "(newer than every architecture tested), where nvcc compiles this code",
-            symbol=ARCH,
-        )
-
-
-def _comparison(tokens: Tokens, i: int) -> tuple[int, int] | None:
-    """`__CUDA_ARCH__ OP number` or `number OP __CUDA_ARCH__` around token i: its first and last tokens."""
-    after, before = next_code(tokens, i), prev_code(tokens, i)
-    if is_punct(tokens, after, *_COMPARISONS) and tokens.kinds[next_code(tokens, after)] == TokenKind.LITERAL:
-        first, last = i, next_code(tokens, after)
-    elif (
-        before >= 0
-        and is_punct(tokens, before, *_COMPARISONS)
-        and tokens.kinds[prev_code(tokens, before)] == TokenKind.LITERAL
-    ):
-        first, last = prev_code(tokens, before), i
-    else:
-        return None
-    outside = prev_code(tokens, first), next_code(tokens, last)  # nothing binding tighter around it
-    if _binds_looser(tokens, outside[0]) and _binds_looser(tokens, outside[1]):
-        return first, last
-    return None
-
-
-def _binds_looser(tokens: Tokens, k: int) -> bool:
-    return k < 0 or k >= len(tokens) or is_punct(tokens, k, *_LOOSER) or tokens.raw(k) == b"return"

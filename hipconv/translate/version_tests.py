@@ -1,0 +1,162 @@
+"""One test of CUDA version and architecture macros, read as nvcc reads it and rewritten for HIP.
+
+The worlds (nvcc's host pass, its device pass for a current NVIDIA GPU, HIP) give the macros their
+values for the CUDA release the code was written for (Settings.cuda, --cuda-release); `rewrite` puts
+the condition that selects nvcc's branches in place of one test (an #if expression, an #ifdef, the
+body of a #define tested by #if), the original kept in a comment (HC020), and `report_undecidable`
+says what HIP now compiles where no reading is safe (HC021). Shared by version_macros (conditional
+directives) and version_uses (code, #define bodies).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from hipconv.resources import default_cuda
+from hipconv.settings import Settings, Version
+from hipconv.translate.branches import grouped
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.pp_expr import (
+    Known,
+    Newest,
+    PPToken,
+    Undecidable,
+    Value,
+    by_pass,
+    condition_text,
+    evaluate,
+    parse,
+)
+from hipconv.translate.syntax import Span
+
+RULE_ID = "nvcc.version-test"
+ARCH = "__CUDA_ARCH__"
+DEVICE_TEST = "defined(__HIP_DEVICE_COMPILE__)"
+VERSIONS = ("CUDART_VERSION", "CUDA_VERSION", "__CUDART_API_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__")
+MACROS = frozenset((ARCH, *VERSIONS))
+WORDS = frozenset(m.encode() for m in MACROS)
+CODE = (TokenKind.WHITESPACE, TokenKind.COMMENT)  # what is not code
+
+
+class Worlds(NamedTuple):
+    host: Known  # nvcc's host pass
+    device: Known  # nvcc's device pass for a current NVIDIA GPU
+    hip: Known  # HIP, either pass: none of them defined
+    release: str  # the CUDA release of the version macros
+
+
+def worlds(release: str) -> Worlds:
+    """The values of the macros for CUDA `release` (CUDART_VERSION = major * 1000 + minor * 10)."""
+    parts = Version.parse(release).parts + (0,)
+    number = parts[0] * 1000 + parts[1] * 10
+    versions: dict[str, int | Newest | None] = dict.fromkeys(("CUDART_VERSION", "CUDA_VERSION"), number)
+    versions |= {"__CUDART_API_VERSION": number, "__CUDACC_VER_MAJOR__": parts[0], "__CUDACC_VER_MINOR__": parts[1]}
+    return Worlds(versions | {ARCH: None}, versions | {ARCH: Newest.ARCH}, dict.fromkeys(MACROS), release)
+
+
+def settings_worlds(settings: Settings) -> Worlds:
+    return worlds(str(settings.cuda) if settings.cuda is not None else default_cuda())
+
+
+class Test(NamedTuple):
+    """One test to rewrite: what it evaluates, what is replaced, and how it is shown."""
+
+    pp: list[PPToken]  # the expression (an #ifdef NAME is `defined(NAME)`)
+    span: Span  # the text replaced
+    said: str  # the test as written, for the comment and the message: `CUDART_VERSION < 9000`, `#ifdef X`
+    where: str  # the directive, for the message: `#if`, `#define NEW_GPU`
+    lead: str = ""  # what the new text starts with (`if ` for an #ifdef, which becomes an #if)
+    comments: str = ""  # the comments inside the replaced text, kept after it
+    device_test: str = DEVICE_TEST  # `__HIP_DEVICE_COMPILE__` in a macro body (no `defined` from an expansion)
+    wrap: bool = False  # parenthesize the new condition (a macro body)
+
+
+def code_of(tokens: Tokens, first: int, end: int) -> list[int]:
+    """The code tokens among tokens[first:end]."""
+    return [k for k in range(first, end) if tokens.kinds[k] not in CODE]
+
+
+def pp_tokens(tokens: Tokens, code: list[int]) -> list[PPToken]:
+    return [PPToken(tokens.text(k), k > 0 and _spaced(tokens, k)) for k in code]
+
+
+def _spaced(tokens: Tokens, k: int) -> bool:
+    return tokens.starts[k] > tokens.ends[k - 1] or tokens.kinds[k - 1] in CODE
+
+
+def written(pp: list[PPToken]) -> str:
+    """The expression as written, without its comments, one space where there was space."""
+    return "".join((" " if t.spaced and n else "") + t.text for n, t in enumerate(pp))
+
+
+def comments_in(tokens: Tokens, code: list[int]) -> str:
+    """The comments between the first and the last code token, each after a space (kept by a rewrite)."""
+    if not code:
+        return ""
+    return "".join(" " + tokens.text(k) for k in range(code[0], code[-1]) if tokens.kinds[k] == TokenKind.COMMENT)
+
+
+def rewrite(c: MatchCollector, w: Worlds, test: Test) -> Value:
+    """Replace the test with the condition that selects nvcc's branches under HIP and report it (HC020); the
+    test's value on nvcc's device pass (Undecidable, untouched, where no reading is safe)."""
+    node = parse(test.pp)
+    host, device = evaluate(node, w.host), evaluate(node, w.device)
+    new = by_pass(host, device, test.device_test)
+    new = grouped(new) if test.wrap else new
+    start, end = test.span
+    c.edits.append(Edit.replace(start, end, f"{test.lead}{new} /* hipconv: {test.said} */{test.comments}", RULE_ID))
+    c.rewritten_tests[start] = (end, new)
+    shown = test.said if test.lead else f"{test.where} {test.said}"
+    now = f"#{test.lead.strip()} {new}" if test.lead else f"{test.where} {new}"
+    c.diag(
+        start,
+        "HC020",
+        f"{shown} now reads {now}: {'what it selects' if test.wrap else 'its branch'} is "
+        + _meaning(host, device, test.pp, w),
+        symbol=first_macro(test.pp),
+    )
+    return device
+
+
+def first_macro(pp: list[PPToken]) -> str:
+    return next(t.text for t in pp if t.text in MACROS)
+
+
+def _meaning(host: Value, device: Value, pp: list[PPToken], w: Worlds) -> str:
+    """Which passes compile the branch now, and for what reading of the macros."""
+    names = {t.text for t in pp}
+    versions = sorted(names & set(VERSIONS))
+    readings = [f"CUDA {w.release}'s {', '.join(versions)} (--cuda-release)"] if versions else []
+    if ARCH in names:
+        readings.append(
+            f"{ARCH} undefined on the host pass and newer than every architecture tested on the device pass"
+        )
+    h, d = condition_text(host), condition_text(device)
+    where = {("0", "1"): "compiled for AMD devices only", ("1", "0"): "compiled on the host pass only"}
+    if h == d:
+        where[h, d] = {"1": "compiled on both passes", "0": "compiled on neither pass"}.get(h, "kept")
+    return f"{where.get((h, d), 'split by pass')}, as nvcc compiles it with {' and '.join(readings)}"
+
+
+def hip_reading(pp: list[PPToken], w: Worlds) -> bool | None:
+    """Whether the test holds under HIP as written (none of the macros defined); None: not known."""
+    try:
+        value = condition_text(evaluate(parse(pp), w.hip))
+    except Undecidable:
+        return None
+    return None if value not in ("0", "1") else value == "1"
+
+
+def report_undecidable(c: MatchCollector, w: Worlds, where: str, offset: int, pp: list[PPToken], why: str) -> None:
+    """HC021 at offset: the test `where` (`#if`, `#define NEW_GPU`) left unchanged, and what HIP reads it as."""
+    reading = hip_reading(pp, w)
+    now = {True: "holds on both passes", False: "fails on both passes", None: "depends on the other macros"}[reading]
+    macro = first_macro(pp)
+    message = (
+        f"{where} tests {macro} in a way no AMD reading decides ({why}); left unchanged: HIP defines no {macro}, "
+        f"so it reads as 0 and this test {now}. Rewrite the test for AMD devices (__HIP_DEVICE_COMPILE__, "
+        f"__gfx*__) or for the build (HIP_VERSION)"
+    )
+    c.diag(offset, "HC021", message, symbol=macro)

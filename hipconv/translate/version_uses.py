@@ -1,0 +1,171 @@
+"""CUDA version and architecture macros outside conditional directives (version_macros has those).
+
+In C++ code, nvcc compiles `__CUDA_ARCH__` on the device pass only: a comparison with a number becomes its
+value there, any other use is reported. A #define whose body is a test (`#define NEW_GPU (__CUDA_ARCH__ >=
+700)`) is rewritten as an #if test is, when the macro is only tested by preprocessor conditionals in the file
+(in a macro body, `__HIP_DEVICE_COMPILE__` stands for the device pass: `defined` from an expansion is
+undefined behaviour); used otherwise, it is reported. A body that is a value, not a test, is left to the rules
+(HC312, HC002).
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from hipconv.translate.collector import MatchCollector
+from hipconv.translate.edits import Edit
+from hipconv.translate.includes import Directives
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.pp_expr import Node, Undecidable, condition_text, evaluate, mentions, parse
+from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
+from hipconv.translate.version_tests import (
+    ARCH,
+    MACROS,
+    RULE_ID,
+    Test,
+    Worlds,
+    code_of,
+    comments_in,
+    first_macro,
+    pp_tokens,
+    report_undecidable,
+    rewrite,
+    written,
+)
+from hipconv.translate.words import token_occurrences
+
+_COMPARISONS = ("<", ">", "<=", ">=", "==", "!=")
+_LOOSER = ("(", ")", "&&", "||", "?", ":", ",", ";", "=", "{", "}")
+_TESTS = frozenset((*_COMPARISONS, "&&", "||", "u!", "defined"))  # operators whose value is 0 or 1
+_TESTED_BY = frozenset(("if", "elif", "ifdef", "ifndef", "elifdef", "elifndef", "undef"))
+MACRO_DEVICE_TEST = "__HIP_DEVICE_COMPILE__"
+
+
+def match_defines(c: MatchCollector, w: Worlds, directives: Directives, done: list[Span]) -> None:
+    """Rewrite or report each object-like #define whose body is a test of the macros."""
+    tokens = c.tokens
+    span_starts = [a for a, _ in directives.spans]
+    for hash_i, name_i, name in directives.lines:
+        macro_i = next_code(tokens, name_i)
+        if name != "define" or macro_i >= len(tokens) or tokens.kinds[macro_i] != TokenKind.IDENTIFIER:
+            continue
+        span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
+        after = macro_i + 1
+        if after < len(tokens) and is_punct(tokens, after, "(") and tokens.starts[after] == tokens.ends[macro_i]:
+            continue  # function-like: its parameters are unknown here
+        code = code_of(tokens, after, bisect.bisect_left(tokens.starts, span[1]))
+        if not any(tokens.text(k) in MACROS for k in code):
+            continue
+        pp = pp_tokens(tokens, code)
+        try:
+            node = parse(pp)
+        except Undecidable:
+            continue  # not an expression
+        if _is_test(node) and mentions(node, MACROS):
+            done.append(span)
+            _define(c, w, tokens.text(macro_i), code, _use_outside_conditionals(c, directives, macro_i, span))
+
+
+def _is_test(node: Node) -> bool:
+    while node.op == "()":
+        node = node.kids[0]
+    return node.op in _TESTS
+
+
+def _define(c: MatchCollector, w: Worlds, macro: str, code: list[int], use: int | None) -> None:
+    tokens = c.tokens
+    pp = pp_tokens(tokens, code)
+    where, offset = f"#define {macro}", tokens.starts[next(k for k in code if tokens.text(k) in MACROS)]
+    if use is not None:
+        tested = first_macro(pp)
+        c.diag(
+            offset,
+            "HC021",
+            f"{macro} is defined from a test of {tested} ({written(pp)}) and used outside preprocessor "
+            f"conditionals (line {c.source.line_col(use)[0]}): left unchanged, and HIP defines no {tested}; "
+            f"test what the code needs on AMD (__HIP_DEVICE_COMPILE__, __gfx*__, HIP_VERSION)",
+            symbol=tested,
+        )
+        return
+    span = (tokens.starts[code[0]], tokens.ends[code[-1]])
+    test = Test(pp, span, written(pp), where, "", comments_in(tokens, code), MACRO_DEVICE_TEST, wrap=True)
+    try:
+        rewrite(c, w, test)
+    except Undecidable as why:
+        report_undecidable(c, w, where, offset, pp, str(why))
+
+
+def _use_outside_conditionals(c: MatchCollector, directives: Directives, macro_i: int, own: Span) -> int | None:
+    """The first use of the macro defined at token macro_i other than in an #if/#elif/#ifdef/#ifndef/#undef
+    line of the file (None: only there, or nowhere)."""
+    tokens = c.tokens
+    kinds = {tokens.starts[hash_i]: name for hash_i, _, name in directives.lines}
+    for i in token_occurrences(tokens, (tokens.raw(macro_i),), (TokenKind.IDENTIFIER,)):
+        offset = tokens.starts[i]
+        if own[0] <= offset < own[1]:
+            continue
+        line = c.directive_around(offset)
+        if line is None or kinds.get(line[0]) not in _TESTED_BY:
+            return offset
+    return None
+
+
+def match_code_uses(c: MatchCollector, w: Worlds, done: list[Span]) -> None:
+    """__CUDA_ARCH__ in C++ code (nvcc compiles it on the device pass only): a comparison with a number is
+    rewritten to its value there; any other use is reported."""
+    tokens = c.tokens
+    for i in token_occurrences(tokens, (ARCH.encode(),), (TokenKind.IDENTIFIER,)):
+        if c.directive_around(tokens.starts[i]) is not None:
+            continue
+        done.append((tokens.starts[i], tokens.ends[i]))  # reported here, not as HC312 as well
+        compared = _comparison(tokens, i)
+        if compared is None:
+            c.diag(
+                tokens.starts[i],
+                "HC021",
+                f"{ARCH}'s value is used in code; HIP defines no {ARCH}, so this does not compile for AMD: compute "
+                "what it stands for another way (__HIP_DEVICE_COMPILE__, __gfx*__, warpSize)",
+                symbol=ARCH,
+            )
+            continue
+        first, last = compared
+        code = code_of(tokens, first, last + 1)
+        pp = pp_tokens(tokens, code)
+        old = written(pp)
+        try:
+            value = condition_text(evaluate(parse(pp), w.device))
+        except Undecidable as why:
+            c.diag(tokens.starts[i], "HC021", f"{old}: {why}; HIP defines no {ARCH}: left unchanged", symbol=ARCH)
+            continue
+        start, end = tokens.starts[first], tokens.ends[last]
+        c.edits.append(Edit.replace(start, end, f"{value} /* hipconv: {old} */{comments_in(tokens, code)}", RULE_ID))
+        c.diag(
+            start,
+            "HC020",
+            f"{old} now reads {value}, its value on the device pass of a current NVIDIA GPU "
+            "(newer than every architecture tested), where nvcc compiles this code",
+            symbol=ARCH,
+        )
+
+
+def _comparison(tokens: Tokens, i: int) -> tuple[int, int] | None:
+    """`__CUDA_ARCH__ OP number` or `number OP __CUDA_ARCH__` around token i: its first and last tokens."""
+    after, before = next_code(tokens, i), prev_code(tokens, i)
+    if is_punct(tokens, after, *_COMPARISONS) and tokens.kinds[next_code(tokens, after)] == TokenKind.LITERAL:
+        first, last = i, next_code(tokens, after)
+    elif (
+        before >= 0
+        and is_punct(tokens, before, *_COMPARISONS)
+        and tokens.kinds[prev_code(tokens, before)] == TokenKind.LITERAL
+    ):
+        first, last = prev_code(tokens, before), i
+    else:
+        return None
+    outside = prev_code(tokens, first), next_code(tokens, last)  # nothing binding tighter around it
+    if _binds_looser(tokens, outside[0]) and _binds_looser(tokens, outside[1]):
+        return first, last
+    return None
+
+
+def _binds_looser(tokens: Tokens, k: int) -> bool:
+    return k < 0 or k >= len(tokens) or is_punct(tokens, k, *_LOOSER) or tokens.raw(k) == b"return"
