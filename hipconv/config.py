@@ -47,13 +47,13 @@ class Config:
     path: Path | None = None  # where it was read from; None: no configuration file
     exclude: tuple[str, ...] = ()
     rocm_version: str | None = None
-    cuda_release: str | None = None  # the CUDA release the code was written for (version tests)
     kernel_launch: str | None = None
     fail_on: FailOn | None = None
     rules_dirs: tuple[Path, ...] = ()  # resolved against the configuration file's folder
     disable: tuple[str, ...] = ()  # diagnostic codes not to report
     baseline: Path | None = None  # scan's --baseline, resolved against the configuration file's folder
     compat: bool | None = None  # false: no shims of hipconv_compat.h (--no-compat)
+    cuda_release: str | None = None  # the CUDA release the code was written for (version tests)
 
 
 _KEYS = {  # TOML key -> Config field

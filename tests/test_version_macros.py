@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_translate import translate
+
+from helpers import run_cli
+from hipconv.api import translate_source
 
 DEVICE = "defined(__HIP_DEVICE_COMPILE__)"
 
@@ -131,3 +136,141 @@ def test_kernel_defined_in_a_dead_branch_is_not_an_empty_body() -> None:
     )
     _, result = translate(src, path="t.cu")
     assert [d.code for d in result.diagnostics] == ["HC020", "HC020"]
+
+
+@pytest.mark.parametrize(
+    ("release", "expected"),
+    [
+        pytest.param(None, "1", id="default-newest-bundled"),
+        pytest.param("10.2", "0", id="written-for-10.2"),
+        pytest.param("11.0", "1", id="written-for-11.0"),
+        pytest.param("9.2.148", "0", id="patch-release"),
+    ],
+)
+def test_cuda_release_gives_the_version_macros(release: str | None, expected: str) -> None:
+    test = "CUDART_VERSION >= 11000 && __CUDACC_VER_MAJOR__ >= 11"
+    result = translate_source(_line(test), path="t.cu", cuda_release=release)
+    assert f"#if {expected} /* hipconv: {test} */" in result.text
+    (note,) = [d for d in result.diagnostics if d.code == "HC020"]
+    shown = release.rsplit(".", 1)[0] if release and release.count(".") == 2 else release or "13.0"
+    assert f"CUDA {shown}'s CUDART_VERSION, __CUDACC_VER_MAJOR__ (--cuda-release)" in note.message
+
+
+@pytest.mark.parametrize("bad", ["8.0", "14.0", "twelve", "12"])
+def test_cuda_release_refused_clearly(bad: str, tmp_path: Path) -> None:
+    src = tmp_path / "a.cu"
+    src.write_text(_line("CUDART_VERSION < 9000"))
+    run = run_cli("translate", "--dry-run", "--cuda-release", bad, src)
+    assert run.code == 2 and f"CUDA {bad!r} is not a release" in run.stderr and "9.0 to 13.x" in run.stderr
+
+
+def test_cuda_release_from_the_configuration_and_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".hipconv.toml").write_text('cuda-release = "10.2"\n')
+    (tmp_path / "a.cu").write_text(_line("CUDART_VERSION < 11000"))
+    assert "#if 1 /* hipconv:" in run_cli("translate", "--diff", "a.cu").stdout.decode()
+    assert "#if 0 /* hipconv:" in run_cli("translate", "--diff", "--cuda-release", "12.4", "a.cu").stdout.decode()
+    (tmp_path / ".hipconv.toml").write_text('cuda-release = "7.5"\n')
+    run = run_cli("scan", "a.cu")
+    assert run.code == 2 and "cuda-release: CUDA '7.5' is not a release" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("directive", "expected"),
+    [
+        pytest.param("#ifdef CUDART_VERSION", "#if 1 /* hipconv: #ifdef CUDART_VERSION */", id="ifdef"),
+        pytest.param("#ifndef CUDA_VERSION", "#if 0 /* hipconv: #ifndef CUDA_VERSION */", id="ifndef"),
+        pytest.param(
+            "#  ifdef __CUDACC_VER_MAJOR__", "#  if 1 /* hipconv: #ifdef __CUDACC_VER_MAJOR__ */", id="indent"
+        ),
+    ],
+)
+def test_ifdef_of_a_version_macro_is_the_defined_test(directive: str, expected: str) -> None:
+    src = f"{directive}\nint x;\n#else\nint y;\n#endif\n"
+    out, result = translate(src)
+    assert out == src.replace(directive, expected)
+    assert [d.code for d in result.diagnostics] == ["HC020"]
+    same, _ = translate(
+        src.replace(directive, f"#if {'!' if 'ifndef' in directive else ''}defined({directive.split()[-1]})")
+    )
+    assert same.splitlines()[0].split(" /*")[0] == expected.split(" /*")[0].replace("#  if", "#if")
+
+
+def test_elifdef_of_a_version_macro() -> None:
+    out, _ = translate("#if defined(FOO)\nint x;\n#elifdef CUDART_VERSION\nint y;\n#endif\n")
+    assert out.splitlines()[2] == "#elif 1 /* hipconv: #elifdef CUDART_VERSION */"
+
+
+DEFINED_FROM_A_TEST = """\
+#define NEW_GPU (__CUDA_ARCH__ >= 700)
+#define OLD_RUNTIME (CUDART_VERSION < 9000)
+#if NEW_GPU && !OLD_RUNTIME
+int fast;
+#endif
+#ifdef NEW_GPU
+int known;
+#endif
+#undef OLD_RUNTIME
+"""
+
+
+def test_macro_defined_from_a_test_and_tested_by_if_is_rewritten() -> None:
+    out, result = translate(DEFINED_FROM_A_TEST)
+    assert out.splitlines()[:2] == [
+        "#define NEW_GPU __HIP_DEVICE_COMPILE__ /* hipconv: (__CUDA_ARCH__ >= 700) */",
+        "#define OLD_RUNTIME 0 /* hipconv: (CUDART_VERSION < 9000) */",
+    ]
+    assert [(d.line, d.code) for d in result.diagnostics] == [(1, "HC020"), (2, "HC020")]
+    assert "what it selects is compiled for AMD devices only" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("src", "code", "said"),
+    [
+        pytest.param(
+            "#define NEW_GPU (__CUDA_ARCH__ >= 700)\n__device__ int f() { return NEW_GPU ? 2 : 1; }\n",
+            "HC021",
+            "used outside preprocessor conditionals (line 2)",
+            id="used-in-code",
+        ),
+        pytest.param("#define IS_A100 (__CUDA_ARCH__ == 800)\n", "HC021", "compared with one architecture", id="equal"),
+        pytest.param("#define SM __CUDA_ARCH__\n#if SM >= 700\n#endif\n", "HC312", "for its value", id="a-value"),
+        pytest.param("#define AT_LEAST(n) (__CUDA_ARCH__ >= n)\n", "HC312", "for its value", id="function-like"),
+    ],
+)
+def test_macro_defined_from_a_test_otherwise_reported(src: str, code: str, said: str) -> None:
+    out, result = translate(src, path="t.cu")
+    assert out.endswith(src)  # left as written
+    assert [d.code for d in result.diagnostics] == [code] and said in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "#if CUDART_VERSION /* runtime */ >= 9000 // shfl_sync\n",
+            "#if 1 /* hipconv: CUDART_VERSION >= 9000 */ /* runtime */ // shfl_sync\n",
+            id="if",
+        ),
+        pytest.param(
+            "#define HAS_SYNC (CUDART_VERSION >= /* Volta */ 9000)\n#if HAS_SYNC\n",
+            "#define HAS_SYNC 1 /* hipconv: (CUDART_VERSION >= 9000) */ /* Volta */\n#if HAS_SYNC\n",
+            id="define",
+        ),
+    ],
+)
+def test_comments_inside_a_rewritten_test_are_kept(src: str, expected: str) -> None:
+    out, _ = translate(src + "#endif\n")
+    assert out == expected + "#endif\n"
+
+
+def test_branch_conditions_spell_the_rewritten_tests() -> None:
+    """A duplicate that translation makes is kept where the first is not compiled, as HIP reads the test."""
+    src = (
+        "#if CUDART_VERSION >= 9000 && defined(USE_DRIVER)\nvoid report(cudaStream_t s, int code = 0) { }\n#endif\n"
+        "void report(CUstream stream, int) { }\n"
+        "#ifdef CUDART_VERSION\nvoid show(cudaStream_t s) { }\n#endif\nvoid show(CUstream s) { }\n"
+    )
+    out, _ = translate(src)
+    assert "#if !defined(USE_DRIVER)  // hipconv: as translated, a redefinition of report(hipStream_t, int)" in out
+    assert "#if !1  // hipconv: as translated, a redefinition of show(hipStream_t) above" in out
