@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from helpers import run_cli
 from hipconv.api import translate_source
 
 DEVICE = "defined(__HIP_DEVICE_COMPILE__)"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _line(test: str) -> str:
@@ -274,3 +277,26 @@ def test_branch_conditions_spell_the_rewritten_tests() -> None:
     out, _ = translate(src)
     assert "#if !defined(USE_DRIVER)  // hipconv: as translated, a redefinition of report(hipStream_t, int)" in out
     assert "#if !1  // hipconv: as translated, a redefinition of show(hipStream_t) above" in out
+
+
+def _doc_blocks(lang: str) -> list[str]:
+    page = (REPO / "docs" / "version-macros.md").read_text(encoding="utf-8")
+    return re.findall(rf"```{lang}\n(.*?)```", page, re.S)
+
+
+def test_the_page_command_does_what_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/version-macros.md: its program, its command, the lines it shows on stdout and stderr."""
+    (program,) = _doc_blocks("cuda")
+    (tmp_path / "reduce.cu").write_text(program, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    (command,) = _doc_blocks("sh")
+    argv = shlex.split(command)
+    assert argv[0] == "hipconv"
+    run = run_cli(*argv[1:])
+    assert run.code == 0
+    out = run.stdout.decode().splitlines()
+    for line in _doc_blocks("text")[0].splitlines():
+        assert line in out
+    shown = " ".join(_doc_blocks("")[0].split())
+    assert shown in " ".join(run.stderr.split()), run.stderr
+    assert "(docs/version-macros.md)" in (REPO / "README.md").read_text(encoding="utf-8")
