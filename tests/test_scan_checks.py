@@ -331,3 +331,49 @@ def test_no_hint_puts_warp_size_where_rocm_7_needs_a_constant() -> None:
     definitions = [f.diagnostic.message for f in scan_text(ROCM7_WARP_SIZE_USES, rocm="7.2").findings][:3]
     assert all("define the constant per target, 64 for gfx9" in m for m in definitions), definitions
     assert "(use warpSize)" in scan_text(ROCM7_WARP_SIZE_USES, rocm="6.3").findings[0].diagnostic.message
+
+
+PER_WARP_READ = """__device__ float warp_sum(float v);
+__device__ float block_sum(float v) {{
+  static __shared__ float partial[32];
+  int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;
+  const int waves = blockDim.x / warpSize, warps = blockDim.x / 32;
+  if (lane == 0) partial[wid] = warp_sum(v);
+  __syncthreads();
+  {read}
+  return wid == 0 ? warp_sum(v) : v;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "v = threadIdx.x < blockDim.x / warpSize ? partial[lane] : 0.0f;",
+        "v = (blockDim.x / warpSize > threadIdx.x) ? partial[lane] : 0.0f;",
+        "if (lane < waves) v = partial[lane];",
+        "if (wid == 0) { if (lane < (blockDim.x + warpSize - 1) / warpSize) { v = partial[lane]; } }",
+        "for (int w = 0; w < waves; ++w) v += partial[w];",
+        "v = partial[0] + partial[wid];",
+    ],
+)
+def test_per_warp_array_read_by_the_blocks_wavefronts_is_no_hc306(read: str) -> None:
+    assert (3, "HC306") not in check_codes(PER_WARP_READ.format(read=read).encode())
+
+
+@pytest.mark.parametrize(
+    ("read", "how"),
+    [
+        ("v = partial[lane];", "`partial[lane]` reads them with no guard"),
+        ("if (wid == 0) v = partial[lane];", "`partial[lane]` reads them with no guard"),
+        ("v = threadIdx.x < warpSize ? partial[lane] : 0.0f;", "`partial[lane]` reads them with no guard"),
+        ("v = lane < warpSize ? 0.0f : partial[lane];", "`partial[lane]` reads them with no guard"),
+        ("v = lane < warps ? partial[lane] : 0.0f;", "`partial[lane]` is guarded by `warps`, a count of 32-wide"),
+        ("if (lane < blockDim.x >> 5) v = partial[lane];", "is guarded by `blockDim.x >> 5`, a count of 32-wide"),
+        ("float* p = partial; v = p[lane];", "`partial` is passed on"),
+    ],
+)
+def test_per_warp_array_read_past_the_blocks_wavefronts(read: str, how: str) -> None:
+    found = [f.diagnostic for f in scan_text(PER_WARP_READ.format(read=read).encode()).findings]
+    messages = [d.message for d in found if (d.line, d.code) == (3, "HC306")]
+    assert len(messages) == 1 and how in messages[0], messages
