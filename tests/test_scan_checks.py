@@ -377,3 +377,29 @@ def test_per_warp_array_read_past_the_blocks_wavefronts(read: str, how: str) -> 
     found = [f.diagnostic for f in scan_text(PER_WARP_READ.format(read=read).encode()).findings]
     messages = [d.message for d in found if (d.line, d.code) == (3, "HC306")]
     assert len(messages) == 1 and how in messages[0], messages
+
+
+WARP_SIZE_IN_IF = b"""#define LANES warpSize
+#if warpSize == 64
+#define WAVE 64
+#elif defined(LANES) && \\
+    LANES == 32
+#define WAVE 32
+#endif
+__global__ void k(int* out) {
+  __shared__ int lanes[warpSize];
+  lanes[threadIdx.x % warpSize] = warpSize;
+  out[threadIdx.x] = lanes[0];
+}
+"""
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "6.3", "7.2"])
+def test_warp_size_in_an_if_directive_reads_as_0_at_every_target(rocm: str) -> None:
+    """warpSize is no macro: in `#if` it reads as 0 (and a macro defined as it too), whatever the target; as an
+    array bound it stops compiling from ROCm 7.0 only."""
+    found = [f.diagnostic for f in scan_text(WARP_SIZE_IN_IF, rocm).findings if f.diagnostic.code == "HC307"]
+    expected = [(2, 5), (5, 5)] + ([(9, 24)] if rocm == "7.2" else [])  # not `defined(LANES)`: it is a macro
+    assert [(d.line, d.col) for d in found] == expected
+    assert "in `#if`: warpSize is no macro, so the preprocessor reads it as 0" in found[0].message
+    assert found[1].message.startswith("LANES (defined with warpSize) in `#elif`")
