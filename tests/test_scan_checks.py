@@ -331,3 +331,75 @@ def test_no_hint_puts_warp_size_where_rocm_7_needs_a_constant() -> None:
     definitions = [f.diagnostic.message for f in scan_text(ROCM7_WARP_SIZE_USES, rocm="7.2").findings][:3]
     assert all("define the constant per target, 64 for gfx9" in m for m in definitions), definitions
     assert "(use warpSize)" in scan_text(ROCM7_WARP_SIZE_USES, rocm="6.3").findings[0].diagnostic.message
+
+
+PER_WARP_READ = """__device__ float warp_sum(float v);
+__device__ float block_sum(float v) {{
+  static __shared__ float partial[32];
+  int lane = threadIdx.x % warpSize, wid = threadIdx.x / warpSize;
+  const int waves = blockDim.x / warpSize, warps = blockDim.x / 32;
+  if (lane == 0) partial[wid] = warp_sum(v);
+  __syncthreads();
+  {read}
+  return wid == 0 ? warp_sum(v) : v;
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        "v = threadIdx.x < blockDim.x / warpSize ? partial[lane] : 0.0f;",
+        "v = (blockDim.x / warpSize > threadIdx.x) ? partial[lane] : 0.0f;",
+        "if (lane < waves) v = partial[lane];",
+        "if (wid == 0) { if (lane < (blockDim.x + warpSize - 1) / warpSize) { v = partial[lane]; } }",
+        "for (int w = 0; w < waves; ++w) v += partial[w];",
+        "v = partial[0] + partial[wid];",
+    ],
+)
+def test_per_warp_array_read_by_the_blocks_wavefronts_is_no_hc306(read: str) -> None:
+    assert (3, "HC306") not in check_codes(PER_WARP_READ.format(read=read).encode())
+
+
+@pytest.mark.parametrize(
+    ("read", "how"),
+    [
+        ("v = partial[lane];", "`partial[lane]` reads them with no guard"),
+        ("if (wid == 0) v = partial[lane];", "`partial[lane]` reads them with no guard"),
+        ("v = threadIdx.x < warpSize ? partial[lane] : 0.0f;", "`partial[lane]` reads them with no guard"),
+        ("v = lane < warpSize ? 0.0f : partial[lane];", "`partial[lane]` reads them with no guard"),
+        ("v = lane < warps ? partial[lane] : 0.0f;", "`partial[lane]` is guarded by `warps`, a count of 32-wide"),
+        ("if (lane < blockDim.x >> 5) v = partial[lane];", "is guarded by `blockDim.x >> 5`, a count of 32-wide"),
+        ("float* p = partial; v = p[lane];", "`partial` is passed on"),
+    ],
+)
+def test_per_warp_array_read_past_the_blocks_wavefronts(read: str, how: str) -> None:
+    found = [f.diagnostic for f in scan_text(PER_WARP_READ.format(read=read).encode()).findings]
+    messages = [d.message for d in found if (d.line, d.code) == (3, "HC306")]
+    assert len(messages) == 1 and how in messages[0], messages
+
+
+WARP_SIZE_IN_IF = b"""#define LANES warpSize
+#if warpSize == 64
+#define WAVE 64
+#elif defined(LANES) && \\
+    LANES == 32
+#define WAVE 32
+#endif
+__global__ void k(int* out) {
+  __shared__ int lanes[warpSize];
+  lanes[threadIdx.x % warpSize] = warpSize;
+  out[threadIdx.x] = lanes[0];
+}
+"""
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "6.3", "7.2"])
+def test_warp_size_in_an_if_directive_reads_as_0_at_every_target(rocm: str) -> None:
+    """warpSize is no macro: in `#if` it reads as 0 (and a macro defined as it too), whatever the target; as an
+    array bound it stops compiling from ROCm 7.0 only."""
+    found = [f.diagnostic for f in scan_text(WARP_SIZE_IN_IF, rocm).findings if f.diagnostic.code == "HC307"]
+    expected = [(2, 5), (5, 5)] + ([(9, 24)] if rocm == "7.2" else [])  # not `defined(LANES)`: it is a macro
+    assert [(d.line, d.col) for d in found] == expected
+    assert "in `#if`: warpSize is no macro, so the preprocessor reads it as 0" in found[0].message
+    assert found[1].message.startswith("LANES (defined with warpSize) in `#elif`")

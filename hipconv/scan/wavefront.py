@@ -1,16 +1,16 @@
-"""Wavefront-size hazards (HC301-HC306): code that assumes 32 lanes, which AMD's 64-wide
+"""Wavefront-size hazards (HC301-HC305): code that assumes 32 lanes, which AMD's 64-wide
 wavefronts break. Each check registers itself, with its trigger words, in scan.registry."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from hipconv.scan.constant_warp_size import ROCM_7, constant_warp_size_fix
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, ForLoop, WarpSizeDefinition
 from hipconv.translate.lane_masks import MASK_VERDICTS
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
+from hipconv.translate.syntax import next_code, parse_call, prev_code
 
 _LANE_OPERATORS = ("%", "/", "&", ">>", "%=", "/=", "&=", ">>=")
 _LANE_FIXES = {  # operator -> the fix-it of its literal
@@ -280,114 +280,3 @@ def activemask(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
                 "lockstep: code that uses it to find diverged lanes behaves differently"
             ),
         )
-
-
-@check("HC306", "wavefront.per-warp-array-32", words=("__shared__",))
-def per_warp_array_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
-    """`__shared__ float partial[32]` indexed by a warp id (`[threadIdx.x / 32]`, `[wid]` with `wid = tid /
-    warpSize`), or sized 32 or `[BLOCK / 32]` in a function (or file) with warp intrinsics, and `[WARP_SIZE]` or
-    `[BLOCK / WARP_SIZE]` wherever WARP_SIZE is defined as 32."""
-    tokens = view.tokens
-
-    def warp_size(k: int, open_: int) -> bool:
-        return view.text(k) in view.warp_size_names or view.value(k) == 32 and view.near_warp_code(open_)
-
-    for open_, close in view.shared_array_dims:
-        inner = [k for k in range(open_ + 1, close) if tokens.kinds[k] != TokenKind.COMMENT]
-        size = inner[0] if len(inner) == 1 else -1
-        index = _warp_indexed(view, open_, close) if _warp_slots(view, size) else None
-        if index is not None:
-            yield (
-                tokens.starts[size],
-                (
-                    f"shared array of {view.text(size)} slots, one per warp of a 1024-thread block, indexed by the "
-                    f"warp id `{index}`: 64-wide wavefronts fill 16 slots at most, and a wavefront that reads them "
-                    "lane by lane reads lanes 32-63 past the end (size it for 64 slots; read those of the "
-                    "block's blockDim.x / warpSize wavefronts only)"
-                ),
-            )
-        elif size >= 0 and warp_size(size, open_):
-            yield (
-                tokens.starts[size],
-                (
-                    f"shared array sized {view.text(size)}, one slot per lane of a 32-wide warp; a 64-wide "
-                    "wavefront indexes lanes 0-63 (size it for 64 lanes)"
-                ),
-            )
-        else:
-            yield from _warps_per_block(view, inner, open_, warp_size)
-
-
-def _warps_per_block(
-    view: FileView, inner: list[int], open_: int, warp_size: Callable[[int, int], bool]
-) -> Iterator[Finding]:
-    """`[BLOCK / 32]`: a shared array sized by the warps of a block."""
-    for k in inner:
-        if view.is_punct(k, "/") and warp_size(next_code(view.tokens, k), open_):
-            yield (
-                view.tokens.starts[k],
-                (
-                    f"shared array sized by `/ {view.text(next_code(view.tokens, k))}` warps per block; on AMD a "
-                    "block has blockDim / 64 wavefronts, so warp indices and sizes disagree (divide by 64, "
-                    "AMD's wavefront size)"
-                ),
-            )
-
-
-def _warp_slots(view: FileView, size: int) -> bool:
-    """The dimension token `size` is 32 slots (a literal 32 or a name defined as the warp size)."""
-    return size >= 0 and (view.value(size) == 32 or view.text(size) in view.warp_size_names)
-
-
-def _warp_indexed(view: FileView, open_: int, close: int) -> str | None:
-    """How the one-dimensional shared array whose dimension is tokens open_..close is indexed by a warp id
-    (`threadIdx.x / 32`, `tid >> 5`, `wid` given `tid / warpSize`) outside 32-wide cooperative-groups tile code:
-    the index's spelling, or None."""
-    tokens = view.tokens
-    name = prev_code(tokens, open_)
-    if tokens.kinds[name] != TokenKind.IDENTIFIER or view.is_punct(next_code(tokens, close), "["):
-        return None
-    first, last = view.scope(open_)
-    warp_ids: dict[tuple[int, int], frozenset[str]] = {}  # function body -> its names given a warp id
-    for use in view.words.get(view.text(name), ()):
-        bracket = next_code(tokens, use)
-        end = matching_close(tokens, bracket) if first <= use <= last and use != name else None
-        if end is None or not view.is_punct(bracket, "[") or view.in_tile_code(use):
-            continue
-        index = [k for k in range(bracket + 1, end) if tokens.kinds[k] != TokenKind.COMMENT]
-        scope = view.scope(use)
-        if len(index) == 1 and scope not in warp_ids:
-            warp_ids[scope] = _warp_id_names(view, scope)
-        one_name = len(index) == 1 and view.text(index[0]) in warp_ids[scope]
-        if one_name or _divides_into_warps(view, bracket + 1, end):
-            return tokens.body[tokens.starts[index[0]] : tokens.ends[index[-1]]].decode()
-    return None
-
-
-def _divides_into_warps(view: FileView, first: int, last: int) -> bool:
-    """tokens[first:last] divide a thread index into warps: `/ 32`, `>> 5`, `/ warpSize`, `/ WARP_SIZE`."""
-    for k in range(first, last):
-        divisor = next_code(view.tokens, k)
-        if view.is_punct(k, ">>") and view.value(divisor) == 5:
-            return True
-        if view.is_punct(k, "/") and (
-            view.value(divisor) == 32 or view.text(divisor) == "warpSize" or view.text(divisor) in view.warp_size_names
-        ):
-            return True
-    return False
-
-
-def _warp_id_names(view: FileView, scope: tuple[int, int]) -> frozenset[str]:
-    """The names given a warp id in the function body `scope`: `int wid = threadIdx.x / warpSize;`."""
-    tokens = view.tokens
-    names = set()
-    for k in range(*scope):
-        name = prev_code(tokens, k)
-        if not view.is_punct(k, "=") or tokens.kinds[name] != TokenKind.IDENTIFIER:
-            continue
-        end = k + 1
-        while end < scope[1] and not view.is_punct(end, ";", ","):
-            end += 1
-        if _divides_into_warps(view, k + 1, end):
-            names.add(view.text(name))
-    return frozenset(names)
