@@ -59,6 +59,7 @@ class Settings:
     jobs: int = 1
     annotate: bool = False  # write a marker comment above each line that still holds unported CUDA
     compat: bool = True  # use the shims of hipconv_compat.h where the target lacks a counterpart (--no-compat)
+    include_dirs: tuple[str, ...] = ()  # where `#include` looks after the including file's folder (include-dirs)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller

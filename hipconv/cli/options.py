@@ -40,6 +40,7 @@ def settings_from(
         experimental,
         jobs,
         compat=not no_compat and config.compat is not False,
+        include_dirs=tuple(str(d) for d in config.include_dirs),
     )
 
 

@@ -67,7 +67,7 @@ def scan_jobs(
     """Scan files in batches (each batch lexed with one libclang call per stage); yields one FileScan per
     job, in order, as each batch is done (the caller shows progress). What the jobs' sources tell each other
     (pipeline.project_of_jobs: the project's own names, its lane masks, ...) is gathered first."""
-    project = project_of_jobs(jobs, table)
+    project = project_of_jobs(jobs, table, settings.include_dirs, extra_masks=True)
     for batch in batches(jobs):
         read = [read_job(job) for job in batch]
         sources = [r for r in read if isinstance(r, SourceFile)]
