@@ -54,6 +54,7 @@ class Config:
     baseline: Path | None = None  # scan's --baseline, resolved against the configuration file's folder
     compat: bool | None = None  # false: no shims of hipconv_compat.h (--no-compat)
     cuda_release: str | None = None  # the CUDA release the code was written for (version tests)
+    include_dirs: tuple[Path, ...] = ()  # where #include looks after the file's folder; against the file's folder
 
 
 _KEYS = {  # TOML key -> Config field
@@ -66,6 +67,7 @@ _KEYS = {  # TOML key -> Config field
     "disable": "disable",
     "baseline": "baseline",
     "compat": "compat",
+    "include-dirs": "include_dirs",
 }
 
 
@@ -111,8 +113,9 @@ def load_config(path: Path | None) -> Config:
     values: dict[str, Any] = {}
     for key, value in table.items():
         values[_KEYS[key]] = _check(path, key, value)
-    if "rules_dirs" in values:
-        values["rules_dirs"] = tuple(path.parent / d for d in values["rules_dirs"])
+    for dirs in ("rules_dirs", "include_dirs"):
+        if dirs in values:
+            values[dirs] = tuple(path.parent / d for d in values[dirs])
     if "baseline" in values:
         values["baseline"] = path.parent / values["baseline"]
     return Config(path, **values)
@@ -120,7 +123,7 @@ def load_config(path: Path | None) -> Config:
 
 def _check(path: Path, key: str, value: Any) -> Any:
     where = f"{path}: [tool.hipconv] {key}"
-    if key in ("exclude", "rules-dirs", "disable"):
+    if key in ("exclude", "rules-dirs", "disable", "include-dirs"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where} must be a list of strings, not {value!r}")
         if key == "disable":

@@ -19,6 +19,7 @@ from hipconv.pool import ordered_map
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
+from hipconv.translate.include_closure import included_closure
 from hipconv.translate.project import NO_PROJECT, Project, gather_project
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
@@ -97,15 +98,37 @@ def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> 
         return failed_result(source, exc)
 
 
-def project_of_jobs(jobs: Sequence[Job], table: LookupTable) -> Project:
-    """What the sources among `jobs` tell each other (project.gather_project): read once before
-    translation, so that each file of the run knows the project's own names and lane masks."""
-    if len(jobs) <= 1:
-        return Project()
-    sources = (
-        read_job(job) for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None
-    )
-    return gather_project([s for s in sources if isinstance(s, SourceFile)], table)
+def project_of_jobs(
+    jobs: Sequence[Job], table: LookupTable, include_dirs: Sequence[str] = (), *, extra_masks: bool = False
+) -> Project:
+    """What the sources among `jobs` tell each other (project.gather_project), with the files they include
+    that the run does not name (include_closure): read once before translation, so that each file of the
+    run knows the project's own names and lane masks. A file's names come from the files it includes only,
+    so that it gets the same findings named alone (pre-commit) as in its tree (`extra_masks`: gather_project)."""
+    read = [
+        (job, read_job(job)) for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None
+    ]
+    by_path = {_absolute(job.path): s for job, s in read if isinstance(s, SourceFile)}
+    if len(jobs) <= 1 and not any(b"include" in s.body for s in by_path.values()):
+        return NO_PROJECT
+    included = included_closure({p: s.body for p, s in by_path.items()}, [_absolute(d) for d in include_dirs])
+    if len(jobs) <= 1 and not included.read:
+        return NO_PROJECT  # one file that reaches no other: as before
+    extra = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
+    shown = {path: s.path for path, s in by_path.items()}
+    reach = {s.path: frozenset(shown.get(h, h) for h in included.reach[p]) for p, s in by_path.items()}
+    return gather_project(list(by_path.values()), table, reach=reach, extra=extra, extra_masks=extra_masks)
+
+
+def _absolute(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+def _decoded(path: str, body: bytes) -> SourceFile | None:
+    try:
+        return SourceFile.from_bytes(path, body)
+    except DecodeFailure:
+        return None
 
 
 def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
@@ -154,7 +177,7 @@ def run(
     Leaving the generator early (an exception, an interruption, close()) kills the workers at once.
     What the jobs' sources tell each other is gathered first (project_of_jobs) and goes to every batch.
     """
-    project = project_of_jobs(jobs, table)
+    project = project_of_jobs(jobs, table, settings.include_dirs)
     if settings.jobs <= 1 or len(jobs) <= 1:
         for batch in batches(jobs):
             yield from translate_jobs(batch, table, settings, offload_archs=offload_archs, project=project)

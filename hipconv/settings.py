@@ -60,6 +60,7 @@ class Settings:
     annotate: bool = False  # write a marker comment above each line that still holds unported CUDA
     compat: bool = True  # use the shims of hipconv_compat.h where the target lacks a counterpart (--no-compat)
     cuda: Version | None = None  # the CUDA release the code was written for (--cuda-release); None: the newest bundled
+    include_dirs: tuple[str, ...] = ()  # where `#include` looks after the including file's folder (include-dirs)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller

@@ -122,18 +122,21 @@ def test_scan_reports_only_the_name_no_file_of_the_project_declares(project: Pat
 
 
 def test_scan_knows_the_names_declared_by_the_files_it_is_given(project: Path) -> None:
-    """Files named one by one (pre-commit): the project is the files of the run."""
+    """Files named one by one (pre-commit): the project is the files of the run and what they include."""
     assert _scan_hc001(project / "dwt.cu", project / "common.h") == (0, [])
-    code, alone = _scan_hc001(project / "dwt.cu")  # common.h not in the run: its names are unknown there
+    assert _scan_hc001(project / "dwt.cu") == (0, [])  # common.h not in the run, but dwt.cu includes it
+    (project / "dwt.cu").write_text(DWT_CU.replace('#include "common.h"\n', ""))
+    code, alone = _scan_hc001(project / "dwt.cu")  # nothing declares them for dwt.cu now, alone or in the tree
     assert code == 1
     assert alone == [
-        ("dwt.cu", 8, "cudaTimings"),
-        ("dwt.cu", 9, "CUDA_BLOCK_SIZE"),
-        ("dwt.cu", 9, "CUDA_BLOCK_SIZE"),
-        ("dwt.cu", 9, "CUDA_BLOCK_SIZE"),
-        ("dwt.cu", 10, "cudaCheckError"),
-        ("dwt.cu", 11, "cudaSafeCall"),
+        ("dwt.cu", 7, "cudaTimings"),
+        ("dwt.cu", 8, "CUDA_BLOCK_SIZE"),
+        ("dwt.cu", 8, "CUDA_BLOCK_SIZE"),
+        ("dwt.cu", 8, "CUDA_BLOCK_SIZE"),
+        ("dwt.cu", 9, "cudaCheckError"),
+        ("dwt.cu", 10, "cudaSafeCall"),
     ]
+    assert [f for f in _scan_hc001(project)[1] if f[0] == "dwt.cu"] == alone
 
 
 def test_translate_tree_reports_only_the_name_no_file_of_the_project_declares(project: Path) -> None:

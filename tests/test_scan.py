@@ -316,3 +316,52 @@ def test_rocm_version_changes_api_findings(tmp_path: Path) -> None:
         "HC305",
     ]
     assert [c for _, _, c in findings_of(run_cli("scan", "--format", "json", "--rocm-version", "6.3", f))] == ["HC305"]
+
+
+NOTE_AND_WARNING = (
+    b"#include <cuda_runtime.h>\n"
+    b"__global__ void k(float* p) {\n"
+    b"  float v = __shfl_down_sync(0xffffffff, p[threadIdx.x], 1);\n"
+    b"  p[threadIdx.x % 32] = v;\n}\n"
+)
+
+
+def test_github_annotations_leave_notes_to_verbose(tmp_path: Path) -> None:
+    """A pull request gets an annotation for what needs a change; the notes (here HC104, the widened full
+    mask) only with -v. The exit code and the summary do not change."""
+    (tmp_path / "k.cu").write_bytes(NOTE_AND_WARNING)
+    plain = run_cli("scan", "--format", "github", tmp_path / "k.cu")
+    verbose = run_cli("scan", "-v", "--format", "github", tmp_path / "k.cu")
+    commands = [line.split(" ", 1)[0] for line in plain.stdout.decode().splitlines()]
+    assert commands == ["::warning"] and "line=4," in plain.stdout.decode()
+    verbose_lines = verbose.stdout.decode().splitlines()
+    assert [line.split(" ", 1)[0] for line in verbose_lines] == ["::notice", "::warning"]
+    assert "line=3," in verbose_lines[0] and "title=HC104" in verbose_lines[0]
+    assert plain.code == verbose.code == 1
+
+
+def test_sarif_columns_are_utf16_code_units(tmp_path: Path) -> None:
+    """`columnKind: utf16CodeUnits`: é is 2 bytes and 1 unit, 𝄞 (U+1D11E) 4 bytes and 2 units (a surrogate
+    pair), a Latin-1 byte of a file that is not UTF-8 1 byte and 1 unit; the text and JSON formats keep
+    byte columns, as compilers print them."""
+    (tmp_path / "utf8.cu").write_bytes("__global__ void k(int* p) {\n  /* é𝄞 */ p[threadIdx.x % 32] = 0;\n}\n".encode())
+    (tmp_path / "latin1.cu").write_bytes(b"__global__ void k(int* p) {\n  /* \xe9\xe9 */ p[threadIdx.x % 32] = 0;\n}\n")
+    ascii_col = len("  /* ") + len(" */ p[threadIdx.x % ") + 1  # at the 32
+    result = run_cli("scan", "--format", "sarif", tmp_path)
+    run = json.loads(result.stdout)["runs"][0]
+    assert run["columnKind"] == "utf16CodeUnits"
+    columns = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1]: r["locations"][0][
+            "physicalLocation"
+        ]["region"]["startColumn"]
+        for r in run["results"]
+        if r["ruleId"] == "HC301"
+    }
+    assert columns == {"utf8.cu": ascii_col + 3, "latin1.cu": ascii_col + 2}
+    json_columns = {f[0]: f[2] for f in _json_columns(tmp_path)}
+    assert json_columns == {"utf8.cu": ascii_col + 6, "latin1.cu": ascii_col + 2}
+
+
+def _json_columns(path: Path) -> list[tuple[str, int, int]]:
+    data = json.loads(run_cli("scan", "--format", "json", path).stdout)
+    return [(f["path"].rsplit("/", 1)[-1], f["line"], f["col"]) for f in data["findings"] if f["code"] == "HC301"]

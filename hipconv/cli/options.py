@@ -43,6 +43,7 @@ def settings_from(
         jobs,
         compat=not no_compat and config.compat is not False,
         cuda=cuda_release(written_for) if written_for is not None else None,
+        include_dirs=tuple(str(d) for d in config.include_dirs),
     )
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 from rich.console import Console
 
 from hipconv.config import FailOn
+from hipconv.console import verbosity
 from hipconv.discover import plan
 from hipconv.output import write_named
 from hipconv.report import print_done, print_line, print_result, print_verbose, progress_bar
@@ -97,7 +98,8 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
         print_summary(console, report)
     else:
         print_failures(console, report)  # also in the document, but a failure must reach stderr
-        text = render(report, request.fmt) if request.fmt != "text" else _plain_text(report)
+        verbose = verbosity(console).verbose  # -v: GitHub annotations for notes too
+        text = render(report, request.fmt, verbose=verbose) if request.fmt != "text" else _plain_text(report)
         if request.output is not None:
             write_named(request.output, text.encode(), option="--output")
         else:

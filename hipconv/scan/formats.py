@@ -186,7 +186,7 @@ def render_sarif(report: ScanReport) -> str:
                     {
                         "physicalLocation": {
                             "artifactLocation": _artifact(d.path),
-                            "region": {"startLine": d.line, "startColumn": d.col},
+                            "region": {"startLine": d.line, "startColumn": finding.utf16_col or d.col},
                         }
                     }
                 ],
@@ -220,10 +220,14 @@ def _artifact(path: str) -> dict[str, str]:
 # ---------------------------------------------------------------- GitHub workflow annotations
 
 
-def render_github(report: ScanReport) -> str:
+def render_github(report: ScanReport, *, notes: bool = False) -> str:
+    """One workflow command per finding; notes (`::notice`) only with `notes` (-v): a pull request's
+    annotations are for what needs a change."""
     lines = []
     for finding in report.findings():
         d = finding.diagnostic
+        if d.severity is Severity.NOTE and not notes:
+            continue
         message = d.message + (f"\nhint: {finding.hint}" if finding.hint else "")
         props = f"file={_prop(d.path)},line={d.line},col={d.col},title={_prop(f'{d.code} {d.rule_id}'.strip())}"
         lines.append(f"::{_GITHUB_COMMAND[d.severity]} {props}::{_data(message)}")
@@ -239,7 +243,9 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(report: ScanReport, fmt: str) -> str:
-    """JSON, SARIF or GitHub text (the text format prints through rich instead)."""
-    renderers = {"json": render_json, "sarif": render_sarif, "github": render_github}
+def render(report: ScanReport, fmt: str, *, verbose: bool = False) -> str:
+    """JSON, SARIF or GitHub text (the text format prints through rich instead); GitHub's notes with `verbose`."""
+    if fmt == "github":
+        return render_github(report, notes=verbose)
+    renderers = {"json": render_json, "sarif": render_sarif}
     return renderers[fmt](report)

@@ -37,6 +37,7 @@ from hipconv.translate.words import file_words
 class Finding(NamedTuple):
     diagnostic: Diagnostic
     fingerprint: str  # of the line's content: what a baseline matches, so moved code stays known
+    utf16_col: int = 0  # the column in UTF-16 code units (SARIF's columnKind); 0: unknown, take diagnostic.col
 
     @property
     def severity(self) -> Severity:
@@ -67,7 +68,7 @@ def scan_jobs(
     """Scan files in batches (each batch lexed with one libclang call per stage); yields one FileScan per
     job, in order, as each batch is done (the caller shows progress). What the jobs' sources tell each other
     (pipeline.project_of_jobs: the project's own names, its lane masks, ...) is gathered first."""
-    project = project_of_jobs(jobs, table)
+    project = project_of_jobs(jobs, table, settings.include_dirs, extra_masks=True)
     for batch in batches(jobs):
         read = [read_job(job) for job in batch]
         sources = [r for r in read if isinstance(r, SourceFile)]
@@ -136,10 +137,29 @@ def _scan_file(
     lines = source.body.split(b"\n")
     path = normalise(source.path)
     findings = tuple(
-        Finding(Diagnostic(path, d.line, d.col, d.code, d.message, d.rule_id, d.symbol), fingerprint(lines[d.line - 1]))
+        Finding(
+            Diagnostic(path, d.line, d.col, d.code, d.message, d.rule_id, d.symbol),
+            fingerprint(lines[d.line - 1]),
+            utf16_column(lines[d.line - 1], d.col, escaped=source.escaped),
+        )
         for d in kept
     )
     return FileScan(path, findings, suppressed=len(found) - len(kept))
+
+
+def utf16_column(line: bytes, col: int, *, escaped: bool) -> int:
+    """The 1-based column in UTF-16 code units of the 1-based column `col` in bytes of the file (as
+    SourceFile.line_col counts it) on a line of a body: a character beyond U+FFFF is two units, any other
+    one; a byte that is not UTF-8 (`escaped`: kept as U+F780..U+F7FF in the body) one byte and one unit."""
+    if line.isascii():
+        return col
+    units = size = 0
+    for char in line.decode("utf-8", errors="replace"):
+        if size >= col - 1:
+            break
+        size += 1 if escaped and 0xF780 <= ord(char) <= 0xF7FF else len(char.encode("utf-8"))
+        units += 2 if ord(char) > 0xFFFF else 1
+    return units + 1
 
 
 def _arguments_reported(

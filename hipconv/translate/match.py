@@ -125,7 +125,7 @@ def _match_code(
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
     match_half_atomics(c, words)
-    match_unknown_api(c, skip, words, directives, project.names)
+    match_unknown_api(c, skip, words, directives, project.names.get(c.source.path, frozenset()))
     if nvcc_compiles:  # a host compiler's files are its own business
         match_nvcc_syntax(c, skip, words, directives.defined)
     match_vector_operators(c, words)

@@ -18,7 +18,9 @@ _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
 
 @dataclass(frozen=True)
 class Project:
-    names: frozenset[str] = frozenset()  # CUDA-looking names the files declare: no HC001 (unknown_api)
+    # by path, the CUDA-looking names that the files it includes (directly or not) declare: no HC001 there
+    # (unknown_api); the same whether the run names the file alone or its whole tree (include_closure)
+    names: Mapping[str, frozenset[str]] = field(default_factory=dict)
     masks: Mapping[str, ProjectMask] = field(default_factory=dict)  # lane masks given by name (mask_names)
     # by path, the defines the HIP rewrites of the headers a file includes (directly or not) need before
     # the runtime header (HIP_ENABLE_WARP_SYNC_BUILTINS): a source file defines them at its top
@@ -28,10 +30,45 @@ class Project:
 NO_PROJECT = Project()  # a run of one file
 
 
-def gather_project(sources: Sequence[SourceFile], table: LookupTable) -> Project:
-    words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
-    names = project_names(((s.body, w) for s, w in zip(sources, words)), table.names)
-    return Project(names, project_masks(sources, words, table), header_defines(sources, words, table))
+def gather_project(
+    sources: Sequence[SourceFile],
+    table: LookupTable,
+    *,
+    reach: Mapping[str, frozenset[str]],
+    extra: Sequence[SourceFile] = (),
+    extra_masks: bool = False,
+) -> Project:
+    """`reach`: by path, the files each source includes, directly or not (include_closure: among
+    `sources` and `extra`, the files the run does not name but its sources include). The lane masks
+    `extra` defines count only with `extra_masks` (a scan: what translating the project would do; a
+    translation does not widen a definition in a file it does not write)."""
+    files = [*sources, *extra]
+    words = [file_words(s.body) for s in files]  # one scan of each body serves the three questions
+    names = reached_names(files, reach, table, words)
+    masked = len(files) if extra_masks else len(sources)
+    masks = project_masks(files[:masked], words[:masked], table)
+    return Project(names, masks, header_defines(sources, words[: len(sources)], table))
+
+
+def reached_names(
+    files: Sequence[SourceFile],
+    reach: Mapping[str, frozenset[str]],
+    table: LookupTable,
+    words: Sequence[frozenset[bytes]],
+) -> dict[str, frozenset[str]]:
+    """By path in `reach`, the CUDA-looking names that the files it reaches declare (project_names).
+    `words`: the file_words of each file."""
+    wanted = frozenset[str]().union(*reach.values())
+    reached = [(f, w) for f, w in zip(files, words) if f.path in wanted]
+    declared = dict(zip((f.path for f, _ in reached), project_names([(f.body, w) for f, w in reached], table.names)))
+    names: dict[str, frozenset[str]] = {}
+    union: dict[frozenset[str], frozenset[str]] = {}  # files reaching the same headers share one set
+    for path, headers in reach.items():
+        if headers not in union:
+            union[headers] = frozenset[str]().union(*(declared.get(h, ()) for h in headers))
+        if union[headers]:
+            names[path] = union[headers]
+    return names
 
 
 def header_defines(

@@ -1,0 +1,79 @@
+"""The files a run's sources include, found as the compiler finds them, and what each source reaches.
+
+`#include "x.h"` is looked for beside the including file, then in the include directories (`include-dirs`
+in the configuration); `#include <x.h>` in the include directories only. What a run does not name but
+its files include, directly or not, is part of its project (project.gather_project): a file's project
+facts come from the files it reaches, the same whether the run names one file (pre-commit) or the tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]', re.M)
+MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
+
+
+@dataclass(frozen=True)
+class Included:
+    reach: dict[str, frozenset[str]]  # each given file -> the other files its includes reach, transitively
+    read: dict[str, bytes]  # the files reached that were not given, by path, as read
+
+
+def included_closure(given: Mapping[str, bytes], include_dirs: Sequence[str] = ()) -> Included:
+    """What the `given` files (absolute normalised path -> body) include, read from disk where not given;
+    include cycles end, unreadable or missing files are left out (as a header of the system would be)."""
+    read: dict[str, bytes] = {}
+    direct: dict[str, tuple[str, ...]] = {}
+    todo = list(given)
+    while todo:
+        path = todo.pop()
+        if path in direct:
+            continue
+        body = given.get(path, read.get(path))
+        direct[path] = found = _includes(path, body, include_dirs, given) if body is not None else ()
+        for header in found:
+            if header not in given and header not in read and (text := _read(header)) is not None:
+                read[header] = text
+            todo.append(header)
+    reach = {path: _reached(path, direct) for path in given}
+    return Included(reach, read)
+
+
+def _includes(path: str, body: bytes, include_dirs: Sequence[str], given: Mapping[str, bytes]) -> tuple[str, ...]:
+    if b"include" not in body:
+        return ()
+    here = os.path.dirname(path)
+    found = []
+    for m in _INCLUDE.finditer(body):
+        written = m.group(2).decode(errors="replace").strip()
+        dirs = (here, *include_dirs) if m.group(1) == b'"' else include_dirs
+        for folder in dirs:
+            candidate = os.path.normpath(os.path.join(folder, written))
+            if candidate in given or os.path.isfile(candidate):
+                found.append(candidate)
+                break
+    return tuple(found)
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read() if os.fstat(fh.fileno()).st_size <= MAX_HEADER_BYTES else None
+    except OSError:
+        return None
+
+
+def _reached(path: str, direct: Mapping[str, tuple[str, ...]]) -> frozenset[str]:
+    seen: set[str] = set()
+    todo = list(direct.get(path, ()))
+    while todo:
+        header = todo.pop()
+        if header not in seen:
+            seen.add(header)
+            todo += direct.get(header, ())
+    seen.discard(path)
+    return frozenset(seen)
