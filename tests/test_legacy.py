@@ -60,3 +60,15 @@ def test_hip_own_names_of_no_cuda_shape_stay_hc001(tmp_path: Path, monkeypatch: 
     for name in ("cusolverSgetrf", "cudaConfigureCall", "cusparseScsrmv_64"):
         assert re.search(rf"HC001\]: {name} looks like CUDA API", run.stderr), run.stderr
     assert "HC027" not in run.stderr
+
+
+def test_a_deprecated_legacy_twin_is_reported_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # hipblasStrmmOutofplace: ROCm 5.7 only, deprecated there; one HC027 says both, no HC004 beside it
+    src = "#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasStrmmOutofplace(h); }\n"
+    (tmp_path / "x.cu").write_text(src, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    run = run_cli("translate", "--rocm-version", "5.7", "x.cu")
+    found = re.findall(r"\[(HC\d+) [^\]]*cublasStrmmOutofplace\]: (.*)", run.stderr)
+    assert [code for code, _ in found] == ["HC027"], run.stderr
+    assert "deprecated from 5.7" in found[0][1]
+    assert "hipblasStrmmOutofplace(h)" in run.stdout.decode()

@@ -12,6 +12,7 @@ from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import FileView
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
+from hipconv.translate.texture_refs import template_use
 
 _MAX_BLOCK = 1024
 _MAX_LDS = 64 * 1024
@@ -54,11 +55,11 @@ def _string(literal: str) -> str:
 
 @check("HC313", "amd.texture-reference", words=("texture",))
 def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+    """`texture<` as translate.texture_refs recognises it, which reports the API's status there (cudart.texture,
+    HC004/HC006); this is the AMD hazard: texture references do not port to what HIP keeps supported."""
     tokens = view.tokens
     for i in view.occurrences(words):
-        before = prev_code(tokens, i)
-        qualified = view.is_punct(before, "::") and view.text(prev_code(tokens, before)) not in ("", ",", "(")
-        if view.is_punct(next_code(tokens, i), "<") and not qualified:
+        if template_use(tokens, i):
             yield (
                 tokens.starts[i],
                 "legacy texture reference: removed in CUDA 12 and deprecated in HIP; texture objects port",

@@ -164,7 +164,8 @@ def apply_resolution(
         return
     assert rule is not None
     message = status_message(c, cuda, rule, action)
-    if message is not None:
+    if message is not None and not (rename and rule.rewrite_code and action is Action.REWRITE_DEPRECATED):
+        # a rewrite with a code of its own (HC027) says it once, with the deprecation in its note
         code, text = message
         c.diag(start, code, text, rule, cuda)
     if action in (Action.REWRITE, Action.REWRITE_DEPRECATED):
@@ -223,7 +224,8 @@ def status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> 
             f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to translate it)"
         )
     if action is Action.REWRITE_DEPRECATED:
-        return "HC004", f"{cuda} is deprecated; translated to {rule.hip}{note}"
+        done = f"translated to {rule.hip}" if rule.hip != cuda else "HIP declares it too"
+        return "HC004", f"{cuda} is deprecated; {done}{note}"
     return None
 
 

@@ -15,6 +15,7 @@ from hipconv.translate.compat import shim_use
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
+from hipconv.translate.texture_refs import TEXTURE, template_use
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
 
 _MAX_QUALIFIERS = 4
@@ -43,7 +44,7 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
         if resolution is None:
             continue
         rule = resolution.rule
-        if rule is not None and rule.kind is RuleKind.NAMESPACE and not _used_as_namespace(tokens, i, last):
+        if _other_use(tokens, i, last, name, rule):
             continue
         uses_api = True
         consumed = ends[last]
@@ -64,6 +65,14 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
         else:
             apply_resolution(c, start, ends[last], name, resolution, rename=True)
     return uses_api
+
+
+def _other_use(tokens: Tokens, i: int, last: int, name: str, rule: Rule | None) -> bool:
+    """A word the API shares with user code, not used as the API here: a namespace's name not used as one,
+    `texture` not used as the template (a variable named texture)."""
+    if rule is not None and rule.kind is RuleKind.NAMESPACE:
+        return not _used_as_namespace(tokens, i, last)
+    return name == TEXTURE and not template_use(tokens, i)
 
 
 def _not_rewritten(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution) -> None:

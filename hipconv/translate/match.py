@@ -2,11 +2,12 @@
 
 One module per kind of construct, run here in order: include directives (includes),
 identifiers with call reshapes (identifiers, calls, lane_masks), atomicAdd on 16-bit floats
-(half_atomics), CUDA-looking names no inventory knows (unknown_api), the project's vector operators
-that HIP declares (vector_ops), member calls on cooperative groups the targeted HIP lacks
-(cg_members), case labels and overloads translation would break (case_labels, redefinitions),
-kernel launches (launches), then the runtime include (implicit in .cu files; before the first HIP
-include of a header) and required defines.
+(half_atomics), fetches through texture references (texture_refs), CUDA-looking names no
+inventory knows (unknown_api), the project's vector operators that HIP declares (vector_ops),
+member calls on cooperative groups the targeted HIP lacks (cg_members), case labels and
+overloads translation would break (case_labels, redefinitions), kernel launches (launches),
+then the runtime include (implicit in .cu files; before the first HIP include of a header)
+and required defines.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.redefinitions import match_redefinitions
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
+from hipconv.translate.texture_refs import match_texture_fetches
 from hipconv.translate.unknown_api import match_unknown_api
 from hipconv.translate.vector_ops import match_vector_operators
 from hipconv.translate.version_macros import match_version_macros
@@ -125,6 +127,7 @@ def _match_code(
     uses_api = match_identifiers(c, skip, words)
     match_aliased(c, skip, words)
     match_half_atomics(c, words)
+    match_texture_fetches(c, words)
     match_unknown_api(c, skip, words, directives, project.names.get(c.source.path, frozenset()))
     if nvcc_compiles:  # a host compiler's files are its own business
         match_nvcc_syntax(c, skip, words, directives.defined)

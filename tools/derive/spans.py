@@ -138,7 +138,7 @@ class ReleaseSpans:
         part = dict(rule, rocm=rocm)
         if not deprecated and rule.get("status") == "deprecated":  # only where the call does not fit
             part["status"] = (self.d.cur.mapping(cuda) or {}).get("status", "supported")
-            del rocm["deprecated"]
+            rocm.pop("deprecated", None)  # a curated status stands where HIP marks nothing
         if earlier := self.other_counts(hip, since):
             part["note"] = f"{part['note']}; {earlier}" if part.get("note") else earlier
         return [with_fix(part, fix)]
