@@ -10,7 +10,9 @@ neither HIP-CPU nor a compiler.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,8 +20,10 @@ from test_hip_cpu import HIP_CPU, declared_hazards, missing_tools, scan_findings
 
 from helpers import run_cli
 from hipconv.build.cpu_commands import project_flags
+from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics
 from hipconv.build.programs import defines_main, group_programs
 from hipconv.build.stage import dynamic_shared
+from hipconv.build.toolchains import no_gpu_reason
 from hipconv.diagnostics import CODES
 
 PROGRAMS_DIR = Path(__file__).parent / "run_programs"
@@ -207,3 +211,46 @@ def test_the_code_example_prints_its_diagnostic(code: str, tmp_path: Path, monke
     result = run_cli(*argv)
     assert result.code == (1 if code == "HC421" else 0), result.stderr
     assert example.diagnostic in result.stderr.splitlines(), result.stderr
+
+
+# ---------------------------------------------------------------- --backend nvidia
+
+
+def test_nvcc_diagnostics_are_read() -> None:
+    output = 'hip/x.h(12): error: class "cudaDeviceProp" has no member "clockRate"\n1 error detected\n'
+    (diagnostic,) = parse_diagnostics(output)
+    assert diagnostic == ClangDiagnostic("hip/x.h", 12, 0, "error", 'class "cudaDeviceProp" has no member "clockRate"')
+
+
+def test_nvidia_without_nvcc_stops_with_how_to_get_it(tmp_path: Path) -> None:
+    result = run_cli("build", PROGRAMS_DIR, "-o", tmp_path / "out", "--backend", "nvidia", "--nvcc", "no-such-nvcc")
+    assert result.code == 2
+    assert "--nvcc no-such-nvcc: no such executable" in result.stderr and "CUDA toolkit" in result.stderr
+
+
+def test_nvidia_without_hip_headers_stops_with_how_to_get_it(tmp_path: Path) -> None:
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\nexit 0\n")
+    nvcc.chmod(0o755)
+    argv = ["build", PROGRAMS_DIR, "-o", tmp_path / "out", "--backend", "nvidia", "--nvcc", nvcc]
+    result = run_cli(*argv, "--hip-path", tmp_path)
+    assert result.code == 2
+    assert f"no HIP with NVIDIA-platform headers (include/hip/nvidia_detail) in --hip-path {tmp_path}" in result.stderr
+
+
+def test_nvidia_port_prints_the_expected_output(tmp_path: Path) -> None:
+    """On a machine with an NVIDIA GPU, nvcc and HIP's NVIDIA-platform headers matching its CUDA (HIP 5.2's
+    do not compile with CUDA 13): the programs built for NVIDIA print what they print on the CPU.
+    tools/check_nvidia_port.sh runs this and also checks the CUDA originals."""
+    why = no_gpu_reason(os.environ)
+    if why is not None:
+        print(f"test_nvidia_port: skipped: no NVIDIA GPU ({why})")
+        pytest.skip(f"no NVIDIA GPU: {why}")
+    src = tmp_path / "src"
+    for program in PASSING:
+        shutil.copytree(program, src / program.name)
+    result = run_cli("build", src, "-o", tmp_path / "hip", "--backend", "nvidia", "--run")
+    assert result.code == 0, result.stderr
+    for program in PASSING:
+        (out,) = (tmp_path / "hip" / ".hipconv-nvidia" / "bin" / program.name).glob("*.out")
+        assert out.read_text() == (program / "expected.txt").read_text(), program.name

@@ -23,6 +23,7 @@ from hipconv.build.toolchains import CpuToolchain, NvidiaToolchain
 
 _WITH_VALUE = frozenset({"-I", "-isystem", "-iquote", "-idirafter", "-include", "-D", "-U"})
 _GLUED = ("-I", "-D", "-U")
+_PLAIN = frozenset({"-iquote", "-idirafter"})
 _OLD_STD = re.compile(r"-std=(?:c|gnu)\+\+(?:98|03|0x|11|1y|14)$")
 _PCH_TIMEOUT_S = 600
 CPU_FLAGS = ("-std=c++17", "-O1", "-w")
@@ -30,15 +31,16 @@ CPU_LIBS = ("-ltbb", "-lpthread")
 _LINK_ERROR = re.compile(r"(undefined reference to|multiple definition of) [`']([^'`]+)'")
 
 
-def project_flags(command: Sequence[str]) -> list[str]:
-    """The project's defines, include folders, forced includes and -std of a planned hipcc command."""
+def project_flags(command: Sequence[str], *, plain_includes: bool = False) -> list[str]:
+    """The project's defines, include folders, forced includes and -std of a planned hipcc command; with
+    `plain_includes` (nvcc, which knows only -I and -isystem), -iquote and -idirafter folders as -I."""
     out: list[str] = []
     words = list(command[1:])
     i = 0
     while i < len(words):
         word = words[i]
         if word in _WITH_VALUE and i + 1 < len(words):
-            out += words[i : i + 2]
+            out += ["-I" if plain_includes and word in _PLAIN else word, words[i + 1]]
             i += 2
             continue
         if word.startswith(_GLUED) or word.startswith("-std="):
@@ -54,6 +56,7 @@ class Toolchain:
     language: tuple[str, ...]  # how a HIP source is compiled (-x c++, -x cu)
     libraries: tuple[str, ...] = ()
     prelude: Path | None = None  # force-included (HIP-CPU's stand-ins), precompiled by prepare()
+    plain_includes: bool = False  # the compiler knows only -I and -isystem (nvcc)
 
     def prepare(self, stage: Path, environ: Mapping[str, str]) -> Toolchain:
         """The prelude copied into the stage and precompiled there: HIP-CPU's headers take most of each
@@ -79,7 +82,13 @@ class Toolchain:
         assert unit.output is not None
         forced = ["-include", str(self.prelude)] if self.prelude else []
         language = list(self.language) if Path(unit.file).suffix in HIP_SUFFIXES else []
-        command = [self.compiler, *self.flags, *project_flags(unit.command), *forced, *language]
+        command = [
+            self.compiler,
+            *self.flags,
+            *project_flags(unit.command, plain_includes=self.plain_includes),
+            *forced,
+            *language,
+        ]
         return replace(unit, command=(*command, "-c", unit.file, "-o", unit.output))
 
     def link_unit(self, program: Program, units: Sequence[Unit], binary: Path) -> Unit:
@@ -95,7 +104,7 @@ def cpu_toolchain(found: CpuToolchain) -> Toolchain:
 
 def nvidia_toolchain(found: NvidiaToolchain) -> Toolchain:
     flags = ("-std=c++17", "-D__HIP_PLATFORM_NVIDIA__", "-D__HIP_PLATFORM_NVCC__", f"-I{found.hip_include}", "-w")
-    return Toolchain(found.nvcc, flags, ("-x", "cu"))
+    return Toolchain(found.nvcc, flags, ("-x", "cu"), plain_includes=True)
 
 
 def link_diagnostics(result: UnitResult) -> tuple[ClangDiagnostic, ...]:

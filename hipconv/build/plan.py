@@ -337,12 +337,13 @@ def holds_code(path: str) -> bool:
 
 
 def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
-    """A failed TU's errors in order; hipcc's last line when it printed no clang error."""
+    """A failed TU's errors in order; the compiler's last line when it printed no diagnostic."""
     errors = [d for d in result.diagnostics if d.severity in ("error", "fatal error")]
     if errors or result.ok:
         return errors
     tail = result.output.strip().splitlines()[-1:] or ["no output"]
-    return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"hipcc failed: {tail[0]}")]
+    compiler = os.path.basename(result.unit.command[0]) if result.unit.command else "hipcc"
+    return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"{compiler} failed: {tail[0]}")]
 
 
 def explain(name: str, ruleset: RuleSet) -> str:

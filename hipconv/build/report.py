@@ -230,7 +230,7 @@ def print_programs(console: Console, results: Sequence[ProgramResult], backend: 
         if result.program.blocker:
             print_line(console, f"warning[HC420]: {name}: not runnable on the CPU: {result.program.blocker}")
         elif result.binary is None:
-            print_line(console, f"failed: {name}: not built (its causes are listed below)", style="red")
+            print_line(console, f"failed: {name}: not built (its causes are listed above)", style="red")
         elif result.ran is not None and result.ran.returncode != 0:
             why = result.ran.note or f"exited with {result.ran.returncode}"
             print_line(
