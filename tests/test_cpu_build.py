@@ -2,7 +2,8 @@
 folder per program, with the output it must print in expected.txt) are translated, linked against AMD's
 HIP-CPU runtime (64-lane wavefronts on the CPU) and run, all in one `hipconv build ... --run`.
 
-A program written for any warp width prints PASS and exactly its expected.txt; a program with a wave64
+A program written for any warp width prints PASS, and `hipconv compare` finds its output equal to its
+expected.txt; a program with a wave64
 hazard (a `// HAZARD: HCnnn` line) fails at run time and `hipconv scan` reports that line; a program that
 needs what HIP-CPU lacks (a ROCm library) is listed as not runnable on the CPU. The unit tests below need
 neither HIP-CPU nor a compiler.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -42,9 +44,12 @@ class Built:
         assert len(found) == 1, self.stderr
         return found[0]
 
-    def output_of(self, folder: str) -> str:
+    def output_path(self, folder: str) -> Path:
         (out,) = (self.out / ".hipconv-cpu" / "bin" / folder).glob("*.out")
-        return out.read_text()
+        return out
+
+    def output_of(self, folder: str) -> str:
+        return self.output_path(folder).read_text()
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +68,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 @pytest.mark.parametrize("program", PASSING, ids=lambda p: p.name)
 def test_program_prints_its_expected_output_on_64_lanes(built: Built, program: Path) -> None:
     assert built.line_of(program.name).startswith("ran: "), built.stderr
-    assert built.output_of(program.name) == (program / "expected.txt").read_text()
+    compared = run_cli("compare", program / "expected.txt", built.output_path(program.name))
+    assert compared.code == 0, compared.stdout.decode() + compared.stderr
+    assert "PASS" in built.output_of(program.name)
 
 
 @pytest.mark.parametrize("program", sorted(HAZARDOUS), ids=str)
@@ -253,4 +260,53 @@ def test_nvidia_port_prints_the_expected_output(tmp_path: Path) -> None:
     assert result.code == 0, result.stderr
     for program in PASSING:
         (out,) = (tmp_path / "hip" / ".hipconv-nvidia" / "bin" / program.name).glob("*.out")
-        assert out.read_text() == (program / "expected.txt").read_text(), program.name
+        assert run_cli("compare", program / "expected.txt", out).code == 0, program.name
+
+
+# ---------------------------------------------------------------- docs/build-backends.md
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "build-backends.md"
+
+
+def doc_blocks(kind: str) -> list[str]:
+    return [block.split("```", 1)[0] for block in DOC.read_text().split(f"```{kind}\n")[1:]]
+
+
+def test_the_doc_commands_run_as_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/build-backends.md's CPU commands, on a tree holding one saxpy/saxpy.cu (a passing program of
+    tests/run_programs/) and its recorded output; its error example, as printed."""
+    reason = missing_tools()
+    if reason is not None:
+        pytest.skip(reason)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src" / "saxpy").mkdir(parents=True)
+    shutil.copy(PROGRAMS_DIR / "block_reduce" / "block_reduce.cu", tmp_path / "src" / "saxpy" / "saxpy.cu")
+    (tmp_path / "expected").mkdir()
+    shutil.copy(PROGRAMS_DIR / "block_reduce" / "expected.txt", tmp_path / "expected" / "saxpy.txt")
+    commands = [
+        shlex.split(line.replace("~/HIP-CPU", str(HIP_CPU.parent))) for line in doc_blocks("sh")[0].splitlines()
+    ]
+    assert [c[:2] for c in commands] == [
+        ["git", "clone"],
+        ["sudo", "apt-get"],
+        ["hipconv", "build"],
+        ["hipconv", "compare"],
+    ]
+    built = run_cli(*commands[2][1:])
+    assert built.code == 0, built.stderr
+    assert "ran: saxpy/saxpy: exit 0 (output in hip/.hipconv-cpu/bin/saxpy/saxpy.out)" in built.stderr.splitlines()
+    assert run_cli(*commands[3][1:]).code == 0
+
+    error = doc_blocks("text")[1].splitlines()
+    missing = run_cli("build", "src", "-o", "elsewhere", "--backend", "hip-cpu", "--hip-cpu", "/opt/HIP-CPU")
+    assert missing.code == 2 and missing.stderr.splitlines()[:2] == error
+
+
+def test_the_doc_nvidia_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (command,) = doc_blocks("sh")[1].splitlines()
+    why = no_gpu_reason(os.environ)
+    if why is not None:
+        pytest.skip(f"no NVIDIA GPU: {why}")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(PROGRAMS_DIR / "block_reduce", tmp_path / "src" / "block_reduce")
+    assert run_cli(*shlex.split(command)[1:]).code == 0

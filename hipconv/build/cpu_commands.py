@@ -9,6 +9,8 @@ the GPU's and are dropped.
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +22,7 @@ from hipconv.build.hipcc import ClangDiagnostic
 from hipconv.build.plan import HIP_SUFFIXES, Unit, UnitResult
 from hipconv.build.programs import Program
 from hipconv.build.toolchains import CpuToolchain, NvidiaToolchain
+from hipconv.resources import cache_dir
 
 _WITH_VALUE = frozenset({"-I", "-isystem", "-iquote", "-idirafter", "-include", "-D", "-U"})
 _GLUED = ("-I", "-D", "-U")
@@ -59,24 +62,38 @@ class Toolchain:
     plain_includes: bool = False  # the compiler knows only -I and -isystem (nvcc)
 
     def prepare(self, stage: Path, environ: Mapping[str, str]) -> Toolchain:
-        """The prelude copied into the stage and precompiled there: HIP-CPU's headers take most of each
-        compile. A failed precompile only costs time (the compiler then reads the header)."""
+        """The prelude precompiled once per compiler, flags and prelude, in hipconv's cache (else in the
+        stage): HIP-CPU's headers take most of each compile. A failed precompile only costs time (the
+        compiler then reads the header)."""
         if self.prelude is None:
             return self
-        header = stage / "pch" / self.prelude.name
-        header.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(self.prelude, header)
+        key = hashlib.sha256(
+            "\0".join([self.compiler, *self.flags, str(_mtime(self.compiler))]).encode() + self.prelude.read_bytes()
+        ).hexdigest()[:24]
+        for folder in (cache_dir() / "hip-cpu-pch" / key, stage / "pch"):
+            header = folder / self.prelude.name
+            if Path(f"{header}.gch").is_file():
+                return replace(self, prelude=header)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(self.prelude, header)
+            except OSError:
+                continue
+            self._precompile(header, environ)
+            return replace(self, prelude=header)
+        return self
+
+    def _precompile(self, header: Path, environ: Mapping[str, str]) -> None:
+        partial = header.with_name(f"{header.name}.{os.getpid()}.tmp")
+        command = [self.compiler, *self.flags, "-x", "c++-header", str(header), "-o", str(partial)]
         try:
-            subprocess.run(
-                [self.compiler, *self.flags, "-x", "c++-header", str(header), "-o", f"{header}.gch"],
-                capture_output=True,
-                env=dict(environ),
-                timeout=_PCH_TIMEOUT_S,
-                check=False,
-            )
+            done = subprocess.run(command, capture_output=True, env=dict(environ), timeout=_PCH_TIMEOUT_S, check=False)
+            if done.returncode == 0:
+                os.replace(partial, f"{header}.gch")
         except (OSError, subprocess.TimeoutExpired):
             pass
-        return replace(self, prelude=header)
+        finally:
+            partial.unlink(missing_ok=True)
 
     def compile_unit(self, unit: Unit) -> Unit:
         assert unit.output is not None
@@ -116,3 +133,10 @@ def link_diagnostics(result: UnitResult) -> tuple[ClangDiagnostic, ...]:
     else:
         message = f"link failed: {found.group(1)} {found.group(2)}"
     return (ClangDiagnostic(result.unit.source, 0, 0, "error", message),)
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
