@@ -247,7 +247,8 @@ def print_programs(console: Console, results: Sequence[ProgramResult], backend: 
     failed = sum(r.failed for r in results)
     counts = f"{built} built" + (f", {ran} ran" if any(r.ran for r in results) else "") + f", {failed} failed"
     cpu = f", {blocked} not runnable on the CPU" if backend == "hip-cpu" else ""
-    print_line(console, f"hipconv build --backend {backend}: {len(results)} programs: {counts}{cpu}")
+    programs = f"{len(results)} program{'s' if len(results) != 1 else ''}"
+    print_line(console, f"hipconv build --backend {backend}: {programs}: {counts}{cpu}")
 
 
 def _shown(path: str) -> str:

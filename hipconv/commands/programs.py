@@ -22,7 +22,16 @@ from rich.console import Console
 
 from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
-from hipconv.build.plan import Group, Unit, UnitResult, compile_units, group_failures, plan_tree
+from hipconv.build.plan import (
+    HEADER_SUFFIXES,
+    TU_SUFFIXES,
+    Group,
+    Unit,
+    UnitResult,
+    compile_units,
+    group_failures,
+    plan_tree,
+)
 from hipconv.build.programs import Program, ProgramResult, Ran, find_programs
 from hipconv.build.stage import dynamic_shared
 from hipconv.build.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
@@ -104,7 +113,7 @@ def _stage(translation: TranslateRequest, staged: Path) -> Path:
     staged_request = replace(translation, settings=settings, output=staged, report_path=None, stats=False, force=True)
     translate_paths(staged_request, quiet, io.BytesIO())
     for path in sorted(staged.rglob("*")):
-        if path.is_file() and path.suffix.lower() in (".cu", ".hip", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".inl"):
+        if path.is_file() and path.suffix.lower() in TU_SUFFIXES | HEADER_SUFFIXES:
             body = path.read_bytes()
             adjusted = dynamic_shared(body)
             if adjusted != body:
