@@ -277,8 +277,7 @@ def build(
     force: bool,
     display: Display,
 ) -> None:
-    """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc; with --backend
-    hip-cpu or nvidia, link each program instead, for the CPU (HIP-CPU) or an NVIDIA GPU, and --run them."""
+    """Translate SRC into OUTPUT (incrementally); compile every TU with hipcc, or link (and --run) each program."""
     archs = offload_archs(offload_arch)
     config = config_at(None, display)
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
