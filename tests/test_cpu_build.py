@@ -23,10 +23,13 @@ from test_hip_cpu import HIP_CPU, declared_hazards, missing_tools, scan_findings
 from helpers import run_cli
 from hipconv.build.cpu_commands import project_flags
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics
+from hipconv.build.missing import MissingHeaders
+from hipconv.build.plan import classify
 from hipconv.build.programs import defines_main, group_programs
 from hipconv.build.stage import dynamic_shared
 from hipconv.build.toolchains import no_gpu_reason
 from hipconv.diagnostics import CODES
+from hipconv.rules import load_ruleset
 
 PROGRAMS_DIR = Path(__file__).parent / "run_programs"
 PROGRAMS = sorted(p for p in PROGRAMS_DIR.iterdir() if p.is_dir())
@@ -310,3 +313,14 @@ def test_the_doc_nvidia_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.chdir(tmp_path)
     shutil.copytree(PROGRAMS_DIR / "block_reduce", tmp_path / "src" / "block_reduce")
     assert run_cli(*shlex.split(command)[1:]).code == 0
+
+
+def test_gxx_errors_are_grouped_by_their_name() -> None:
+    """g++'s wording of an undeclared name and a missing header (the CPU build's compiler) counts as clang's."""
+    ruleset = load_ruleset()
+    headers = MissingHeaders(ruleset)
+    undeclared = ClangDiagnostic("a.cpp", 3, 5, "error", "'hipMemCreate' was not declared in this scope; did you mean")
+    assert classify(undeclared, ruleset, headers)[:2] == ("undeclared", "hipMemCreate")
+    missing = ClangDiagnostic("a.cpp", 1, 10, "fatal error", "nvml.h: No such file or directory")
+    cause = classify(missing, ruleset, headers)
+    assert cause[:2] == ("missing-header", "nvml.h") and "ROCm SMI" in cause.origin

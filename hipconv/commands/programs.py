@@ -94,7 +94,8 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
     programs = find_programs(tree, [u.source for u in units], index)
     try:
         toolchain = toolchain.prepare(stage, environ)
-        results, linked = _compile_and_link(toolchain, units, programs, stage, environ, request.jobs, console)
+        plain = {**environ, "LC_ALL": "C"}  # the compilers' messages in ASCII quotes, as the grouping reads them
+        results, linked = _compile_and_link(toolchain, units, programs, stage, plain, request.jobs, console)
     except OSError as exc:
         raise OutputUnwritable(Path(os.fsdecode(exc.filename)) if exc.filename else stage, exc) from None
     groups = group_failures(results, ruleset, MissingHeaders(ruleset, tree=tree))
