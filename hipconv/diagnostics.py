@@ -655,6 +655,35 @@ CODES = _codes(
             file="src/example.cu",
         ),
     ),
+    Code(
+        "HC420",
+        Severity.WARNING,
+        "program not runnable on the CPU",
+        hint="it needs what HIP-CPU cannot provide (a ROCm library, MPI, graphics interop, textures, inline "
+        "assembly); build and run it on a GPU (`hipconv build`, or `--backend nvidia`)",
+        example=Example(
+            "#include <cublas_v2.h>\nint main() { cublasHandle_t h; return cublasCreate(&h); }",
+            "warning[HC420]: example: not runnable on the CPU: hipBLAS (a ROCm library; HIP-CPU provides only "
+            "the HIP runtime): #include <hipblas.h>",
+            argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU"),
+            file="src/example.cu",
+            note="needs a HIP-CPU checkout, whose path the example cannot know; tests/test_cpu_build.py runs it",
+        ),
+    ),
+    Code(
+        "HC421",
+        Severity.ERROR,
+        "program failed when run",
+        hint="it exited non-zero or did not finish (--run-timeout); its output is saved beside it. On the CPU "
+        "(64-lane wavefronts) run `hipconv scan` on the CUDA source for wave64 hazards",
+        example=Example(
+            '#include <cstdio>\nint main() { puts("FAIL"); return 1; }',
+            "error[HC421]: example: exited with 1 (output in hip/.hipconv-cpu/bin/example.out)",
+            argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU", "--run"),
+            file="src/example.cu",
+            note="needs a HIP-CPU checkout, whose path the example cannot know; tests/test_cpu_build.py runs it",
+        ),
+    ),
 )
 
 

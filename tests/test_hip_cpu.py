@@ -9,8 +9,9 @@ reported line fails the test, and so does one that declares a hazard but passes 
 
 HIP-CPU predates the `*_sync` builtins and g++ cannot parse `<<<...>>>`, so the programs are
 translated for ROCm 5.2 (which drops the masks) with hipLaunchKernelGGL launches; the scan runs
-at the newest bundled release, as a user would run it. tests/warp_programs/hip_cpu/ stands in for
-the few ROCm device functions HIP-CPU lacks (see its headers).
+at the newest bundled release, as a user would run it. hipconv/build/hip_cpu_include/ (which
+`hipconv build --backend hip-cpu` force-includes too) stands in for the few ROCm device functions
+HIP-CPU lacks (see its headers).
 """
 
 from __future__ import annotations
@@ -26,13 +27,14 @@ import pytest
 from hipconv.api import translate_tree
 from hipconv.cli.options import settings_from
 from hipconv.config import Config
+from hipconv.resources import build_file
 from hipconv.rules import load_ruleset
 from hipconv.scan.scanner import scan_sources
 from hipconv.translate.source import SourceFile
 
 PROGRAM_DIR = Path(__file__).parent / "warp_programs"
 PROGRAMS = sorted(PROGRAM_DIR.glob("*.cu"))
-STAND_INS = PROGRAM_DIR / "hip_cpu"  # hipcpu_prelude.h (force-included) and hip/hip_cooperative_groups.h
+STAND_INS = build_file("hip_cpu_include")  # hipcpu_prelude.h (force-included) and hip/hip_cooperative_groups.h
 HIP_CPU = Path(__file__).resolve().parents[2] / "shared" / "hip-cpu" / "include"
 TBB_HEADERS = (Path("/usr/include/tbb"), Path("/usr/include/oneapi/tbb"))
 HAZARD = re.compile(r"//\s*HAZARD:\s*(HC\d{3})\b")

@@ -64,11 +64,21 @@ _DIAGNOSTIC = re.compile(
 )
 
 
+_NVCC_DIAGNOSTIC = re.compile(
+    r"^(?P<file>[^\s(][^(\n]*)\((?P<line>\d+)\): (?P<severity>fatal error|error|warning): (?P<message>.*)$", re.M
+)
+
+
 def parse_diagnostics(output: str) -> tuple[ClangDiagnostic, ...]:
-    """clang's `file:line:col: severity: message` lines (source excerpts and carets are skipped)."""
-    return tuple(
+    """clang's (and g++'s) `file:line:col: severity: message` lines (source excerpts and carets are skipped);
+    where there are none, nvcc's `file(line): severity: message` lines (column 0)."""
+    found = tuple(
         ClangDiagnostic(m["file"], int(m["line"]), int(m["col"]), m["severity"], m["message"].rstrip())
         for m in _DIAGNOSTIC.finditer(output)
+    )
+    return found or tuple(
+        ClangDiagnostic(m["file"], int(m["line"]), 0, m["severity"], m["message"].rstrip())
+        for m in _NVCC_DIAGNOSTIC.finditer(output)
     )
 
 

@@ -33,13 +33,13 @@ def included_sources(out_root: Path, files: Iterable[str], suffixes: frozenset[s
         if b"include" not in data:
             continue
         for match in _QUOTED_INCLUDE.finditer(data):
-            target = _resolve(match.group(1).decode("utf-8", "replace"), rel, known, by_name)
+            target = resolve_include(match.group(1).decode("utf-8", "replace"), rel, known, by_name)
             if target is not None and target != rel and target in wanted:
                 included.setdefault(target, rel)
     return included
 
 
-def _resolve(path: str, includer: str, known: set[str], by_name: dict[str, list[str]]) -> str | None:
+def resolve_include(path: str, includer: str, known: set[str], by_name: dict[str, list[str]]) -> str | None:
     """Relative to the includer, to the tree's root, else the one file of the tree whose path ends with it
     (found through an -I directory of the build: SHOC's `#include "Matrix2DFileSupport.cpp"`)."""
     for base in (posixpath.dirname(includer), ""):

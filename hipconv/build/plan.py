@@ -299,9 +299,10 @@ def compile_units(units: Sequence[Unit], env: Mapping[str, str], *, jobs: int) -
 _UNDECLARED = re.compile(
     r"use of undeclared identifier '([\w:]+)'|unknown type name '([\w:]+)'|"
     r"no template named '([\w:]+)'|no member named '(\w+)' in namespace|"
-    r"use of undeclared '([\w:]+)'"
+    r"use of undeclared '([\w:]+)'|"
+    r"'([\w:]+)' (?:was not declared in this scope|does not name a type|has not been declared)"  # g++'s
 )
-_MISSING_HEADER = re.compile(r"'([^']+)' file not found")
+_MISSING_HEADER = re.compile(r"'([^']+)' file not found|^([^\s:']+): No such file or directory")  # clang's, g++'s
 
 
 def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders) -> Cause:
@@ -313,8 +314,9 @@ def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHead
         return Cause("undeclared", name, origin, FIX_NONE if origin.endswith(": unported") else FIX_TRANSLATOR)
     found = _MISSING_HEADER.search(diagnostic.message)
     if found:
-        hint = headers.hint(found.group(1))
-        return Cause("missing-header", found.group(1), hint.text, FIX_TRANSLATOR if hint.fixable else FIX_NONE)
+        header = found.group(1) or found.group(2)
+        hint = headers.hint(header)
+        return Cause("missing-header", header, hint.text, FIX_TRANSLATOR if hint.fixable else FIX_NONE)
     return Cause("other", diagnostic.message)
 
 
@@ -337,12 +339,13 @@ def holds_code(path: str) -> bool:
 
 
 def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
-    """A failed TU's errors in order; hipcc's last line when it printed no clang error."""
+    """A failed TU's errors in order; the compiler's last line when it printed no diagnostic."""
     errors = [d for d in result.diagnostics if d.severity in ("error", "fatal error")]
     if errors or result.ok:
         return errors
     tail = result.output.strip().splitlines()[-1:] or ["no output"]
-    return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"hipcc failed: {tail[0]}")]
+    compiler = os.path.basename(result.unit.command[0]) if result.unit.command else "hipcc"
+    return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"{compiler} failed: {tail[0]}")]
 
 
 def explain(name: str, ruleset: RuleSet) -> str:

@@ -3,6 +3,7 @@ Markdown for a FILE.md), which has one line per TU: its exit status, first error
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -11,6 +12,7 @@ from rich.table import Table
 
 from hipconv import __version__
 from hipconv.build.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
+from hipconv.build.programs import ProgramResult
 from hipconv.build.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
@@ -218,3 +220,38 @@ def markdown_report(report: dict[str, Any], results: Sequence[UnitResult], group
         for g in groups
     ]
     return render("report/build.md.j2", report=report, causes=causes, units=rows, fixes=FIXES)
+
+
+def print_programs(console: Console, results: Sequence[ProgramResult], backend: str) -> None:
+    """One line per program of `hipconv build --backend hip-cpu|nvidia`, then a count; the causes of the
+    failed ones are print_groups' lines."""
+    for result in results:
+        name = result.program.name
+        if result.program.blocker:
+            print_line(console, f"warning[HC420]: {name}: not runnable on the CPU: {result.program.blocker}")
+        elif result.binary is None:
+            print_line(console, f"failed: {name}: not built (its causes are listed above)", style="red")
+        elif result.ran is not None and result.ran.returncode != 0:
+            why = result.ran.note or f"exited with {result.ran.returncode}"
+            print_line(
+                console, f"error[HC421]: {name}: {why} (output in {_shown(result.ran.output)})", style="bold red"
+            )
+        elif result.ran is not None:
+            print_line(console, f"ran: {name}: exit 0 (output in {_shown(result.ran.output)})")
+        else:
+            not_run = f"; not run: {result.not_run}" if result.not_run else ""
+            print_line(console, f"built: {name}: {_shown(result.binary)}{not_run}")
+    blocked = sum(bool(r.program.blocker) for r in results)
+    built = sum(r.binary is not None for r in results)
+    ran = sum(r.ran is not None and r.ran.returncode == 0 for r in results)
+    failed = sum(r.failed for r in results)
+    counts = f"{built} built" + (f", {ran} ran" if any(r.ran for r in results) else "") + f", {failed} failed"
+    cpu = f", {blocked} not runnable on the CPU" if backend == "hip-cpu" else ""
+    programs = f"{len(results)} program{'s' if len(results) != 1 else ''}"
+    print_line(console, f"hipconv build --backend {backend}: {programs}: {counts}{cpu}")
+
+
+def _shown(path: str) -> str:
+    """A path relative to the working directory when it lies below it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from hipconv.build.report import print_groups, print_programs
 from hipconv.cli.options import (
     EXIT_ERROR,
     EXIT_OK,
@@ -28,6 +29,7 @@ from hipconv.cli.options import (
     settings_from,
 )
 from hipconv.commands.build import BuildRequest, build_tree
+from hipconv.commands.programs import ProgramsRequest, build_programs
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.config import fails_on
 from hipconv.console import Display
@@ -35,6 +37,8 @@ from hipconv.diagnostics import Severity
 from hipconv.output import OutputMode
 from hipconv.report import stderr_console
 from hipconv.settings import KERNEL_LAUNCH_STYLES
+
+BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 
 
 def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) -> int:
@@ -211,6 +215,45 @@ def translate(
     help="Where objects go [default: OUTPUT/.hipconv-build].",
 )
 @click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="hipcc",
+    show_default=True,
+    help="hipcc: compile every TU with hipcc. hip-cpu: link each program (a TU with main) against HIP-CPU "
+    "with the host C++ compiler (64-lane wavefronts on the CPU). nvidia: link each program with nvcc and "
+    "HIP's NVIDIA-platform headers. See docs/build-backends.md.",
+)
+@click.option(
+    "--hip-cpu",
+    "hip_cpu",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HIP-CPU checkout (the folder holding include/hip/hip_runtime.h), for --backend hip-cpu.",
+)
+@click.option("--cxx", metavar="PATH", help="C++17 compiler for --backend hip-cpu [default: $CXX, else g++, clang++].")
+@click.option(
+    "--nvcc",
+    "nvcc_path",
+    metavar="PATH",
+    help="nvcc for --backend nvidia [default: $CUDA_PATH/bin/nvcc, else on PATH].",
+)
+@click.option(
+    "--hip-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HIP install with NVIDIA-platform headers, for --backend nvidia "
+    "[default: $HIP_PATH, $ROCM_PATH, /opt/rocm, /usr].",
+)
+@click.option(
+    "--run", "run_programs", is_flag=True, help="Run each program built (hip-cpu, nvidia), saving its output."
+)
+@click.option(
+    "--run-timeout",
+    type=click.FloatRange(min=1),
+    default=600,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --run: the time each program may take.",
+)
 @rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
 @no_compat_option()
 @exclude_option("As for translate.")
@@ -229,6 +272,13 @@ def build(
     report_path: Path | None,
     build_dir: Path | None,
     hipcc_arg: tuple[str, ...],
+    backend: str,
+    hip_cpu: Path | None,
+    cxx: str | None,
+    nvcc_path: str | None,
+    hip_path: Path | None,
+    run_programs: bool,
+    run_timeout: float,
     rocm_version: str | None,
     no_compat: bool,
     exclude: tuple[str, ...],
@@ -236,7 +286,7 @@ def build(
     force: bool,
     display: Display,
 ) -> None:
-    """Translate SRC into OUTPUT (incrementally) and compile every translation unit with hipcc."""
+    """Translate SRC into OUTPUT (incrementally); compile every TU with hipcc, or link (and --run) each program."""
     archs = offload_archs(offload_arch)
     config = config_at(None, display)
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
@@ -249,6 +299,11 @@ def build(
         offload_archs=archs,
         force=force,
     )
+    if backend != "hipcc":
+        _check_backend_options(backend, compile_db=compile_db, check_only=check_only, report_path=report_path)
+        tools = (hip_cpu, cxx, nvcc_path, hip_path)
+        programs = ProgramsRequest(translation, backend, jobs, os.environ, *tools, run_programs, run_timeout)
+        raise SystemExit(_build_programs(programs, display))
     request = BuildRequest(
         translation,
         jobs,
@@ -263,6 +318,24 @@ def build(
         rocm_chosen_by=chosen_by,
     )
     outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
+    failed = outcome.translation.failed
+    raise SystemExit(EXIT_ERROR if failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
+
+
+def _check_backend_options(backend: str, **options: object) -> None:
+    """-p, --check-only and --report are hipcc's: the other backends read the tree's own build files."""
+    given = [name for name, value in options.items() if value]
+    if given:
+        names = {"compile_db": "-p", "check_only": "--check-only", "report_path": "--report"}
+        raise click.UsageError(f"{', '.join(names[g] for g in given)}: only with --backend hipcc, not {backend}")
+
+
+def _build_programs(request: ProgramsRequest, display: Display) -> int:
+    """2: the translation failed; 1: a runnable program was not built, or (--run) exited non-zero; else 0."""
+    console = stderr_console(display)
+    outcome = build_programs(request, console, sys.stdout.buffer)
     if outcome.translation.failed:
-        raise SystemExit(EXIT_ERROR)
-    raise SystemExit(EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
+        return EXIT_ERROR
+    print_groups(console, outcome.groups)
+    print_programs(console, outcome.programs, request.backend)
+    return EXIT_UNPORTED if outcome.failed else EXIT_OK
