@@ -55,6 +55,7 @@ class Config:
     compat: bool | None = None  # false: no shims of hipconv_compat.h (--no-compat)
     cuda_release: str | None = None  # the CUDA release the code was written for (version tests)
     include_dirs: tuple[Path, ...] = ()  # where #include looks after the file's folder; against the file's folder
+    docs_url: str | None = None  # where scan's SARIF links the codes' pages ($HIPCONV_DOCS_URL wins)
 
 
 _KEYS = {  # TOML key -> Config field
@@ -68,6 +69,7 @@ _KEYS = {  # TOML key -> Config field
     "baseline": "baseline",
     "compat": "compat",
     "include-dirs": "include_dirs",
+    "docs-url": "docs_url",
 }
 
 

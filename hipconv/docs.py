@@ -1,11 +1,12 @@
-"""Markdown generated from the code and the rules (`hipconv rules docs`); README.md embeds it
-between markers, and a test keeps it current."""
+"""Markdown generated from the code and the rules (`hipconv rules docs`); README.md and docs/codes.md
+embed it between markers, and a test keeps them current."""
 
 from __future__ import annotations
 
 import collections
 
 from hipconv.buildfiles.flag_table import flag_table_markdown
+from hipconv.code_pages import code_markdown
 from hipconv.diagnostics import CODES
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_releases
@@ -48,6 +49,7 @@ def generated_sections(ruleset: RuleSet) -> dict[str, str]:
         "libraries": "\n".join(libraries) + "\n",
         "nvcc-flags": flag_table_markdown(),
         "cudnn": cudnn_markdown(ruleset),
+        "code-pages": "\n".join(code_markdown(c) for c in CODES.values()),
     }
 
 
@@ -76,10 +78,18 @@ def cudnn_markdown(ruleset: RuleSet) -> str:
 
 
 def splice_sections(text: str, sections: dict[str, str], where: str) -> str:
+    """The sections whose markers the text holds (README.md: all but the code pages; docs/codes.md: those),
+    replaced by their new bodies; a ConfigError when it holds none, or a marker without its pair."""
+    spliced = 0
     for name, body in sections.items():
         begin, end = _BEGIN.format(name), _END.format(name)
         start, stop = text.find(begin), text.find(end)
+        if start == stop == -1:
+            continue
         if start == -1 or stop == -1 or stop < start:
             raise ConfigError(f"{where} has no '{begin}' ... '{end}' section")
         text = text[: start + len(begin)] + "\n" + body + text[stop:]
+        spliced += 1
+    if not spliced:
+        raise ConfigError(f"{where} has no generated section", hint=f"sections: {', '.join(sections)}")
     return text

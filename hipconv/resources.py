@@ -32,6 +32,21 @@ def templates_dir() -> Path:
     return _data_dir("templates")
 
 
+def docs_dir() -> Path:
+    """The generated documentation pages shipped with hipconv (docs/codes.md: one anchor per code)."""
+    return _data_dir("docs")
+
+
+DOCS_URL_VARIABLE = "HIPCONV_DOCS_URL"
+
+
+def docs_url(configured: str | None = None) -> str:
+    """Where links to the documentation pages point (SARIF's helpUri): $HIPCONV_DOCS_URL, else `docs-url` of
+    the configuration, else the installed copy's file:// URI (resolvable on the machine that ran hipconv)."""
+    base = os.environ.get(DOCS_URL_VARIABLE) or configured or docs_dir().resolve().as_uri()
+    return base.rstrip("/")
+
+
 def data_file(name: str) -> Path:
     """Compact inventory data derived by tools/derive_rules.py (see hipconv/data/README.md)."""
     return _PACKAGE / "data" / name

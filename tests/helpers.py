@@ -279,7 +279,8 @@ def cmake_build_with_debian_hip(source: Path, work: Path, env: Mapping[str, str]
     return build
 
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
 HIPCC_SYNTAX = SHARED / "rocm-6.3" / "bin" / "hipcc-syntax"  # clang-19 on ROCm 6.3's headers, syntax only, gfx90a
 COMPILE_TIMEOUT_S = 600
 

@@ -339,9 +339,9 @@ def test_markdown_report(project: Path, tmp_path: Path) -> None:
     assert "error HC002 `cudart.cudaDeviceFlushGPUDirectRDMAWrites`" in text
 
 
-def test_readme_generated_sections_are_current() -> None:
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    result = run_cli("rules", "docs", "--check", readme)
+@pytest.mark.parametrize("page", ["README.md", "docs/codes.md"])
+def test_generated_sections_are_current(page: str) -> None:
+    result = run_cli("rules", "docs", "--check", Path(__file__).resolve().parents[1] / page)
     assert result.code == 0, result.stderr
 
 

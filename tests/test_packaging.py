@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 INSTALLED_DATA = (  # what `import hipconv` must find inside the installed package, not in a checkout
     "hipconv/_data/rules/runtime.yaml",
     "hipconv/_data/templates/report/summary.md.j2",
+    "hipconv/_data/docs/codes.md",  # SARIF's helpUri: the installed copy of the codes' page
     "hipconv/data/cuda.names",
 )
 LIST_FILES = "import importlib.metadata as m; print('\\n'.join(str(f) for f in m.files('hipconv')))"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_cli, tree
+from helpers import REPO, run_cli, tree
 from hipconv.diagnostics import CODES
 from hipconv.scan.formats import findings_from_json
 
@@ -120,6 +120,76 @@ def test_sarif_has_the_required_fields(src: Path) -> None:
     hazard = next(r for r in run["results"] if r["ruleId"] == "HC301")
     assert hazard["locations"][0]["physicalLocation"]["region"] == {"startLine": 2, "startColumn": 19}
     assert hazard["level"] == "warning"
+
+
+# The shapes SARIF 2.1.0 gives the fields of a rule that hipconv fills (reportingDescriptor and
+# multiformatMessageString of the OASIS schema, sarif-schema-2.1.0.json): no copy of the schema is at hand
+# offline, so these definitions are checked instead.
+_MESSAGE_STRING = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}, "markdown": {"type": "string"}},
+    "required": ["text"],
+}
+_REPORTING_DESCRIPTOR = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "shortDescription": _MESSAGE_STRING,
+        "fullDescription": _MESSAGE_STRING,
+        "help": _MESSAGE_STRING,
+        "helpUri": {"type": "string", "format": "uri"},
+        "defaultConfiguration": {
+            "type": "object",
+            "properties": {"level": {"enum": ["none", "note", "warning", "error"]}},
+        },
+    },
+    "required": ["id"],
+}
+
+
+def _sarif_rules(*args: str | Path) -> dict[str, dict]:
+    result = run_cli("scan", "--format", "sarif", *args)
+    assert result.code == 1, result.stderr
+    return {r["id"]: r for r in json.loads(result.stdout)["runs"][0]["tool"]["driver"]["rules"]}
+
+
+def test_sarif_rules_describe_each_code_and_link_its_section_of_the_codes_page(
+    src: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    monkeypatch.delenv("HIPCONV_DOCS_URL", raising=False)
+    rules = _sarif_rules(src)
+    page = REPO / "docs" / "codes.md"  # the installed copy: a checkout's docs/ (hipconv/_data/docs/ in a wheel)
+    text = page.read_text()
+    for code in CODES.values():
+        rule = rules[code.code]
+        jsonschema.validate(rule, _REPORTING_DESCRIPTOR, format_checker=jsonschema.FormatChecker())
+        assert rule["shortDescription"]["text"] == code.title
+        assert rule["fullDescription"]["text"] == code.title + (f". {code.hint}" if code.hint else "")
+        assert code.example is not None
+        for form in ("text", "markdown"):  # the meaning, the hint and the runnable example
+            assert code.title in rule["help"][form] and code.hint in rule["help"][form]
+            assert code.example.diagnostic in rule["help"][form]
+            assert f"hipconv {' '.join(code.example.command_line)}" in rule["help"][form]
+        assert rule["helpUri"] == f"{page.as_uri()}#{code.code.lower()}"
+        assert f'<a id="{code.code.lower()}"></a>\n\n## {code.code} ' in text
+
+
+def test_sarif_help_uri_base_from_the_environment_or_the_configuration(
+    src: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "hipconv.toml"
+    config.write_text('docs-url = "https://git.example.com/gpu/hipconv/-/blob/main/docs/"\n')
+    monkeypatch.delenv("HIPCONV_DOCS_URL", raising=False)
+    rule = _sarif_rules("--config", config, src)["HC301"]
+    assert rule["helpUri"] == "https://git.example.com/gpu/hipconv/-/blob/main/docs/codes.md#hc301"
+    monkeypatch.setenv("HIPCONV_DOCS_URL", "https://docs.example.org/hipconv")  # the environment wins
+    assert (
+        _sarif_rules("--config", config, src)["HC302"]["helpUri"] == "https://docs.example.org/hipconv/codes.md#hc302"
+    )
+    config.write_text("docs-url = 3\n")
+    assert run_cli("scan", "--config", config, src).code == 2
 
 
 def test_github_annotations(src: Path) -> None:

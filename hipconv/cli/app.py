@@ -11,7 +11,8 @@ from hipconv.cli.options import display_options
 from hipconv.cli.rules import rules
 from hipconv.cli.scan import scan
 from hipconv.cli.translate import build, translate
-from hipconv.commands.codes import code_lines, explain, find_code, version_lines
+from hipconv.code_pages import explain
+from hipconv.commands.codes import code_lines, find_code, version_lines
 from hipconv.console import Display
 from hipconv.errors import HipconvError
 

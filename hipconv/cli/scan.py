@@ -29,6 +29,7 @@ from hipconv.console import Display
 from hipconv.diagnostics import CODES
 from hipconv.errors import HipconvError
 from hipconv.report import stderr_console, stdout_console
+from hipconv.resources import docs_url
 from hipconv.scan.formats import FORMATS
 from hipconv.settings import KERNEL_LAUNCH_STYLES
 
@@ -101,6 +102,7 @@ def scan(
         baseline=baseline_path or config.baseline,
         write_baseline=write_baseline,
         follow_symlinks=follow_symlinks,
+        docs_url=docs_url(config.docs_url),
     )
     outcome, stdout = scan_paths(request, stderr_console(display), stdout_console(display))
     if stdout:

@@ -38,6 +38,7 @@ class ScanRequest:
     baseline: Path | None = None
     write_baseline: Path | None = None
     follow_symlinks: bool = False  # follow symbolic links that lead out of the named trees
+    docs_url: str = ""  # where SARIF's helpUri points (resources.docs_url); "": the installed copy
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
     baselined = 0
     if baseline is not None:
         scans, baselined = new_findings(scans, baseline)
-    report = ScanReport(tuple(scans), request.settings, baselined)
+    report = ScanReport(tuple(scans), request.settings, baselined, request.docs_url)
     stdout = ""
     if request.fmt == "text" and request.output is None:
         print_findings(out, report)

@@ -16,9 +16,11 @@ from rich.table import Table
 from rich.text import Text
 
 from hipconv import __version__
+from hipconv.code_pages import CODES_PAGE, anchor, code_markdown, explain
 from hipconv.console import plain, verbosity
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.report import diagnostic_line, print_line
+from hipconv.resources import docs_url
 from hipconv.scan.scanner import FileScan, Finding
 from hipconv.settings import Settings
 
@@ -33,6 +35,7 @@ class ScanReport:
     scans: tuple[FileScan, ...]
     settings: Settings
     baselined: int = 0  # findings a --baseline already knew
+    docs_url: str = ""  # where the codes' pages are (resources.docs_url): SARIF's helpUri; "" the installed copy
 
     def findings(self) -> Iterator[Finding]:
         for scan in self.scans:
@@ -159,19 +162,26 @@ def findings_from_json(data: dict[str, Any]) -> list[Finding]:
 # ---------------------------------------------------------------- SARIF 2.1.0
 
 
-def render_sarif(report: ScanReport) -> str:
-    codes = list(CODES)
-    rules = [
+def sarif_rules(docs: str) -> list[dict[str, Any]]:
+    """A reportingDescriptor per code: its title, title and hint, its whole explanation (`hipconv codes CODE`
+    as text and Markdown) and a link to its section of codes.md under the documentation URL `docs`."""
+    return [
         {
             "id": c.code,
             "name": c.code,
             "shortDescription": {"text": c.title},
             "fullDescription": {"text": c.title + (f". {c.hint}" if c.hint else "")},
-            "help": {"text": c.hint or c.title},
+            "help": {"text": "\n".join(explain(c)), "markdown": code_markdown(c, heading="###")},
+            "helpUri": f"{docs}/{CODES_PAGE}#{anchor(c)}",
             "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]},
         }
         for c in CODES.values()
     ]
+
+
+def render_sarif(report: ScanReport) -> str:
+    codes = list(CODES)
+    rules = sarif_rules(report.docs_url or docs_url())
     results = []
     for finding in report.findings():
         d = finding.diagnostic

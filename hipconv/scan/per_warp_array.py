@@ -167,22 +167,23 @@ def _slot_guard(view: FileView, use: _Use) -> tuple[Guard, str, str]:
         return Guard.SAFE, spelling, ""
     write = view.is_punct(next_code(tokens, use.subscript[1]), "=")
     best = (Guard.NONE, spelling, "")
-    for condition in _conditions(view, use.name):
-        for first, last in _bounds(view, *condition):
+    for *condition, returns in _conditions(view, use.name):
+        for first, last in _bounds(view, *condition, negated=returns):
             guard = _bound_guard(view, first, last, write=write)
             if guard < best[0]:
                 best = (guard, spelling, tokens.body[tokens.starts[first] : tokens.ends[last - 1]].decode())
     return best
 
 
-def _conditions(view: FileView, i: int) -> Iterator[tuple[int, int]]:
-    """Token ranges of the conditions that hold where token i runs: of the `?:` whose first branch holds it, and
-    of the if, while and for statements whose body holds it."""
+def _conditions(view: FileView, i: int) -> Iterator[tuple[int, int, bool]]:
+    """Token ranges of the conditions that hold where token i runs: of the `?:` whose first branch holds it,
+    of the if, while and for statements whose body holds it, and (negated: True) of the early returns before it
+    in a block that holds it (`if (threadIdx.x >= warps) return;`: the threads that go on are below `warps`)."""
     tokens = view.tokens
     j = prev_code(tokens, i)
     while j >= 0 and not view.is_punct(j, ";", "{", "}", "(", ",", "=", ":") and view.text(j) != "return":
         if view.is_punct(j, "?"):
-            yield _operand_start(view, j), j
+            yield _operand_start(view, j), j, False
             break
         j = matching_open(tokens, j) or 0 if view.is_punct(j, ")", "]") else j
         j = prev_code(tokens, j)
@@ -190,10 +191,39 @@ def _conditions(view: FileView, i: int) -> Iterator[tuple[int, int]]:
     for keyword in view.occurrences(_CONTROL):
         open_ = next_code(tokens, keyword)
         close = matching_close(tokens, open_) if first <= keyword < i and view.is_punct(open_, "(") else None
-        if close is None or not close < i <= _statement_end(view, next_code(tokens, close)):
+        if close is None:
             continue
-        loop = view.for_loops.get(keyword)
-        yield loop.condition if loop is not None else (open_ + 1, close)
+        end = _statement_end(view, next_code(tokens, close))
+        if close < i <= end:
+            loop = view.for_loops.get(keyword)
+            yield (*(loop.condition if loop is not None else (open_ + 1, close)), False)
+        elif end < i and view.text(keyword) == "if" and _returns(view, close, end) and _encloses(view, keyword, i):
+            yield open_ + 1, close, True
+
+
+def _returns(view: FileView, close: int, end: int) -> bool:
+    """The if statement whose condition closes at `close` and ends at `end` is `return ...;` (or a block of it)
+    with no else, and its condition no `&&` (whose negation would bound nothing)."""
+    tokens = view.tokens
+    body = next_code(tokens, close)
+    body = next_code(tokens, body) if view.is_punct(body, "{") else body
+    if view.text(body) != "return" or view.text(next_code(tokens, end)) == "else":
+        return False
+    return not any(view.is_punct(k, "&&") for k in range(matching_open(tokens, close) or close, close))
+
+
+def _encloses(view: FileView, k: int, i: int) -> bool:
+    """The block that holds token k holds token i too (a return in a block closed before i guards nothing)."""
+    tokens = view.tokens
+    depth = 0
+    for j in range(k - 1, view.scope(i)[0] - 1, -1):
+        if view.is_punct(j, "}"):
+            depth += 1
+        elif view.is_punct(j, "{"):
+            if not depth:
+                return (matching_close(tokens, j) or 0) > i
+            depth -= 1
+    return True
 
 
 def _operand_start(view: FileView, question: int) -> int:
@@ -221,16 +251,18 @@ def _statement_end(view: FileView, j: int) -> int:
     return j
 
 
-def _bounds(view: FileView, first: int, last: int) -> Iterator[tuple[int, int]]:
-    """The upper bounds that the comparisons in tokens[first:last] put on a value: `x < B`, `x <= B`, `B > x`."""
+def _bounds(view: FileView, first: int, last: int, *, negated: bool = False) -> Iterator[tuple[int, int]]:
+    """The upper bounds that the comparisons in tokens[first:last] put on a value: `x < B`, `x <= B`, `B > x`;
+    where they are `negated` (an early return's), those their negation does: `x >= B`, `x > B`, `B <= x`."""
     tokens = view.tokens
+    below, above = (("<", "<="), (">", ">=")) if not negated else ((">", ">="), ("<", "<="))
     for k in range(first, last):
-        if view.is_punct(k, "<", "<="):
+        if view.is_punct(k, *below):
             end = next_code(tokens, k)
             while end < last and not view.is_punct(end, *_BOUND_ENDS):
                 end = (matching_close(tokens, end) or end) + 1 if view.is_punct(end, "(", "[") else end + 1
             yield next_code(tokens, k), end
-        elif view.is_punct(k, ">", ">="):
+        elif view.is_punct(k, *above):
             start = k
             while start > first and not view.is_punct(prev_code(tokens, start), *_BOUND_ENDS, "("):
                 before = prev_code(tokens, start)

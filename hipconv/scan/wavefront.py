@@ -49,7 +49,10 @@ def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
     if view.value(j) != wanted or view.in_shared_dims(i) or view.in_tile_code(i) or view.in_one_warp_block(i):
         return
     lane_math = any(view.text(k) in ("threadIdx", "blockDim") for k in range(view.statement_start(i), i))
-    if lane_math or view.near_warp_code(i):
+    near = view.near_warp_code(i)
+    if lane_math and not near and _grouped_between_barriers(view, i):
+        return
+    if lane_math or near:
         role = (
             "lane mask"
             if wanted == 31
@@ -64,6 +67,21 @@ def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
                 f"(use {_LANE_FIXES[op.rstrip('=')]})"
             ),
         )
+
+
+def _grouped_between_barriers(view: FileView, i: int) -> bool:
+    """The function around token i groups its threads by 32 but meets no warp-level construct: no warp
+    intrinsic (the caller knows), no `volatile` (warp-synchronous shared memory, which assumes 32 lanes in
+    lockstep), and its threads exchange data through `__syncthreads()`; then 32 is a group size of the
+    program's (a shuffle emulated in shared memory over 32-thread segments), the same on any wavefront."""
+    first, last = view.scope(i)
+    if (first, last) == (0, len(view.tokens)):
+        return False  # not in a function body
+
+    def inside(name: str) -> bool:
+        return any(first <= k <= last for k in view.words.get(name, ()))
+
+    return inside("__syncthreads") and not inside("volatile")
 
 
 def _warp_size_definition(view: FileView, definition: WarpSizeDefinition) -> Finding:
