@@ -271,8 +271,8 @@ CODES = _codes(
         example=Example(
             "cusparseScsrmv(h, CUSPARSE_OPERATION_NON_TRANSPOSE, m, n, nnz, &a, d, v, r, c, x, &b, y);",
             "example.cu:1:1: warning[HC027 cusparse.cusparseScsrmv]: cusparseScsrmv rewritten to hipsparseScsrmv "
-            "(a legacy name, in no CUDA 11.8-13.0 inventory (removed from CUDA before 11.8, or hipSPARSE's own); "
-            "hipSPARSE declares hipsparseScsrmv in ROCm 5.2-7.2)",
+            "(a legacy name, in no CUDA 11.8-13.0 inventory (removed from CUDA before 11.8, or hipSPARSE's own "
+            "extension); hipSPARSE declares hipsparseScsrmv in ROCm 5.2-7.2)",
         ),
     ),
     Code(

@@ -229,7 +229,9 @@ def test_v2_releases_convert_nothing(rocm: str) -> None:
     assert out.diagnostics == ()
 
 
-V1_UNITS = [FIXTURES / "cublas_gemm_ex" / f"hip-{rel}" / "gemm_ex.cu" for rel in ("5.2", "5.7")] + [
+# the fixtures of the Ex calls with 5.x goldens: GEMMs, and the level-1 calls (dot, dotc, axpy, nrm2, scal, rot)
+EX_UNITS = [("cublas_gemm_ex", "gemm_ex.cu"), ("cublas_level1_ex", "level1_ex.cu")]
+V1_UNITS = [FIXTURES / case / f"hip-{rel}" / unit for case, unit in EX_UNITS for rel in ("5.2", "5.7")] + [
     FIXTURES / "cublas_complex_ex" / "hip-5.2" / "complex_ex.cu"
 ]
 
@@ -449,12 +451,12 @@ def test_tf32_warning_rests_on_the_headers() -> None:
 V2_UNITS = [
     *(
         (u, ())
-        for case in ("cublas_gemm_ex", "cublas_complex_ex")
+        for case in ("cublas_gemm_ex", "cublas_complex_ex", "cublas_level1_ex")
         for u in sorted((FIXTURES / case / "hip-6.3").glob("*.cu"))
     ),
     *(
         (u, ("-DHIPBLAS_V2",))
-        for case in ("cublas_gemm_ex", "cublas_complex_ex")
+        for case in ("cublas_gemm_ex", "cublas_complex_ex", "cublas_level1_ex")
         for u in sorted((FIXTURES / case / "hip-7.2").glob("*.cu"))
     ),
 ]

@@ -52,23 +52,60 @@ def test_a_call_with_more_arguments_than_hip_takes_is_left(
 
 
 def test_hip_own_names_of_no_cuda_shape_stay_hc001(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # hipsolverSgetrf is hipSOLVER's regular API, outside cuSOLVER's sub-APIs; cudaConfigureCall is runtime
-    src = "void f(void *h) { cusolverSgetrf(h); cudaConfigureCall(h); cusparseScsrmv_64(h); }\n"
+    # hipsolverSgetrf: hipSOLVER's regular API; the rest hipBLAS's, hipFFT's and hipRAND's own extensions,
+    # which no CUDA release had (tools/derive/legacy.py searches cuSPARSE only); _64 names are never legacy
+    names = (
+        "cusolverSgetrf",
+        "cusparseScsrmv_64",
+        "cublasSaxpyBatched",
+        "cublasStrmmOutofplace",
+        "cublasHaxpy",
+        "cufftExtPlanScaleFactor",
+        "curandGenerateChar",
+    )
+    src = "void f(void *h) {\n" + "".join(f"  {name}(h);\n" for name in names) + "}\n"
+    (tmp_path / "x.cu").write_text(src, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for release in ("5.7", "6.3"):
+        run = run_cli("translate", "--rocm-version", release, "x.cu")
+        for name in names:
+            assert re.search(rf"HC001\]: {name} looks like CUDA API", run.stderr), run.stderr
+        assert "HC027" not in run.stderr
+
+
+@pytest.mark.parametrize("release", ["5.2", "6.3", "7.2"])
+def test_the_old_execution_control_api_is_legacy(release: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # tools/curated.yaml runtime_legacy: in no CUDA inventory; HIP declares the twins in every release
+    src = (
+        "__global__ void k(int v) {}\n"
+        "int f(int v) {\n"
+        "  cudaConfigureCall(dim3(1), dim3(64));\n"
+        "  cudaSetupArgument(&v, sizeof(v), 0);\n"
+        "  return cudaLaunch((const void *)k) != cudaSuccess;\n"
+        "}\n"
+    )
+    (tmp_path / "x.cu").write_text(src, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    run = run_cli("translate", "--rocm-version", release, "x.cu")
+    out = run.stdout.decode()
+    assert "hipConfigureCall(dim3(1), dim3(64));" in out
+    assert "hipSetupArgument(&v, sizeof(v), 0);" in out
+    assert "hipLaunchByPtr((const void *)k)" in out
+    found = re.findall(r"\[(HC\d+) cudart\.(\w+)\]: .* rewritten to (\w+)", run.stderr)
+    assert found == [
+        ("HC027", "cudaConfigureCall", "hipConfigureCall"),
+        ("HC027", "cudaSetupArgument", "hipSetupArgument"),
+        ("HC027", "cudaLaunch", "hipLaunchByPtr"),
+    ], run.stderr
+    assert "HC001" not in run.stderr
+
+
+def test_a_launch_call_with_more_arguments_than_hip_takes_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = "int f(const void *k, void *s) { return cudaLaunch(k, s) != cudaSuccess; }\n"
     (tmp_path / "x.cu").write_text(src, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     run = run_cli("translate", "--rocm-version", "6.3", "x.cu")
-    for name in ("cusolverSgetrf", "cudaConfigureCall", "cusparseScsrmv_64"):
-        assert re.search(rf"HC001\]: {name} looks like CUDA API", run.stderr), run.stderr
-    assert "HC027" not in run.stderr
-
-
-def test_a_deprecated_legacy_twin_is_reported_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # hipblasStrmmOutofplace: ROCm 5.7 only, deprecated there; one HC027 says both, no HC004 beside it
-    src = "#include <cublas_v2.h>\nvoid f(cublasHandle_t h) { cublasStrmmOutofplace(h); }\n"
-    (tmp_path / "x.cu").write_text(src, encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    run = run_cli("translate", "--rocm-version", "5.7", "x.cu")
-    found = re.findall(r"\[(HC\d+) [^\]]*cublasStrmmOutofplace\]: (.*)", run.stderr)
-    assert [code for code, _ in found] == ["HC027"], run.stderr
-    assert "deprecated from 5.7" in found[0][1]
-    assert "hipblasStrmmOutofplace(h)" in run.stdout.decode()
+    assert "HC007" in run.stderr and "HC027" not in run.stderr, run.stderr
+    assert "cudaLaunch(k, s)" in run.stdout.decode()

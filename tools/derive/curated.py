@@ -122,6 +122,7 @@ COMPAT = Entry(
 )
 # twins: what the evidence search (tools/derive/twins.py) cannot decide: a CUDA name -> its HIP twin with a
 # note (read like `mappings:`), or `hip: null` / `reject: [HIP names]` with the reason a candidate is wrong
+RUNTIME_LEGACY = Entry({"hip": _STRING, "note": _STRING}, required=("hip", "note"))
 TWIN = Entry(
     {"hip": _HIP, "reject": _NAMES, "note": _STRING, "signature_differs": _BOOL},
     required=("note",),
@@ -160,6 +161,7 @@ DOCUMENT = Entry(
         "header_guards": _MAPPING,
         "hip_header_after": _MAPPING,
         "cuda_legacy": _MAPPING,
+        "runtime_legacy": _MAPPING,
         "twins": _MAPPING,
         "compat": _MAPPING,
         "conversions": _MAPPING,
@@ -178,6 +180,8 @@ DOCUMENT = Entry(
         "hip_header_after": Section(HIP_HEADER_AFTER),
         # names of CUDA 11.8 / 12.9 that CUDA removed or renamed: mappings like `mappings:`, read by Curated.mapping
         "cuda_legacy": Section(MAPPING),
+        # runtime names older than every CUDA inventory, with a HIP twin (tools/derive/legacy.py): HC027
+        "runtime_legacy": Section(RUNTIME_LEGACY),
         "twins": Section(TWIN),
         "compat": Section(COMPAT),
         "conversions": Section(CONVERSION),

@@ -74,7 +74,9 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
     DeviceFamilies(d, spans).derive(device, complex_, fp16)
     lib_families = _library_families(d, spans)
     legacy = [library_legacy(spec, fam) for spec, fam in lib_families if spec.library in LEGACY_LIBRARIES]
-    LegacyTwins(d).derive(legacy, [runtime, driver, device, *(f for _, f in lib_families)])
+    twins = LegacyTwins(d)
+    twins.derive(legacy, [runtime, driver, device, *(f for _, f in lib_families)])
+    twins.runtime(runtime)
     cudnn = _family(
         "cudnn.yaml",
         "cudnn",

@@ -2,25 +2,45 @@
 that ROCm still declares under the same shape (cusparseScsrmv, removed in CUDA 11; hipsparseScsrmv in
 every bundled ROCm release).
 
-Source of facts: the HIP inventories alone.  For every name a HIP library declares (hipSPARSE, hipBLAS,
-hipFFT, hipRAND, hipSOLVER, and the HIP runtime), the CUDA spelling is made by swapping the HIP library
-prefix for the CUDA one (hipsparse -> cusparse, HIPSPARSE_ -> CUSPARSE_, hip -> cuda).  When no CUDA
-inventory knows that spelling and no rule claims it, a rule renames it to the HIP name for the releases
-that declare it (check_rules proves each), reported with HC027 and the HIP release facts.  A function
-rule carries the HIP parameters as `params` = `args`, so a call with more arguments than the HIP
+Source of facts: the HIP inventories.  For every name hipSPARSE declares, the CUDA spelling is made by
+swapping the HIP library prefix for the CUDA one (hipsparse -> cusparse, HIPSPARSE_ -> CUSPARSE_).  When no
+CUDA inventory knows that spelling and no rule claims it, a rule renames it to the HIP name for the
+releases that declare it (check_rules proves each), reported with HC027 and the HIP release facts.  A
+function rule carries the HIP parameters as `params` = `args`, so a call with more arguments than the HIP
 prototype is left with HC007.
 
-What is left out, and why (each a fact of the inventories, not a list of names):
+Which libraries are searched: only those where CUDA removed a documented API before 11.8 that the HIP
+library keeps, cuSPARSE (CUDA 11.0 removed the legacy csrmv/csrmm/hyb/csr2csc API; hipSPARSE keeps it,
+deprecated).  The inventories cannot tell a name CUDA removed before 11.8 from a HIP library's own
+extension, and for the other libraries the search found only the latter (measured on main at 00f8770):
+- hipBLAS, 439 names: 332 Batched/StridedBatched forms of names CUDA 11.8-13.0 has unbatched only
+  (hipblasSaxpyBatched; cuBLAS's batched routines, gemm, gemv, trsm, getrf, getri, geqrf, gels, matinv,
+  are all in the 11.8 inventory: CUDA added batched forms and removed none), 16 unbatched forms of
+  names CUDA has batched only (hipblasSgetrf: CUDA's unbatched LAPACK is cuSOLVER's), and 91 hipBLAS
+  types, enumerators and extensions: hipblasDatatype_t and its HIPBLAS_R_16F... (CUDA's are cudaDataType's
+  CUDA_R_16F...), hipblasHalf, hipblasComplex, hipblasStride, hipblasGemmFlags_t, the *WithFlags and
+  TrsmEx calls, trtri, Cspr/Zspr, Haxpy/Hdot, the Outofplace trmm of ROCm 5.7;
+- hipFFT, 7: its version macros (CUDA's are CUFFT_VER_MAJOR...), hipfftHandle_t (CUDA: cufftHandle),
+  hipfftLibraryPropertyType(_t), hipfftExtPlanScaleFactor;
+- hipRAND, 5: hiprandGenerateChar/Short and the *Half generators;
+- hipSOLVER, 0 (its regular API, hipsolverSgetrf, is outside cuSOLVER's Dn/Sp/Rf/Mg sub-APIs).
+Renaming those would claim a CUDA history that never was, and rename a project's own identifiers (a
+typedef cublasComplex): they stay HC001.  cuFFT's one removed name that old code calls,
+cufftSetCompatibilityMode, has no hipFFT twin (HC001 too: tests/fixtures/legacy_libraries shows both).
+
+The CUDA runtime is not searched either: HIP's own names (hipHostMalloc, hipApiName, hipMemPtrGetInfo ...)
+far outnumber the legacy CUDA ones, and nothing in the HIP inventory tells them apart.  Its legacy names
+with a HIP twin are curated instead (tools/curated.yaml `runtime_legacy:`, each with the CUDA release
+facts of its note), and derived here like the searched ones: checked to be in no CUDA inventory, the HIP
+name in the inventory as a function, params = args from the HIP prototype.
+
+What the search leaves out, and why (each a fact of the inventories, not a list of names):
 - macros (export and version plumbing, HIPSPARSE_EXPORT) and qualified C++ names;
-- `_v2` and `_64` names: CUDA's v2 and ILP64 names are all in the 11.8-13.0 inventories (cuBLAS keeps
-  its v2 API; ILP64 came with CUDA 12), so a missing one is hipBLAS's own (hipblasGemmEx_v2);
-- a HIP name that already stands for a CUDA name (hipHostMalloc for cudaMallocHost): it is that
-  name's twin, and the mechanical spelling (cudaHostMalloc) was never CUDA's;
-- hipSOLVER names outside cuSOLVER's sub-APIs (the two-letter words after `cusolver` in the CUDA
-  inventory: Dn, Sp, Rf, Mg): hipsolverSgetrf is hipSOLVER's own regular API;
-- runtime names with HIP's own words: `_spt` (CUDA's per-thread names end in _ptsz/_ptds), Ext, Hcc,
-  Drv, Module (the driver API's names start cu, not cuda), the R0000/R0600 ABI suffixes; and runtime
-  types and enumerators, whose HIP spellings follow HIP's own enums (hipDeviceAttributeClockRate).
+- `_v2` and `_64` names: CUDA's v2 and ILP64 names are all in the 11.8-13.0 inventories (ILP64 came with
+  CUDA 12), so a missing one is the HIP library's own;
+- a HIP name that already stands for a CUDA name: it is that name's twin, and the mechanical spelling
+  was never CUDA's;
+- an enumerator whose enum is not a legacy twin too (see legacy_enum).
 """
 
 from __future__ import annotations
@@ -33,24 +53,12 @@ from tools.derive.inventory import RELEASES
 from tools.derive.libspec import LibSpec
 from tools.derive.records import Record, Rule, kind_of, param_counts
 
-# the C libraries searched: hipBLASLt (ROCm 5.7 on) follows CUDA 12's cuBLASLt, which the inventories
-# cover; NCCL keeps its names in RCCL.  The HIP runtime is not searched: its own names (hipHostMalloc,
-# hipApiName, hipMemPtrGetInfo ...) outnumber the few legacy CUDA ones (cudaConfigureCall, cudaSetupArgument)
-# and nothing in the HIP inventory tells them apart.
-LEGACY_LIBRARIES = ("cublas", "curand", "cufft", "cusparse", "cusolver")
+# the libraries searched (see above): where CUDA removed a documented API before 11.8 that ROCm keeps
+LEGACY_LIBRARIES = ("cusparse",)
 KINDS = frozenset({"function", "type", "enum", "enumerator"})
 _NOT_CUDA_SUFFIX = re.compile(r"_v2(_64)?$|_64$")
-_HIP_OWN_RUNTIME = re.compile(r"_spt$|^hip(Ext|Hcc|Drv|Module)|R0[0-9]{3}$")
 # how the libraries call themselves in a message
-_TITLES = {
-    "hipsparse": "hipSPARSE",
-    "hipblas": "hipBLAS",
-    "hipfft": "hipFFT",
-    "hiprand": "hipRAND",
-    "hiprand_kernel": "hipRAND",
-    "hipsolver": "hipSOLVER",
-    "hip_runtime": "HIP",
-}
+_TITLES = {"hipsparse": "hipSPARSE", "hip_runtime": "HIP"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,6 @@ class LegacyLib:
     cuda_lib: str  # the `library` of its rules (cusparse, cudart)
     hip_libs: tuple[str, ...]
     prefixes: tuple[tuple[str, str], ...]  # HIP prefix -> CUDA prefix
-    runtime: bool = False
 
 
 def library_legacy(spec: LibSpec, fam: Family) -> LegacyLib:
@@ -69,26 +76,31 @@ def library_legacy(spec: LibSpec, fam: Family) -> LegacyLib:
     return LegacyLib(fam, spec.library, spec.hip_libs, prefixes)
 
 
-def runtime_legacy(fam: Family) -> LegacyLib:
-    return LegacyLib(fam, "cudart", ("hip_runtime",), (("hip", "cuda"),), runtime=True)
-
-
 class LegacyTwins:
     def __init__(self, d: Deriver) -> None:
         self.d = d
         self.inv = d.inv
         self.stands_for: set[str] = set()  # HIP names some rule already emits
-        cusolver = self.inv.cuda.names("cusolver")
-        sub_apis = sorted({m[1] for n in cusolver if (m := re.match(r"^cusolver([A-Z][a-z])[A-Z]", n))})
-        self.cusolver = re.compile(rf"^cusolver({'|'.join(sub_apis)})[A-Z]")
 
     def derive(self, libs: list[LegacyLib], families: list[Family]) -> None:
         self.stands_for = {r["hip"] for fam in families for r in fam.rules if "hip" in r}
         for lib in libs:
             for hip in self.hip_names(lib):
                 cuda = self.cuda_spelling(hip, lib)
-                if cuda is not None and (rule := self.rule(cuda, hip, lib)) is not None:
+                if cuda is not None and (rule := self.rule(cuda, hip, lib.cuda_lib, lib)) is not None:
                     self.d.claim_mapped(lib.family, rule)
+
+    def runtime(self, fam: Family) -> None:
+        """The curated legacy runtime names (`runtime_legacy:`): in no CUDA inventory, the HIP name a
+        function of the HIP inventory; the curated note says what CUDA did with the name."""
+        for cuda, fact in self.d.cur.section("runtime_legacy").items():
+            hip = fact["hip"]
+            if self.inv.cuda.has(cuda) or cuda in self.d.claimed:
+                self.d.problems.append(f"runtime_legacy {cuda}: a CUDA inventory or a rule knows it: not legacy")
+            elif kind_of(self.inv.latest_or_any(hip)) != "function":
+                self.d.problems.append(f"runtime_legacy {cuda} -> {hip}: not a function of the HIP inventory")
+            elif (rule := self.rule(cuda, hip, fam.library, why=fact["note"])) is not None:
+                self.d.claim_mapped(fam, rule)
 
     def hip_names(self, lib: LegacyLib) -> list[str]:
         names = {r["name"] for rel in RELEASES for hl in lib.hip_libs for r in self.inv.hip[rel].by_lib.get(hl, [])}
@@ -96,27 +108,27 @@ class LegacyTwins:
 
     def cuda_spelling(self, hip: str, lib: LegacyLib) -> str | None:
         """The CUDA name of the same shape, when no CUDA inventory and no rule knows it."""
-        if hip in self.stands_for or (lib.runtime and _HIP_OWN_RUNTIME.search(hip)):
+        if hip in self.stands_for:
             return None
         cuda = next((c + hip[len(h) :] for h, c in lib.prefixes if hip.startswith(h)), None)
         if cuda is None or not re.match(r"^[A-Za-z]+_?[A-Z]", cuda):
-            return None
-        if cuda.startswith("cusolver") and not self.cusolver.match(cuda):
             return None
         if cuda in self.d.claimed or self.inv.cuda.has(cuda):
             return None
         return cuda
 
-    def rule(self, cuda: str, hip: str, lib: LegacyLib) -> Rule | None:
+    def rule(
+        self, cuda: str, hip: str, library: str, lib: LegacyLib | None = None, why: str | None = None
+    ) -> Rule | None:
         recs = self.inv.latest_or_any(hip)
         kind = kind_of(recs)
-        if kind not in KINDS or (lib.runtime and kind != "function"):
+        if kind not in KINDS:
             return None
-        if kind == "enumerator" and not self.legacy_enum(recs, lib):
+        if kind == "enumerator" and (lib is None or not self.legacy_enum(recs, lib)):
             return None
         header = recs[0].get("header", "")
-        rule = self.d.mapped_rule(cuda, hip, kind, header, self.note(cuda, hip, recs))
-        rule["library"] = lib.cuda_lib
+        rule = self.d.mapped_rule(cuda, hip, kind, header, self.note(hip, recs, why))
+        rule["library"] = library
         rule["rewrite_code"] = "HC027"
         if kind == "function" and (params := self.params(recs)):
             rule["params"] = params
@@ -142,14 +154,13 @@ class LegacyTwins:
             return None
         return forms[0]
 
-    def note(self, cuda: str, hip: str, recs: list[Record]) -> str:
+    def note(self, hip: str, recs: list[Record], why: str | None) -> str:
         runs = self.inv.runs(hip)
         spans = ", ".join(f"{a}-{RELEASES[RELEASES.index(b) - 1]}" if b else f"{a}-{RELEASES[-1]}" for a, b in runs)
         spans = re.sub(r"\b(\d+\.\d+)-\1\b", r"\1", spans)
         title = _TITLES.get(recs[0]["lib"], recs[0]["lib"])
         dep = self.d.hip_deprecation(hip)
-        return (
-            f"a legacy name, in no CUDA 11.8-13.0 inventory (removed from CUDA before 11.8, or {title}'s own); "
-            f"{title} declares "
-            f"{hip} in ROCm {spans}" + (f", deprecated from {dep}" if dep else "")
+        why = why or f"removed from CUDA before 11.8, or {title}'s own extension"
+        return f"a legacy name, in no CUDA 11.8-13.0 inventory ({why}); {title} declares {hip} in ROCm {spans}" + (
+            f", deprecated from {dep}" if dep else ""
         )
