@@ -575,6 +575,24 @@ CODES = _codes(
             argv=("scan", "example.cu"),
         ),
     ),
+    Code(
+        "HC322",
+        Severity.WARNING,
+        "shuffle with an explicit width below 64 in a function that numbers lanes % warpSize: the two agree "
+        "only on 32-lane warps",
+        "number the lanes modulo the shuffle's width (`threadIdx.x % 32` beside width 32), or shuffle over the "
+        "whole wavefront (width warpSize) and loop to warpSize",
+        example=Example(
+            "__device__ int scan(int v) {\n  int lane = threadIdx.x % warpSize;\n"
+            "  for (int i = 1; i < 32; i *= 2) {\n    int n = __shfl_up_sync(0xffffffff, v, i, 32);\n"
+            "    if (lane >= i) v += n;\n  }\n  return v;\n}\n",
+            "example.cu:4:46: warning[HC322 wavefront.warpsize-lane-beside-width]: __shfl_up_sync shuffles within "
+            "segments of 32 lanes, but the function numbers lanes `% warpSize` (0-63 on a 64-wide wavefront): "
+            "lane 40 is lane 8 of its segment, so a lane test reads the wrong position (number lanes `% 32` as "
+            "well, or shuffle over warpSize)",
+            argv=("scan", "example.cu"),
+        ),
+    ),
     # build files (hipconv/buildfiles/) and `hipconv build`
     Code(
         "HC401",
