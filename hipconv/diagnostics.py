@@ -325,6 +325,24 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC023",
+        Severity.ERROR,
+        "a null argument the CUDA library call accepts, with a meaning, that the HIP call rejects (cuSOLVER's getrs "
+        "with a NULL pivot array): translated, but it fails at run time",
+        hint="pass what the HIP function documents instead (a device array of the identity permutation 1..n for "
+        "a getrs without pivoting); `hipconv rules show NAME` names the contract",
+        example=Example(
+            "void solve(cusolverDnHandle_t h, int n, const float *LU, float *b, int *info) {\n"
+            "  cusolverDnSgetrs(h, CUBLAS_OP_N, n, 1, LU, n, NULL, b, n, info);\n"
+            "}\n",
+            "example.cu:2:49: error[HC023 cusolver.cusolverDnSgetrs@6.0]: cusolverDnSgetrs's devIpiv is NULL: "
+            "cuSOLVER's getrs applies no row interchanges when devIpiv is NULL (the factors of a getrf without "
+            "pivoting); hipSOLVER passes it to rocSOLVER's getrs, which rejects a null ipiv: the call returns an "
+            "invalid-value status and B is left unsolved (pass a device array holding 1..n, the identity "
+            "permutation) (translated to hipsolverDnSgetrs; fix by hand)",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
