@@ -343,6 +343,36 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC024",
+        Severity.WARNING,
+        "a surface function's boundary-mode argument (trap or zero) dropped: HIP's take none; accesses inside the "
+        "surface are the same, an out-of-range one is not trapped or zeroed as CUDA does",
+        hint="keep the coordinates inside the surface, or test them before the call",
+        example=Example(
+            "__global__ void k(cudaSurfaceObject_t s) {\n"
+            "  surf2Dwrite(1.0f, s, threadIdx.x * 4, 0, cudaBoundaryModeTrap);\n"
+            "}\n",
+            "example.cu:2:3: warning[HC024]: surf2Dwrite's boundary mode cudaBoundaryModeTrap: HIP's surf2Dwrite "
+            "takes none (5.2 ignores it; ROCm 6 has no parameter): dropped; accesses inside the surface are the "
+            "same, an out-of-range access no longer traps",
+        ),
+    ),
+    Code(
+        "HC025",
+        Severity.ERROR,
+        "a surface function's boundary mode that HIP cannot honour (cudaBoundaryModeClamp, or a mode given by a "
+        "variable): the argument is left in place (ROCm 6 does not compile it; 5.2 ignores it)",
+        hint="clamp the coordinates to the surface before the call, then drop the argument",
+        example=Example(
+            "__global__ void k(cudaSurfaceObject_t s, float *out) {\n"
+            "  surf2Dread(out, s, -4, 0, cudaBoundaryModeClamp);\n"
+            "}\n",
+            "example.cu:2:3: error[HC025]: surf2Dread's boundary mode cudaBoundaryModeClamp: HIP's surf2Dread takes "
+            "none (5.2 ignores it; ROCm 6 has no parameter), so accesses outside the surface compute otherwise; the "
+            "argument is left in place: clamp the coordinates before the call and drop it",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
