@@ -373,6 +373,26 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC026",
+        Severity.WARNING,
+        "32-bit full lane mask widened to all 64 lanes in a function that returns early above the call: where "
+        "part of a wavefront returned, ROCm's *_sync mask check traps (builds without NDEBUG)",
+        hint="pass __activemask() (the lanes that run the call), or keep every lane of the wavefront in the "
+        "function until the call",
+        example=Example(
+            "__device__ float half_warp(float v) {\n"
+            "  if (threadIdx.x >= 32) return v;\n"
+            "  return v + __shfl_xor_sync(0xffffffff, v, 1);\n"
+            "}\n",
+            "example.cu:3:30: warning[HC026 device.shfl-xor-sync]: 32-bit full lane mask 0xffffffff (all 32 lanes "
+            "of a CUDA warp) written as 0xffffffffffffffffull, all 64 lanes of a wavefront, as ROCm's "
+            "__shfl_xor_sync needs, but the function returns early above it (line 2): where threads of one "
+            "wavefront return and others reach the call (a CUDA warp returning as a whole is half a wavefront), "
+            "the mask names lanes that do not run it, and ROCm's mask check traps in builds without NDEBUG (pass "
+            "__activemask(), the lanes that run the call)",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
