@@ -325,6 +325,74 @@ CODES = _codes(
         ),
     ),
     Code(
+        "HC023",
+        Severity.ERROR,
+        "a null argument the CUDA library call accepts, with a meaning, that the HIP call rejects (cuSOLVER's getrs "
+        "with a NULL pivot array): translated, but it fails at run time",
+        hint="pass what the HIP function documents instead (a device array of the identity permutation 1..n for "
+        "a getrs without pivoting); `hipconv rules show NAME` names the contract",
+        example=Example(
+            "void solve(cusolverDnHandle_t h, int n, const float *LU, float *b, int *info) {\n"
+            "  cusolverDnSgetrs(h, CUBLAS_OP_N, n, 1, LU, n, NULL, b, n, info);\n"
+            "}\n",
+            "example.cu:2:49: error[HC023 cusolver.cusolverDnSgetrs@6.0]: cusolverDnSgetrs's devIpiv is NULL: "
+            "cuSOLVER's getrs applies no row interchanges when devIpiv is NULL (the factors of a getrf without "
+            "pivoting); hipSOLVER passes it to rocSOLVER's getrs, which rejects a null ipiv: the call returns an "
+            "invalid-value status and B is left unsolved (pass a device array holding 1..n, the identity "
+            "permutation) (translated to hipsolverDnSgetrs; fix by hand)",
+        ),
+    ),
+    Code(
+        "HC024",
+        Severity.WARNING,
+        "a surface function's boundary-mode argument (trap or zero) dropped: HIP's take none; accesses inside the "
+        "surface are the same, an out-of-range one is not trapped or zeroed as CUDA does",
+        hint="keep the coordinates inside the surface, or test them before the call",
+        example=Example(
+            "__global__ void k(cudaSurfaceObject_t s) {\n"
+            "  surf2Dwrite(1.0f, s, threadIdx.x * 4, 0, cudaBoundaryModeTrap);\n"
+            "}\n",
+            "example.cu:2:3: warning[HC024]: surf2Dwrite's boundary mode cudaBoundaryModeTrap: HIP's surf2Dwrite "
+            "takes none (5.2 ignores it; ROCm 6 has no parameter): dropped; accesses inside the surface are the "
+            "same, an out-of-range access no longer traps",
+        ),
+    ),
+    Code(
+        "HC025",
+        Severity.ERROR,
+        "a surface function's boundary mode that HIP cannot honour (cudaBoundaryModeClamp, or a mode given by a "
+        "variable): the argument is left in place (ROCm 6 does not compile it; 5.2 ignores it)",
+        hint="clamp the coordinates to the surface before the call, then drop the argument",
+        example=Example(
+            "__global__ void k(cudaSurfaceObject_t s, float *out) {\n"
+            "  surf2Dread(out, s, -4, 0, cudaBoundaryModeClamp);\n"
+            "}\n",
+            "example.cu:2:3: error[HC025]: surf2Dread's boundary mode cudaBoundaryModeClamp: HIP's surf2Dread takes "
+            "none (5.2 ignores it; ROCm 6 has no parameter), so accesses outside the surface compute otherwise; the "
+            "argument is left in place: clamp the coordinates before the call and drop it",
+        ),
+    ),
+    Code(
+        "HC026",
+        Severity.WARNING,
+        "32-bit full lane mask widened to all 64 lanes in a function that returns early above the call: where "
+        "part of a wavefront returned, ROCm's *_sync mask check traps (builds without NDEBUG)",
+        hint="pass __activemask() (the lanes that run the call), or keep every lane of the wavefront in the "
+        "function until the call",
+        example=Example(
+            "__device__ float half_warp(float v) {\n"
+            "  if (threadIdx.x >= 32) return v;\n"
+            "  return v + __shfl_xor_sync(0xffffffff, v, 1);\n"
+            "}\n",
+            "example.cu:3:30: warning[HC026 device.shfl-xor-sync]: 32-bit full lane mask 0xffffffff (all 32 lanes "
+            "of a CUDA warp) written as 0xffffffffffffffffull, all 64 lanes of a wavefront, as ROCm's "
+            "__shfl_xor_sync needs, but the function returns early above it (line 2): where threads of one "
+            "wavefront return and others reach the call (a CUDA warp returning as a whole is half a wavefront), "
+            "the mask names lanes that do not run it, and ROCm's mask check traps in builds without NDEBUG (pass "
+            "__activemask(), the lanes that run the call)",
+        ),
+    ),
+    Code(
         "HC101",
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
@@ -572,6 +640,24 @@ CODES = _codes(
             "cudaFuncSetCacheConfig(kernel, cudaFuncCachePreferShared);",
             "example.cu:1:1: warning[HC316 amd.ignored-func-config]: cudaFuncSetCacheConfig is accepted and "
             "ignored by HIP on AMD GPUs",
+            argv=("scan", "example.cu"),
+        ),
+    ),
+    Code(
+        "HC322",
+        Severity.WARNING,
+        "shuffle with an explicit width below 64 in a function that numbers lanes % warpSize: the two agree "
+        "only on 32-lane warps",
+        "number the lanes modulo the shuffle's width (`threadIdx.x % 32` beside width 32), or shuffle over the "
+        "whole wavefront (width warpSize) and loop to warpSize",
+        example=Example(
+            "__device__ int scan(int v) {\n  int lane = threadIdx.x % warpSize;\n"
+            "  for (int i = 1; i < 32; i *= 2) {\n    int n = __shfl_up_sync(0xffffffff, v, i, 32);\n"
+            "    if (lane >= i) v += n;\n  }\n  return v;\n}\n",
+            "example.cu:4:46: warning[HC322 wavefront.warpsize-lane-beside-width]: __shfl_up_sync shuffles within "
+            "segments of 32 lanes, but the function numbers lanes `% warpSize` (0-63 on a 64-wide wavefront): "
+            "lane 40 is lane 8 of its segment, so a lane test reads the wrong position (number lanes `% 32` as "
+            "well, or shuffle over warpSize)",
             argv=("scan", "example.cu"),
         ),
     ),

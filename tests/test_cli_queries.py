@@ -142,6 +142,7 @@ RECORD_KEYS = [
     "optional",
     "fill",
     "casts",
+    "contracts",
     "uncalled",
     "tag",
     "tagless",
@@ -169,6 +170,15 @@ def test_rules_list_json_has_every_rule_with_stable_keys() -> None:
     assert malloc["cuda"] == "cudaMalloc" and malloc["hip"] == "hipMalloc"
     assert (malloc["library"], malloc["kind"], malloc["status"]) == ("cudart", "function", "supported")
     assert malloc["rocm"]["removed"] is None and malloc["origin"].startswith("rules/")
+
+
+def test_rules_show_json_names_a_null_argument_contract() -> None:
+    """cuSOLVER's getrs takes a NULL pivot array (no interchanges); the hipSOLVER call it becomes rejects it."""
+    records = json.loads(run_cli("rules", "show", "cusolverDnDgetrs", "--json").stdout)["rules"]
+    translated = [r for r in records if r["hip"]]
+    assert translated and all("rocSOLVER" in r["contracts"]["devIpiv"] for r in translated)
+    getrf = json.loads(run_cli("rules", "show", "cusolverDnDgetrf", "--json").stdout)["rules"]
+    assert all(r["contracts"] == {} for r in getrf)
 
 
 def test_rules_list_json_filters() -> None:

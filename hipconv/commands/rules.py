@@ -18,6 +18,7 @@ from hipconv.errors import HipconvError
 from hipconv.output import write_atomic
 from hipconv.resources import carried_from, hip_headers, hip_names, span_text, templates_dir
 from hipconv.rules import load_ruleset
+from hipconv.rules.contracts import contracts
 from hipconv.rules.coverage import Coverage, coverage, load_symbols
 from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, VersionRange
 from hipconv.settings import Version
@@ -90,6 +91,8 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "optional": list(rule.optional),
         "fill": dict(rule.fill),
         "casts": dict(rule.casts),
+        # null arguments CUDA accepts and HIP rejects (hipconv/data/library.contracts; HC023)
+        "contracts": {c.param: c.note for c in contracts().get(rule.cuda, ())} if rule.hip else {},
         "uncalled": rule.uncalled,
         "tag": rule.tag or None,
         "tagless": rule.tagless,

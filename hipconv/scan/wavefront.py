@@ -195,7 +195,13 @@ def _loop_from_16(view: FileView, loop: ForLoop) -> int | None:
     return start
 
 
-@check("HC304", "wavefront.ballot-32bit", words=("__ballot_sync", "__ballot", "__activemask"))
+# the lane masks a warp builtin returns: votes, the active lanes, and the peers of a match (__match_any_sync's
+# result, __match_all_sync's), all 64 bits on AMD
+@check(
+    "HC304",
+    "wavefront.ballot-32bit",
+    words=("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"),
+)
 def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`unsigned m = __ballot_sync(...)`, `__popc(__ballot_sync(...))`, `__popc(m)` of a name given a vote,
     and a vote compared with a 32-bit full mask (`__activemask() == 0xffffffff`)."""

@@ -12,6 +12,7 @@ from hipconv.translate.calls import pick_overload, reshape_call
 from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import keep_comments
 from hipconv.translate.compat import shim_use
+from hipconv.translate.contracts import check_contracts, contracted_names
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
@@ -28,6 +29,7 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
     starts, ends = tokens.starts, tokens.ends
     uses_api = False
     consumed = 0  # the end of the last qualified name rewritten: its inner names are done
+    contracted = contracted_names(words)  # functions of the file with an argument contract (usually none)
     for i in identifier_tokens(tokens, words & c.table.names):
         start = starts[i]
         if (
@@ -56,14 +58,10 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
             resolution, rule = picked, picked.rule
         if rule is None or not resolution.rewrites:
             _not_rewritten(c, i, last, name, resolution)
-        elif rule.params is not None and (called or not rule.uncalled):
-            reshape_call(c, i, rule, resolution)
-        elif rule.tag is not None:  # a tag, or "" (tagless)
-            _type_use(c, i, last, name, resolution, rule)
-        elif rule.defined_only and not _tested_for_definition(c, i, name):
-            _leave_value_use(c, i, name, rule)
         else:
-            apply_resolution(c, start, ends[last], name, resolution, rename=True)
+            if called and name in contracted:
+                check_contracts(c, last, name, rule)
+            _rewrite(c, i, last, name, resolution, called=called)
     return uses_api
 
 
@@ -73,6 +71,20 @@ def _other_use(tokens: Tokens, i: int, last: int, name: str, rule: Rule | None) 
     if rule is not None and rule.kind is RuleKind.NAMESPACE:
         return not _used_as_namespace(tokens, i, last)
     return name == TEXTURE and not template_use(tokens, i)
+
+
+def _rewrite(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution, *, called: bool) -> None:
+    """The use of a name the target has a HIP counterpart for: a call reshaped, a type, a macro, a rename."""
+    rule = resolution.rule
+    assert rule is not None
+    if rule.params is not None and (called or not rule.uncalled):
+        reshape_call(c, i, rule, resolution)
+    elif rule.tag is not None:  # a tag, or "" (tagless)
+        _type_use(c, i, last, name, resolution, rule)
+    elif rule.defined_only and not _tested_for_definition(c, i, name):
+        _leave_value_use(c, i, name, rule)
+    else:
+        apply_resolution(c, c.tokens.starts[i], c.tokens.ends[last], name, resolution, rename=True)
 
 
 def _not_rewritten(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution) -> None:

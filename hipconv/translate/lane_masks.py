@@ -10,6 +10,7 @@ import bisect
 
 from hipconv.rules.model import Rule
 from hipconv.translate.collector import MatchCollector
+from hipconv.translate.early_returns import return_above
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.mask_names import MaskName, mask_name, narrow_declaration
@@ -20,7 +21,8 @@ FULL_MASK_64 = "0xffffffffffffffffull"
 # The translator's verdicts on the value of a lane mask, at the mask argument: 32 bits and not fixed
 # (HC101), dropped (HC102), widened to the full wavefront mask (HC104). HC103 is no verdict: the
 # value could not be seen.
-MASK_VERDICTS = frozenset({"HC101", "HC102", "HC104"})
+# HC026: widened as HC104, in a function that returns early above the call.
+MASK_VERDICTS = frozenset({"HC101", "HC102", "HC104", "HC026"})
 
 
 def widen(literal: IntLiteral) -> tuple[str, str]:
@@ -106,7 +108,7 @@ def _verdict(rule: Rule, text: str, literal: IntLiteral) -> tuple[str, str, str]
 
 def _widen_here(c: MatchCollector, rule: Rule, span: Span, literal: IntLiteral, text: str) -> None:
     widened, code, message = _verdict(rule, text, literal)
-    c.diag(span[0], code, message, rule, about_api=False)
+    _report_verdict(c, rule, span, code, message)
     c.edits.append(Edit.replace(span[0], span[1], widened, mask_rule_id(rule.id)))
 
 
@@ -116,7 +118,7 @@ def _widen_definition(c: MatchCollector, rule: Rule, span: Span, named: MaskName
     tokens = c.tokens
     widened, code, message = _verdict(rule, shown, named.value)
     where = f"; widened where it is defined ({named.where}), since every use of it is a lane mask"
-    c.diag(span[0], code, message + where, rule, about_api=False)
+    _report_verdict(c, rule, span, code, message + where)
     if named.name < 0 or named.name in c.widened_definitions:
         return
     c.widened_definitions.add(named.name)
@@ -127,12 +129,30 @@ def _widen_definition(c: MatchCollector, rule: Rule, span: Span, named: MaskName
         c.edits.append(Edit.replace(tokens.starts[first], tokens.ends[last], named.wider_type(tokens), rule_id))
 
 
+def _report_verdict(c: MatchCollector, rule: Rule, span: Span, code: str, message: str) -> None:
+    """The verdict on a widened literal mask; a full mask widened in a function that returns early above the
+    call is HC026: the lanes that returned are named by the mask and do not run the call."""
+    tokens = c.tokens
+    early = return_above(tokens, bisect.bisect_left(tokens.starts, span[0])) if code == "HC104" else None
+    if early is not None:
+        line = c.source.line_col(tokens.starts[early])[0]
+        code = "HC026"
+        message += (
+            f", but the function returns early above it (line {line}): where threads of one wavefront return "
+            "and others reach the call (a CUDA warp returning as a whole is half a wavefront), the mask names "
+            "lanes that do not run it, and ROCm's mask check traps in builds without NDEBUG (pass "
+            "__activemask(), the lanes that run the call)"
+        )
+    c.diag(span[0], code, message, rule, about_api=False)
+
+
 def _cast_here(c: MatchCollector, rule: Rule, span: Span, shown: str, why: str) -> None:
     """A 32-bit mask whose definition cannot be widened (`why`): it stays, and the call gets it cast to 64
     bits, lanes 0-31 only (HC101), so that the call compiles."""
     message = (
         f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; {why}, so it is cast to "
-        f"the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only"
+        f"the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only: where lanes 32-63 run the call "
+        "too, ROCm's mask check traps in builds without NDEBUG"
     )
     c.diag(span[0], "HC101", message, rule, about_api=False)
     cast = f"static_cast<unsigned long long>({c.tokens.body[span[0] : span[1]].decode()})"

@@ -29,6 +29,7 @@ from hipconv.translate.nvcc_syntax import glued_keyword, match_nvcc_syntax, may_
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.redefinitions import match_redefinitions
 from hipconv.translate.source import SourceFile
+from hipconv.translate.surfaces import match_surface_modes
 from hipconv.translate.syntax import Span
 from hipconv.translate.texture_refs import match_texture_fetches
 from hipconv.translate.unknown_api import match_unknown_api
@@ -128,6 +129,7 @@ def _match_code(
     match_aliased(c, skip, words)
     match_half_atomics(c, words)
     match_texture_fetches(c, words)
+    match_surface_modes(c, words)
     match_unknown_api(c, skip, words, directives, project.names.get(c.source.path, frozenset()))
     if nvcc_compiles:  # a host compiler's files are its own business
         match_nvcc_syntax(c, skip, words, directives.defined)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hipconv.errors import RuleSchemaError
 from tools.derive import __doc__ as DOC
+from tools.derive.contracts import write_contracts
 from tools.derive.core import Family
 from tools.derive.curated import Curated
 from tools.derive.families import check_rules, derive
@@ -82,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     inv = Inventory.load(args.inventory)
     run = derive(inv, cur)
+    write_contracts(run.deriver, run.families, REPO / "hipconv" / "data")
     problems = run.deriver.problems + check_rules(run.families, inv)
     written = write_rules(run.families, REPO / "rules")
     symbols, missing_twins = symbol_rows(run.deriver, run.families)

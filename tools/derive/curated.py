@@ -146,6 +146,10 @@ COOPERATIVE_GROUPS = Entry(
     sections={"bases": Section(value=_NAMES), "aliases": Section(CG_ALIAS), "requires_define": Section()},
     required=("bases", "note"),
 )
+# contracts: a CUDA function -> the pointer parameters it accepts as null (with a meaning) that the HIP function
+# its rule writes rejects or reads otherwise (tools/derive/contracts.py): `not_null` the parameters, `note` what
+# each side does with the null pointer, and where that is documented
+CONTRACT = Entry({"not_null": _NAMES, "note": _STRING}, required=("not_null", "note"))
 DOCUMENT = Entry(
     {
         "mappings": _MAPPING,
@@ -166,6 +170,7 @@ DOCUMENT = Entry(
         "compat": _MAPPING,
         "conversions": _MAPPING,
         "cooperative_groups": _MAPPING,
+        "contracts": _MAPPING,
     },
     sections={
         "mappings": Section(MAPPING),
@@ -185,6 +190,7 @@ DOCUMENT = Entry(
         "twins": Section(TWIN),
         "compat": Section(COMPAT),
         "conversions": Section(CONVERSION),
+        "contracts": Section(CONTRACT),
     },
     entries={"cudnn": CUDNN, "cooperative_groups": COOPERATIVE_GROUPS},
 )

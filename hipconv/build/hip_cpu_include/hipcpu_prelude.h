@@ -31,4 +31,38 @@ inline unsigned __lane_id() noexcept {
   return threadIdx.x % warpSize;
 }
 
+// ROCm's shuffles with a width below 64 (amd_warp_functions.h): the wavefront is cut into segments of
+// `width` lanes and each lane reads within its own. HIP-CPU's compare the source index with the width
+// instead of the segment's end, so every lane past the first segment gets its own value back. These
+// pick ROCm's source lane and shuffle over the whole wavefront; HIP-CPU's names are templates with the
+// same parameters, so the stand-ins take the names by function-like macros (a call `(__shfl)(v, i)`
+// reaches HIP-CPU's own).
+template <class T>
+inline T hipcpu_shfl(T var, int src_lane, int width = warpSize) noexcept {
+  int self = __lane_id();
+  return (__shfl)(var, (src_lane & (width - 1)) + (self & ~(width - 1)));
+}
+template <class T>
+inline T hipcpu_shfl_up(T var, unsigned lane_delta, int width = warpSize) noexcept {
+  int self = __lane_id();
+  int index = self - static_cast<int>(lane_delta);
+  return (__shfl)(var, index < (self & ~(width - 1)) ? self : index);
+}
+template <class T>
+inline T hipcpu_shfl_down(T var, unsigned lane_delta, int width = warpSize) noexcept {
+  int self = __lane_id();
+  int index = self + static_cast<int>(lane_delta);
+  return (__shfl)(var, static_cast<int>((self & (width - 1)) + lane_delta) >= width ? self : index);
+}
+template <class T>
+inline T hipcpu_shfl_xor(T var, int lane_mask, int width = warpSize) noexcept {
+  int self = __lane_id();
+  int index = self ^ lane_mask;
+  return (__shfl)(var, index >= ((self + width) & ~(width - 1)) ? self : index);
+}
+#define __shfl(...) hipcpu_shfl(__VA_ARGS__)
+#define __shfl_up(...) hipcpu_shfl_up(__VA_ARGS__)
+#define __shfl_down(...) hipcpu_shfl_down(__VA_ARGS__)
+#define __shfl_xor(...) hipcpu_shfl_xor(__VA_ARGS__)
+
 #endif  // HIPCPU_PRELUDE_H
