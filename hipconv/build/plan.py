@@ -13,11 +13,11 @@ import os
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hipconv.build.children import Children, in_parallel
 from hipconv.build.cmakeflags import cmake_flags
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.build.included import included_sources, nearest_first
@@ -278,20 +278,18 @@ def compile_commands(units: Sequence[Unit]) -> list[dict[str, Any]]:
 
 
 def compile_units(units: Sequence[Unit], env: Mapping[str, str], *, jobs: int) -> Iterator[UnitResult]:
-    """Compile every unit, `jobs` at a time; yields results as they finish."""
+    """Compile every unit, `jobs` at a time; yields results as they finish (interrupted, it ends the
+    compilers still running, with their children: children.in_parallel)."""
     for unit in units:
         if unit.output:
             os.makedirs(os.path.dirname(unit.output), exist_ok=True)
 
-    def one(unit: Unit) -> UnitResult:
-        done = run_hipcc(unit.command, env, cwd=unit.directory)
+    def one(unit: Unit, children: Children) -> UnitResult:
+        done = run_hipcc(unit.command, env, cwd=unit.directory, children=children)
         diagnostics = parse_diagnostics(done.output)
         return UnitResult(unit, done.returncode == 0, done.seconds, diagnostics, done.output, done.returncode)
 
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        futures = [pool.submit(one, unit) for unit in units]
-        for future in as_completed(futures):
-            yield future.result()
+    yield from in_parallel(one, units, jobs=jobs)
 
 
 # ---------------------------------------------------------------- grouping failures

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from rich.console import Console
 
+from hipconv.build.children import Children
 from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
 from hipconv.build.plan import (
@@ -180,11 +181,12 @@ def _run_all(
 
 def run_program(binary: str, cwd: Path, timeout: float) -> Ran:
     """Run one program in the folder of its main file (where it finds its data), its standard output saved
-    to BINARY.out and its standard error to BINARY.err."""
+    to BINARY.out and its standard error to BINARY.err; interrupted or past `timeout`, it is killed with the
+    processes it started."""
     saved = binary + ".out"
     try:
         with open(saved, "wb") as out, open(binary + ".err", "wb") as err:
-            done = subprocess.run([binary], cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, timeout=timeout)
+            done = Children().run([binary], env=os.environ, cwd=cwd, stdout=out, stderr=err, timeout=timeout)
     except subprocess.TimeoutExpired:
         return Ran(-1, saved, f"did not finish in {timeout:g} s (--run-timeout)")
     except OSError as exc:
