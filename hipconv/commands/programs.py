@@ -46,6 +46,10 @@ from hipconv.settings import KernelLaunch
 
 CPU_RELEASE = "5.2"  # the ROCm release whose HIP HIP-CPU implements (it predates the *_sync builtins)
 STAGE = {"hip-cpu": ".hipconv-cpu", "nvidia": ".hipconv-nvidia"}
+LACKS = {  # what the compiler that failed lacks, for a HIP name hipconv wrote (plan.explain)
+    "hip-cpu": "HIP-CPU, which implements only part of HIP, does not declare it",
+    "nvidia": "HIP's NVIDIA-platform headers do not declare it",
+}
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
         results, linked = _compile_and_link(toolchain, units, programs, stage, plain, request.jobs, console)
     except OSError as exc:
         raise OutputUnwritable(Path(os.fsdecode(exc.filename)) if exc.filename else stage, exc) from None
-    groups = group_failures(results, ruleset, MissingHeaders(ruleset, tree=tree))
+    groups = group_failures(results, ruleset, MissingHeaders(ruleset, tree=tree), LACKS[request.backend])
     done = [ProgramResult(p, linked.get(p.name)) for p in programs]
     if request.run:
         done = _run_all(done, tree, request, environ)

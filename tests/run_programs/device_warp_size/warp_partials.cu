@@ -9,7 +9,8 @@
 
 __global__ void warp_sums(const int* in, int* partial) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  atomicAdd(&partial[i / warpSize], in[i]);
+  int warp = i / warpSize;
+  atomicAdd(&partial[warp], in[i]);
 }
 
 int main() {
