@@ -770,6 +770,36 @@ CODES = _codes(
             note="needs a HIP-CPU checkout, whose path the example cannot know; tests/test_cpu_build.py runs it",
         ),
     ),
+    Code(
+        "HC422",
+        Severity.ERROR,
+        "translation unit or program does not build on the CPU (the host C++ compiler against HIP-CPU)",
+        hint="an unported API or a missing header fails with hipcc too; what HIP-CPU lacks of ROCm's HIP "
+        "(a runtime call such as hipDeviceGetAttribute, a device function) fails only here: build that program "
+        "on a GPU",
+        example=Example(
+            "int main() { int v; return cudaDeviceGetAttribute(&v, cudaDevAttrWarpSize, 0); }",
+            "error[HC422]: 1 TU fails because of hipDeviceGetAttribute (translated from cuDeviceGetAttribute / "
+            "cudaDeviceGetAttribute; HIP-CPU, which implements only part of HIP, does not declare it)",
+            argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU"),
+            file="src/example.cu",
+            note="needs a HIP-CPU checkout, whose path the example cannot know; tests/test_cpu_build.py runs it",
+        ),
+    ),
+    Code(
+        "HC423",
+        Severity.ERROR,
+        "translation unit or program does not build with nvcc against HIP's NVIDIA-platform headers",
+        hint="HIP's NVIDIA-platform headers must match the CUDA release (HIP 5.2's do not compile with CUDA 13)",
+        example=Example(
+            "int main() { return cudaCtxResetPersistingL2Cache(); }",
+            "error[HC423]: 1 TU fails because of cudaCtxResetPersistingL2Cache (CUDA cudart API with no HIP "
+            "equivalent: unported)",
+            argv=("build", "src", "-o", "hip", "--backend", "nvidia"),
+            file="src/example.cu",
+            note="needs nvcc and HIP's NVIDIA-platform headers",
+        ),
+    ),
 )
 
 

@@ -444,6 +444,7 @@ def test_help_shows_the_defaults() -> None:
 DOCS = REPO / "docs" / "verify-a-port.md"
 RECORDED = "saxpy on 1048576 elements\nkernel time: 0.118 ms\nbandwidth: 106.6 GB/s\nchecksum = 1.83243275\n"
 RECORDED += "max error = 0\nResult = PASS\n"
+PORT_OUTPUT = "hip/.hipconv-cpu/bin/saxpy.out"  # where `hipconv build --backend hip-cpu --run` saves src/saxpy.cu's
 
 
 def blocks(language: str) -> list[str]:
@@ -475,13 +476,13 @@ def yaml_workflow() -> dict[Any, Any]:
 
 @pytest.fixture
 def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """expected/saxpy.txt and actual/saxpy.txt as the page's example has them, in the working directory."""
+    """expected/saxpy.txt and the port's output as the page's example has them, in the working directory."""
     (tmp_path / "expected").mkdir()
-    (tmp_path / "actual").mkdir()
+    (tmp_path / PORT_OUTPUT).parent.mkdir(parents=True)
     (tmp_path / "expected" / "saxpy.txt").write_text(RECORDED)
     actual = RECORDED.replace("0.118 ms", "41.9 ms").replace("106.6 GB/s", "0.3 GB/s").replace("PASS", "FAIL")
     actual = actual.replace("1.83243275", "1.83251953") + "warning: 3 blocks retried\n"
-    (tmp_path / "actual" / "saxpy.txt").write_text(actual)
+    (tmp_path / PORT_OUTPUT).write_text(actual)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -492,23 +493,97 @@ def test_docs_commands_run_as_shown(recorded: Path) -> None:
     shown_output = blocks("text")[0]
     for words, piped, redirect in commands:
         if piped:
-            done = cli(*words, stdin=(recorded / "actual" / "saxpy.txt").read_bytes(), cwd=recorded)
+            done = cli(*words, stdin=(recorded / PORT_OUTPUT).read_bytes(), cwd=recorded)
             code, stdout = done.returncode, done.stdout
         else:
             result = run_cli(*words)
             code, stdout = result.code, result.stdout
         assert code == 1, words  # the example's port prints FAIL where CUDA printed PASS
-        if words == ["compare", "expected/saxpy.txt", "actual/saxpy.txt"]:
+        if words == ["compare", "expected/saxpy.txt", PORT_OUTPUT]:
             assert stdout.decode() == shown_output
         if redirect:
             (recorded / redirect).write_bytes(stdout)
             assert json.loads(stdout)["shown"][1]["kind"] == "verdict"
 
 
+SAXPY = r"""// y = 2x + y, as the page's saxpy: a checksum, a timing and a verdict
+#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void saxpy(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+
+int main() {
+  const int n = 1 << 16;
+  static float x[n], y[n];
+  for (int i = 0; i < n; ++i) {
+    x[i] = (i % 16) / 16.0f;
+    y[i] = 1.0f;
+  }
+  float *dx, *dy;
+  cudaMalloc(&dx, sizeof(x));
+  cudaMalloc(&dy, sizeof(y));
+  cudaMemcpy(dx, x, sizeof(x), cudaMemcpyHostToDevice);
+  cudaMemcpy(dy, y, sizeof(y), cudaMemcpyHostToDevice);
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  cudaEventRecord(start);
+  saxpy<<<(n + 255) / 256, 256>>>(n, 2.0f, dx, dy);
+  cudaEventRecord(stop);
+  cudaEventSynchronize(stop);
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  cudaMemcpy(y, dy, sizeof(y), cudaMemcpyDeviceToHost);
+  double sum = 0, error = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += y[i];
+    double e = y[i] - (2.0 * x[i] + 1.0);
+    error = e > error ? e : (-e > error ? -e : error);
+  }
+  printf("saxpy on %d elements\nkernel time: %.3f ms\n", n, ms);
+  printf("bandwidth: %.1f GB/s\n", 3.0 * sizeof(float) * n / (ms > 0 ? ms : 1e-3) / 1e6);
+  printf("checksum = %.9g\nmax error = %g\nResult = %s\n", sum / n, error, error == 0 ? "PASS" : "FAIL");
+  cudaFree(dx);
+  cudaFree(dy);
+  return error == 0 ? 0 : 1;
+}
+"""
+SAXPY_RECORDED = "saxpy on 65536 elements\nkernel time: 0.021 ms\nbandwidth: 37.4 GB/s\nchecksum = 1.9375\n"
+SAXPY_RECORDED += "max error = 0\nResult = PASS\n"  # what the CUDA build prints: 1 + 2 * mean(x), x = 0/16 .. 15/16
+
+
+def test_docs_build_and_compare_run_as_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's first block, steps 2-5: its `hipconv build` (with this machine's HIP-CPU for ~/HIP-CPU)
+    builds and runs a small saxpy of our own, and its `hipconv compare` finds the output equal to the one
+    recorded for CUDA (the timing lines differ)."""
+    from test_hip_cpu import HIP_CPU, missing_tools
+
+    reason = missing_tools()
+    if reason is not None:
+        pytest.skip(reason)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "saxpy.cu").write_text(SAXPY)
+    (tmp_path / "expected").mkdir()
+    (tmp_path / "expected" / "saxpy.txt").write_text(SAXPY_RECORDED)
+    monkeypatch.chdir(tmp_path)
+    commands = [shlex.split(line, comments=True) for line in blocks("sh")[0].splitlines()]
+    (build,) = [words[1:] for words in commands if words[:2] == ["hipconv", "build"]]
+    (compare,) = [words[1:] for words in commands if words[:2] == ["hipconv", "compare"]]
+    built = run_cli(*[str(HIP_CPU.parent) if word == "~/HIP-CPU" else word for word in build])
+    assert built.code == 0, built.stderr
+    assert f"ran: saxpy: exit 0 (output in {PORT_OUTPUT})" in built.stderr.splitlines(), built.stderr
+    result = run_cli(*compare)
+    assert result.code == 0, result.stdout.decode() + result.stderr
+    assert "Result = PASS" in (tmp_path / PORT_OUTPUT).read_text()
+
+
 def test_docs_json_example_is_what_compare_prints(recorded: Path) -> None:
     """The page's JSON is the output for its example, where only the checksum differs."""
-    (recorded / "actual" / "saxpy.txt").write_text(RECORDED.replace("1.83243275", "1.83251953"))
-    result = run_cli("compare", "expected/saxpy.txt", "actual/saxpy.txt", "--format", "json")
+    (recorded / PORT_OUTPUT).write_text(RECORDED.replace("1.83243275", "1.83251953"))
+    result = run_cli("compare", "expected/saxpy.txt", PORT_OUTPUT, "--format", "json")
     assert result.code == 1
     printed = json.loads(result.stdout)
     shown = json.loads(blocks("json")[0])

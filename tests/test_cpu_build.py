@@ -206,9 +206,9 @@ def test_scan_reports_no_hazard_in_the_passing_programs() -> None:
             assert not {code for _, code in scan_findings(cu) if re.fullmatch(r"HC3\d\d", code)}, cu
 
 
-@pytest.mark.parametrize("code", ["HC420", "HC421"])
+@pytest.mark.parametrize("code", ["HC420", "HC421", "HC422"])
 def test_the_code_example_prints_its_diagnostic(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The examples of `hipconv codes HC420|HC421`, with this machine's HIP-CPU for their `HIP-CPU`."""
+    """The examples of `hipconv codes HC420|HC421|HC422`, with this machine's HIP-CPU for their `HIP-CPU`."""
     reason = missing_tools()
     if reason is not None:
         pytest.skip(reason)
@@ -219,7 +219,7 @@ def test_the_code_example_prints_its_diagnostic(code: str, tmp_path: Path, monke
     (tmp_path / example.file).write_text(example.source + "\n")
     argv = [str(HIP_CPU.parent) if word == "HIP-CPU" else word for word in example.command_line]
     result = run_cli(*argv)
-    assert result.code == (1 if code == "HC421" else 0), result.stderr
+    assert result.code == (0 if code == "HC420" else 1), result.stderr
     assert example.diagnostic in result.stderr.splitlines(), result.stderr
 
 
@@ -246,6 +246,23 @@ def test_nvidia_without_hip_headers_stops_with_how_to_get_it(tmp_path: Path) -> 
     result = run_cli(*argv, "--hip-path", tmp_path)
     assert result.code == 2
     assert f"no HIP with NVIDIA-platform headers (include/hip/nvidia_detail) in --hip-path {tmp_path}" in result.stderr
+
+
+def test_a_tu_nvcc_rejects_is_reported_under_hc423(tmp_path: Path) -> None:
+    """A TU that fails with nvcc (a stand-in printing nvcc's error) is HC423's, not hipcc's HC410."""
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\necho 'x.cu(1): error: identifier \"cudaFoo\" is undefined'\nexit 1\n")
+    nvcc.chmod(0o755)
+    hip = tmp_path / "hip"
+    (hip / "include" / "hip" / "nvidia_detail").mkdir(parents=True)
+    (hip / "include" / "hip" / "nvidia_detail" / "nvidia_hip_runtime.h").write_text("")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "x.cu").write_text("int main() { return 0; }\n")
+    argv = ["build", tmp_path / "src", "-o", tmp_path / "out", "--backend", "nvidia", "--nvcc", nvcc]
+    result = run_cli(*argv, "--hip-path", hip)
+    assert result.code == 1, result.stderr
+    assert 'error[HC423]: 1 TU fails because of: identifier "cudaFoo" is undefined' in result.stderr.splitlines()
+    assert "HC410" not in result.stderr
 
 
 def test_nvidia_port_prints_the_expected_output(tmp_path: Path) -> None:

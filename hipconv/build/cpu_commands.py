@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hipconv.build.children import Children
 from hipconv.build.hipcc import ClangDiagnostic
 from hipconv.build.plan import HIP_SUFFIXES, Unit, UnitResult
 from hipconv.build.programs import Program
@@ -87,7 +88,7 @@ class Toolchain:
         partial = header.with_name(f"{header.name}.{os.getpid()}.tmp")
         command = [self.compiler, *self.flags, "-x", "c++-header", str(header), "-o", str(partial)]
         try:
-            done = subprocess.run(command, capture_output=True, env=dict(environ), timeout=_PCH_TIMEOUT_S, check=False)
+            done = Children().run(command, env=environ, timeout=_PCH_TIMEOUT_S)
             if done.returncode == 0:
                 os.replace(partial, f"{header}.gch")
         except (OSError, subprocess.TimeoutExpired):

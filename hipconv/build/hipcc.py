@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from hipconv.build.children import Children
 from hipconv.errors import ToolNotFound
 
 INSTALL_HINT = (
@@ -88,12 +89,18 @@ class Compiled(NamedTuple):
     seconds: float
 
 
-def run_hipcc(command: Sequence[str], env: Mapping[str, str], *, cwd: str, timeout: float = 1800) -> Compiled:
+def run_hipcc(
+    command: Sequence[str],
+    env: Mapping[str, str],
+    *,
+    cwd: str,
+    timeout: float = 1800,
+    children: Children | None = None,
+) -> Compiled:
+    """Run a compiler (in a process group of its own, among `children`: see hipconv/build/children.py)."""
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            list(command), env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout
-        )
+        done = (children or Children()).run(command, env=env, cwd=cwd, timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         text = (exc.output or b"").decode("utf-8", "replace")
         return Compiled(-1, text + f"\nhipconv: hipcc timed out after {timeout:.0f} s\n", time.monotonic() - started)

@@ -13,11 +13,11 @@ import os
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hipconv.build.children import Children, in_parallel
 from hipconv.build.cmakeflags import cmake_flags
 from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.build.included import included_sources, nearest_first
@@ -278,20 +278,18 @@ def compile_commands(units: Sequence[Unit]) -> list[dict[str, Any]]:
 
 
 def compile_units(units: Sequence[Unit], env: Mapping[str, str], *, jobs: int) -> Iterator[UnitResult]:
-    """Compile every unit, `jobs` at a time; yields results as they finish."""
+    """Compile every unit, `jobs` at a time; yields results as they finish (interrupted, it ends the
+    compilers still running, with their children: children.in_parallel)."""
     for unit in units:
         if unit.output:
             os.makedirs(os.path.dirname(unit.output), exist_ok=True)
 
-    def one(unit: Unit) -> UnitResult:
-        done = run_hipcc(unit.command, env, cwd=unit.directory)
+    def one(unit: Unit, children: Children) -> UnitResult:
+        done = run_hipcc(unit.command, env, cwd=unit.directory, children=children)
         diagnostics = parse_diagnostics(done.output)
         return UnitResult(unit, done.returncode == 0, done.seconds, diagnostics, done.output, done.returncode)
 
-    with ThreadPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        futures = [pool.submit(one, unit) for unit in units]
-        for future in as_completed(futures):
-            yield future.result()
+    yield from in_parallel(one, units, jobs=jobs)
 
 
 # ---------------------------------------------------------------- grouping failures
@@ -303,14 +301,15 @@ _UNDECLARED = re.compile(
     r"'([\w:]+)' (?:was not declared in this scope|does not name a type|has not been declared)"  # g++'s
 )
 _MISSING_HEADER = re.compile(r"'([^']+)' file not found|^([^\s:']+): No such file or directory")  # clang's, g++'s
+HIPCC_LACKS = "the HIP this hipcc uses does not declare it (check --rocm-version)"  # explain()'s, of a HIP name
 
 
-def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders) -> Cause:
+def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders, lacks: str = HIPCC_LACKS) -> Cause:
     """The cause of one error, and whether a translator could fix it (an unported API, a missing library: no)."""
     found = _UNDECLARED.search(diagnostic.message)
     if found:
         name = next(g for g in found.groups() if g)
-        origin = explain(name, ruleset)
+        origin = explain(name, ruleset, lacks)
         return Cause("undeclared", name, origin, FIX_NONE if origin.endswith(": unported") else FIX_TRANSLATOR)
     found = _MISSING_HEADER.search(diagnostic.message)
     if found:
@@ -348,8 +347,9 @@ def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
     return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"{compiler} failed: {tail[0]}")]
 
 
-def explain(name: str, ruleset: RuleSet) -> str:
-    """What hipconv knows about an identifier the compiler did not find (a missing header: missing.py)."""
+def explain(name: str, ruleset: RuleSet, lacks: str = HIPCC_LACKS) -> str:
+    """What hipconv knows about an identifier the compiler did not find (a missing header: missing.py);
+    `lacks` says that a HIP name hipconv wrote is not declared by what compiled it."""
     rules = [r for r in ruleset.find(name) if r.kind is not RuleKind.INCLUDE]
     for rule in rules:
         if rule.cuda == name:
@@ -363,9 +363,7 @@ def explain(name: str, ruleset: RuleSet) -> str:
             )
     origins = sorted({rule.cuda for rule in rules if rule.hip == name})
     if origins:
-        return (
-            f"translated from {' / '.join(origins)}; the HIP this hipcc uses does not declare it (check --rocm-version)"
-        )
+        return f"translated from {' / '.join(origins)}; {lacks}"
     library = ruleset.cuda_api.get(name)
     if library:
         return f"CUDA {library} API with no hipconv rule: unported"
@@ -373,10 +371,10 @@ def explain(name: str, ruleset: RuleSet) -> str:
 
 
 def group_failures(
-    results: Iterable[UnitResult], ruleset: RuleSet, headers: MissingHeaders | None = None
+    results: Iterable[UnitResult], ruleset: RuleSet, headers: MissingHeaders | None = None, lacks: str = HIPCC_LACKS
 ) -> list[Group]:
     """Failed TUs grouped by the cause of their errors, most TUs first. `headers` says what a missing header
-    is (with the translated tree and the releases; without it, from the rules alone)."""
+    is (with the translated tree and the releases; without it, from the rules alone); `lacks`: explain()'s."""
     headers = headers or MissingHeaders(ruleset)
     by_cause: dict[Cause, tuple[list[str], ClangDiagnostic, list[str]]] = {}
     for result in sorted(results, key=lambda r: r.unit.source):
@@ -384,7 +382,7 @@ def group_failures(
             continue
         code = holds_code(result.unit.file)  # else its errors are one cause: it is not code
         for n, error in enumerate(first_errors(result)[: None if code else 1]):
-            cause = classify(error, ruleset, headers) if code else NOT_CODE
+            cause = classify(error, ruleset, headers, lacks) if code else NOT_CODE
             units, _, leading = by_cause.setdefault(cause, ([], error, []))
             if result.unit.source not in units:
                 units.append(result.unit.source)

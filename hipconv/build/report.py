@@ -40,6 +40,8 @@ FIXES = {
         "leave it out of the build",
     ),
 }
+# the code of a failed TU or link, by the backend that built it (`hipconv build --backend`)
+FAILED_BUILD_CODES = {"hipcc": "HC410", "hip-cpu": "HC422", "nvidia": "HC423"}
 FIRST_ERROR_LIMIT = 200  # characters of a TU's first error in its report line
 
 
@@ -77,11 +79,13 @@ def cause_line(group: Group) -> str:
     return f"{tus}{':' if group.cause.kind == 'other' else ''} {cause_text(group.cause)}"
 
 
-def print_groups(console: Console, groups: Sequence[Group], *, shown: int = 5) -> None:
+def print_groups(console: Console, groups: Sequence[Group], *, backend: str = "hipcc", shown: int = 5) -> None:
+    """The causes of the failed TUs (and links), each under the code of the backend that built them."""
+    code = FAILED_BUILD_CODES[backend]
     for group in groups:
         first = group.first
         where = f"{first.file}:{first.line}:{first.col}" if first.line else first.file
-        print_line(console, f"error[HC410]: {cause_line(group)}", style="bold red")
+        print_line(console, f"error[{code}]: {cause_line(group)}", style="bold red")
         more = f", and {len(group.units) - shown} more" if len(group.units) > shown else ""
         print_line(console, f"  first at {where}; TUs: {', '.join(group.units[:shown])}{more}")
 

@@ -336,6 +336,6 @@ def _build_programs(request: ProgramsRequest, display: Display) -> int:
     outcome = build_programs(request, console, sys.stdout.buffer)
     if outcome.translation.failed:
         return EXIT_ERROR
-    print_groups(console, outcome.groups)
+    print_groups(console, outcome.groups, backend=request.backend)
     print_programs(console, outcome.programs, request.backend)
     return EXIT_UNPORTED if outcome.failed else EXIT_OK

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from rich.console import Console
 
+from hipconv.build.children import Children
 from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
 from hipconv.build.plan import (
@@ -45,6 +46,10 @@ from hipconv.settings import KernelLaunch
 
 CPU_RELEASE = "5.2"  # the ROCm release whose HIP HIP-CPU implements (it predates the *_sync builtins)
 STAGE = {"hip-cpu": ".hipconv-cpu", "nvidia": ".hipconv-nvidia"}
+LACKS = {  # what the compiler that failed lacks, for a HIP name hipconv wrote (plan.explain)
+    "hip-cpu": "HIP-CPU, which implements only part of HIP, does not declare it",
+    "nvidia": "HIP's NVIDIA-platform headers do not declare it",
+}
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,7 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
         results, linked = _compile_and_link(toolchain, units, programs, stage, plain, request.jobs, console)
     except OSError as exc:
         raise OutputUnwritable(Path(os.fsdecode(exc.filename)) if exc.filename else stage, exc) from None
-    groups = group_failures(results, ruleset, MissingHeaders(ruleset, tree=tree))
+    groups = group_failures(results, ruleset, MissingHeaders(ruleset, tree=tree), LACKS[request.backend])
     done = [ProgramResult(p, linked.get(p.name)) for p in programs]
     if request.run:
         done = _run_all(done, tree, request, environ)
@@ -180,11 +185,12 @@ def _run_all(
 
 def run_program(binary: str, cwd: Path, timeout: float) -> Ran:
     """Run one program in the folder of its main file (where it finds its data), its standard output saved
-    to BINARY.out and its standard error to BINARY.err."""
+    to BINARY.out and its standard error to BINARY.err; interrupted or past `timeout`, it is killed with the
+    processes it started."""
     saved = binary + ".out"
     try:
         with open(saved, "wb") as out, open(binary + ".err", "wb") as err:
-            done = subprocess.run([binary], cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, timeout=timeout)
+            done = Children().run([binary], env=os.environ, cwd=cwd, stdout=out, stderr=err, timeout=timeout)
     except subprocess.TimeoutExpired:
         return Ran(-1, saved, f"did not finish in {timeout:g} s (--run-timeout)")
     except OSError as exc:

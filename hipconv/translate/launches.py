@@ -8,6 +8,7 @@ from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.nvcc_syntax import split_chevrons
 from hipconv.translate.syntax import Span, holds_unterminated_literal, parse_launch
 
 # HIP spellings used by launch rewrites (checked against the HIP inventory in the tests).
@@ -19,9 +20,11 @@ LAUNCH_RULE_ID = "launch.hipLaunchKernelGGL"
 def match_launches(c: MatchCollector) -> None:
     tokens, body = c.tokens, c.tokens.body
     for i in range(len(tokens)):
-        if tokens.kinds[i] != TokenKind.PUNCTUATION or body[tokens.starts[i] : tokens.ends[i]] != b"<<<":
+        text = body[tokens.starts[i] : tokens.ends[i]] if tokens.kinds[i] == TokenKind.PUNCTUATION else b""
+        split = split_chevrons(c, i) if text == b"<<" else None  # `k << < grid, block >> > (args)`
+        if text != b"<<<" and split is None:
             continue
-        launch = parse_launch(tokens, i)
+        launch = parse_launch(tokens, i, split)
         if launch is None:
             c.diag(tokens.starts[i], "HC008", "cannot read this kernel launch; left as a <<<...>>> launch")
             continue

@@ -127,18 +127,29 @@ def _join_spaced_chevrons(c: MatchCollector) -> None:
     tokens, body = c.tokens, c.tokens.body
     for m in _SPACED_OPEN.finditer(body):
         i = bisect.bisect_left(tokens.starts, m.start())
-        if i + 1 >= len(tokens) or tokens.starts[i] != m.start() or tokens.text(i) != "<<":
+        if i >= len(tokens) or tokens.starts[i] != m.start():
             continue  # in a comment or a literal
-        before = tokens.text(i - 1) if i > 0 else ""
-        if before == "operator" or tokens.kinds[i - 1] not in (TokenKind.IDENTIFIER, TokenKind.PUNCTUATION):
+        split = split_chevrons(c, i)
+        if split is None:
             continue
-        close = _spaced_close(c, i + 2)
-        if close is None:
-            continue
-        for first in (i, close):  # the blanks between the two halves of each chevron
+        for first in (i, split[1] - 1):  # the blanks between the two halves of each chevron
             c.edits.append(Edit.replace(tokens.ends[first], tokens.starts[first + 1], "", RULE_ID))
         message = "kernel launch chevrons written whole (<<< and >>>): clang does not read `<< <` as a launch"
         c.diag(tokens.starts[i], CODE, message)
+
+
+def split_chevrons(c: MatchCollector, i: int) -> tuple[int, int] | None:
+    """For a launch whose chevrons a formatter split, `name << < config >> > (`, with its `<<` at token i: the
+    indexes of the `<` and of the `>` (launches.py rewrites it whole with --kernel-launch hip)."""
+    tokens, body = c.tokens, c.tokens.body
+    if i < 1 or i + 1 >= len(tokens) or tokens.text(i) != "<<" or tokens.text(i + 1) != "<":
+        return None
+    if body[tokens.ends[i] : tokens.starts[i + 1]].strip(b" \t"):
+        return None
+    if tokens.text(i - 1) == "operator" or tokens.kinds[i - 1] not in (TokenKind.IDENTIFIER, TokenKind.PUNCTUATION):
+        return None
+    close = _spaced_close(c, i + 2)
+    return None if close is None else (i + 1, close + 1)
 
 
 def _spaced_close(c: MatchCollector, k: int) -> int | None:

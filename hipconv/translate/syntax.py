@@ -237,20 +237,20 @@ def parse_call(tokens: Tokens, callee: int) -> Call | None:
     return None if found is None else Call(callee, *found)
 
 
-def parse_launch(tokens: Tokens, chevron: int) -> Launch | None:
-    """The launch `name<<<config>>>(args)` whose `<<<` token is at `chevron`."""
+def parse_launch(tokens: Tokens, chevron: int, split: tuple[int, int] | None = None) -> Launch | None:
+    """The launch `name<<<config>>>(args)` at the `<<<` `chevron`; `split`: split_chevrons' `<` and `>`."""
     start = _kernel_name_start(tokens, prev_code(tokens, chevron))
     if start is None:
         return None
     templated = any(is_punct(tokens, k, "<") for k in range(start, chevron))
-    end_config = chevron + 1
-    while end_config < len(tokens) and not is_punct(tokens, end_config, ">>>"):
+    first, end_config = (chevron + 1, chevron + 1) if split is None else (split[0] + 1, split[1])
+    while split is None and end_config < len(tokens) and not is_punct(tokens, end_config, ">>>"):
         if is_punct(tokens, end_config, "<<<") or is_punct(tokens, end_config, ";"):
             return None
         end_config += 1
     if end_config >= len(tokens):
         return None
-    config = split_top_level(tokens, chevron + 1, end_config)
+    config = split_top_level(tokens, first, end_config if split is None else end_config - 1)
     if config is None or not 2 <= len(config) <= 4 or any(s == e for s, e in config):
         return None
     found = _argument_list(tokens, end_config)

@@ -64,5 +64,16 @@ inline T hipcpu_shfl_xor(T var, int lane_mask, int width = warpSize) noexcept {
 #define __shfl_up(...) hipcpu_shfl_up(__VA_ARGS__)
 #define __shfl_down(...) hipcpu_shfl_down(__VA_ARGS__)
 #define __shfl_xor(...) hipcpu_shfl_xor(__VA_ARGS__)
+// HIP-CPU's hipGetDeviceProperties reports the CPU's SIMD width as warpSize (4 or 8, say), while its
+// kernels run 64-lane wavefronts (warpSize in device code is 64): a program that sizes per-warp work
+// from the properties would then disagree with its own kernels. The properties here say 64. A macro,
+// since a function of HIP-CPU's signature cannot be declared twice; defined after HIP-CPU's header,
+// so only the program's calls are renamed.
+inline hipError_t hipconv_cpu_device_properties(hipDeviceProp_t* props, int device) noexcept {
+  const hipError_t status = ::hip::detail::device_properties(props, device);
+  if (status == hipSuccess) props->warpSize = warpSize;
+  return status;
+}
+#define hipGetDeviceProperties hipconv_cpu_device_properties
 
 #endif  // HIPCPU_PRELUDE_H
