@@ -7,6 +7,7 @@ the cross-field rules (a `hip` unless unsupported, explicit drops, ...) live her
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -289,10 +290,22 @@ def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, prob
     return None
 
 
+_NAME_LISTS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _names(values: Iterable[str] | None) -> tuple[str, ...] | None:
+    """A rule's parameter names as one tuple shared by every rule with the same names (2,000 library rules
+    carry params; the rule cache pickles a shared tuple once)."""
+    if values is None:
+        return None
+    names = tuple(sys.intern(str(v)) for v in values)
+    return _NAME_LISTS.setdefault(names, names)
+
+
 def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
     """The Rule of fields that passed every check."""
-    params = fields.get("params")
-    args = fields.get("args", params)
+    params = _names(fields.get("params"))
+    args = _names(fields["args"]) if "args" in fields else params
     library = fields["library"]
     return Rule(
         id=fields.get("id") or f"{library}.{fields['cuda']}",
@@ -305,8 +318,8 @@ def _rule(fields: Mapping[str, Any], template: Path | None, where: str) -> Rule:
         note=fields.get("note", ""),
         rocm=VersionRange(**{k: Version.parse(v) for k, v in fields.get("rocm", {}).items()}),
         nvidia={k: str(v) for k, v in fields.get("nvidia", {}).items()},
-        params=tuple(params) if params is not None else None,
-        args=tuple(args) if args is not None else None,
+        params=params,
+        args=args,
         drops=tuple(fields.get("drops", ())),
         optional=tuple(fields.get("optional", ())),
         lane_mask=fields.get("lane_mask"),

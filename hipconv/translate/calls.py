@@ -55,7 +55,7 @@ def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *,
         c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", symbol=cuda)
         return None
     region = (start, c.tokens.ends[call.close])
-    if any("__VA_ARGS__" in code_text(c.tokens, span) for span in call.args):
+    if forwards_va_args(c.tokens, call):
         message = f"{cuda}'s arguments come from __VA_ARGS__, so their number, which picks the HIP function, is unknown"
         _leave(c, region, "HC007", f"{message}; left unchanged", None, cuda)
         return None
@@ -65,6 +65,21 @@ def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *,
         message = f"{cuda} is called with {count} argument{'s' * (count != 1)}; its HIP rewrites take {counts}"
         _leave(c, region, "HC007", f"{message}; left unchanged", None, cuda)
     return picked
+
+
+def forwards_va_args(tokens: Tokens, call: Call) -> bool:
+    """True for a call in a macro's body whose arguments include `__VA_ARGS__`: their number is unknown."""
+    return any("__VA_ARGS__" in code_text(tokens, span) for span in call.args)
+
+
+def needs_arguments(rule: Rule) -> bool:
+    """True when the rule's rewrite moves, drops, casts, converts or fills arguments, or renders a template;
+    else its params only count a call's arguments, and a use that is no call (`&cublasSgemm`) is renamed."""
+    return (
+        rule.template is not None
+        or list(rule.args or ()) != list(rule.params or ())
+        or bool(rule.converts or rule.casts or rule.fill)
+    )
 
 
 def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) -> None:
@@ -79,7 +94,7 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
         return
     region = (start, tokens.ends[call.close])
     moves = rule.template is not None or list(rule.args) != list(rule.params) or bool(rule.converts)
-    problem = _unfit(c, rule, cuda, call, reshapes=moves or bool(rule.casts or rule.fill), moves=moves)
+    problem = _unfit(c, rule, cuda, call, reshapes=needs_arguments(rule), moves=moves)
     if problem:
         _leave(c, region, "HC007", f"{problem}; left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
         return
@@ -187,8 +202,14 @@ def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, *, reshapes: bo
     form = f"({', '.join(rule.params)})"
     if count > most:
         return f"{cuda} is called with {count} arguments; the HIP rewrite knows the form {form}"
+    if not reshapes and count < least and not forwards_va_args(c.tokens, call):  # (the legacy cublas.h API)
+        takes = f"{least}" if least == most else f"{least} to {most}"
+        return (
+            f"{cuda} is called with {count} argument{'s' * (count != 1)}; {rule.hip} takes {takes} {form} "
+            "(unless a macro among the arguments stands for several)"
+        )
     if not reshapes:
-        return ""  # a rename keeps the arguments as they are, however many a macro stands for
+        return ""
     if count < least:
         return (
             f"{cuda} is called with {count} argument{'s' * (count != 1)} (a macro standing for several?); "

@@ -8,7 +8,7 @@ import bisect
 from collections.abc import Mapping
 
 from hipconv.rules.model import Action, Resolution, Rule, RuleKind
-from hipconv.translate.calls import pick_overload, reshape_call
+from hipconv.translate.calls import needs_arguments, pick_overload, reshape_call
 from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import keep_comments
 from hipconv.translate.compat import shim_use
@@ -77,7 +77,7 @@ def _rewrite(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
     """The use of a name the target has a HIP counterpart for: a call reshaped, a type, a macro, a rename."""
     rule = resolution.rule
     assert rule is not None
-    if rule.params is not None and (called or not rule.uncalled):
+    if rule.params is not None and (called or (not rule.uncalled and needs_arguments(rule))):
         reshape_call(c, i, rule, resolution)
     elif rule.tag is not None:  # a tag, or "" (tagless)
         _type_use(c, i, last, name, resolution, rule)

@@ -8,6 +8,13 @@
 - kernel-pointer casts, derived: a parameter that CUDA's cuda_runtime.h template takes as a kernel
   (`T *func`) where HIP's function takes `const void *` and has no template of its own, in every ROCm
   release of the rule -> `casts: {func: const void*}`;
+- argument counts of the C libraries, derived: a cuBLAS, cuRAND (host), cuFFT, cuSPARSE or cuSOLVER
+  function rule whose HIP function takes one number of parameters in every ROCm release of the rule
+  gets `params` (the names of CUDA's prototype of that count), so a call with another number of
+  arguments (the legacy cublas.h cublasSgemm's 13, where hipblasSgemm takes a handle and 14) is left
+  with HC007.  C headers declare no default arguments; a template, a variadic function, a function-like
+  macro (on either side) or a curated `signature_differs` mapping (a defaulted HIP parameter the
+  inventory does not record) gets none;
 - elaborated type specifiers, derived: a CUDA struct/union/enum tag whose HIP name is a typedef of
   another tag (`typedef struct _hipGraphicsResource hipGraphicsResource`) -> `tag:`;
 - curated `compiler_macros:` -> rules/compiler.yaml.
@@ -24,15 +31,34 @@ from typing import Any
 from hipconv.settings import Version
 from tools.derive.core import Deriver, Family
 from tools.derive.inventory import RELEASES
+from tools.derive.libraries import alias_target
 from tools.derive.records import TYPEDEF, Record, Rule
 
 CUDA_SETS = ("cuda", "cuda-12.9", "cuda-11.8")  # newest first: a prototype's names come from the newest
 HOST_FILES = ("cuda_runtime", "cuda_driver")
+# C libraries whose calls are checked by argument count (their headers declare no default arguments)
+C_LIBRARIES = ("cublas", "curand", "cufft", "cusparse", "cusolver")
 KERNEL_PARAM = re.compile(r"^(?:const\s+)?T\s*\*?$")  # `T *func`, `const T *func`, `T func` (template <class T>)
 # what CUDA's templates name a kernel parameter; a data pointer (`T *devPtr`) converts to const void* by itself
 KERNEL_NAMES = ("func", "entry")
 VOID_PTR = "const void*"
 TAG = re.compile(r"^(struct|union|enum)\s+(\w+)$")
+
+
+def rule_releases(rule: Rule) -> list[str]:
+    """The ROCm releases of a rule's range (`rocm: {since, until}`)."""
+    rocm = rule.get("rocm", {})
+    lo, hi = Version.parse(rocm.get("since", "0.0")), Version.parse(rocm.get("until", "999.0"))
+    return [rel for rel in RELEASES if lo <= Version.parse(rel) < hi]
+
+
+def fixed_arity(rec: Record) -> bool:
+    """A C function of one number of parameters: no template, not variadic."""
+    return (
+        "params" in rec
+        and not rec["signature"].startswith("template")
+        and not any("..." in f"{p['type']} {p['name']}" for p in rec["params"])
+    )
 
 
 def normal_type(text: str) -> str:
@@ -61,16 +87,18 @@ class CallForms:
         self.casts(runtime)
         for fam in families:
             self.tags(fam)
+            self.arity(fam)
         return self.compiler_family()
 
     # -- CUDA prototypes of every CUDA release --------------------------------------------------
     @cached_property
     def cuda_protos(self) -> dict[str, list[Record]]:
-        """Function records of the runtime and driver, CUDA 13, 12.9 and 11.8 (newest first)."""
+        """Function records of the runtime, the driver and the C libraries, CUDA 13, 12.9 and 11.8 (newest
+        first)."""
         root: Path = self.inv.cuda.folder.parent
         out: dict[str, list[Record]] = {}
         for folder in CUDA_SETS:
-            for stem in HOST_FILES:
+            for stem in HOST_FILES + C_LIBRARIES:
                 path = root / folder / f"{stem}.jsonl"
                 if not path.is_file():
                     continue
@@ -245,11 +273,7 @@ class CallForms:
 
     def takes_void_pointer(self, rule: Rule, count: int, idx: int) -> bool:
         """HIP's function takes `const void *` at idx, and no template, in every release of the rule."""
-        rocm = rule.get("rocm", {})
-        lo, hi = Version.parse(rocm.get("since", "0.0")), Version.parse(rocm.get("until", "999.0"))
-        for rel in RELEASES:
-            if not lo <= Version.parse(rel) < hi:
-                continue
+        for rel in rule_releases(rule):
             recs = [r for r in self.inv.hip[rel].records(rule["hip"]) if r["kind"] == "function" and "params" in r]
             same = [r for r in recs if len(r["params"]) == count]
             if not same or any(r["signature"].startswith("template") for r in same):
@@ -257,6 +281,53 @@ class CallForms:
             if any(normal_type(r["params"][idx]["type"]) != "void*" for r in same):
                 return False
         return True
+
+    # -- argument counts of the C libraries -------------------------------------------------------
+    def arity(self, fam: Family) -> None:
+        """`params` for the C library function rules that have none, where both sides' prototypes allow."""
+        for rule in fam.rules:
+            lib = rule.get("library", fam.library)
+            if lib not in C_LIBRARIES or rule["kind"] != "function" or "hip" not in rule:
+                continue
+            if "params" in rule or "template" in rule or self.signature_differs(rule["cuda"]):
+                continue
+            count = self.hip_count(rule)
+            params = None if count is None else self.call_params(rule["cuda"], lib, count)
+            if params is not None:
+                rule["params"] = params
+
+    def signature_differs(self, cuda: str) -> bool:
+        """A curated mapping whose call carries over though the counts differ (a defaulted HIP parameter)."""
+        return bool((self.cur.mapping(cuda) or {}).get("signature_differs"))
+
+    def hip_count(self, rule: Rule) -> int | None:
+        """The one number of parameters HIP's function takes in every release of the rule (None: several,
+        a template, variadic, a function-like macro, or no prototype)."""
+        counts = set()
+        for rel in rule_releases(rule):
+            for rec in self.inv.hip[rel].records(rule["hip"]):
+                if rec["kind"] == "macro" and "params" in rec:
+                    return None
+                if rec["kind"] == "function":
+                    if not fixed_arity(rec):
+                        return None
+                    counts.add(len(rec["params"]))
+        return counts.pop() if len(counts) == 1 else None
+
+    def call_params(self, cuda: str, lib: str, count: int) -> list[str] | None:
+        """The parameter names of CUDA's newest prototype of `cuda` (or of the function its object-like
+        macro names: cublas_v2.h's `#define cublasSgemm cublasSgemm_v2`) with `count` parameters; None for
+        a function-like macro, a template or variadic prototype, or unnamed parameters."""
+        recs = self.inv.cuda.records(cuda, lib)
+        if any(r["kind"] == "macro" and "params" in r for r in recs):
+            return None
+        target = alias_target(recs)
+        protos = [r for name in (cuda, target) if name for r in self.cuda_protos.get(name, [])]
+        if not all(fixed_arity(r) for r in protos):
+            return None
+        proto = next((r for r in protos if len(r["params"]) == count), None)
+        params = [p["name"] for p in proto["params"]] if proto else []
+        return params if params and all(params) and len(set(params)) == len(params) else None
 
     # -- elaborated type specifiers ----------------------------------------------------------------
     def tags(self, fam: Family) -> None:
@@ -278,11 +349,9 @@ class CallForms:
 
     def hip_tag(self, rule: Rule) -> str | None:
         """The tag HIP's typedef names, the same in every full release of the rule (else a problem)."""
-        rocm = rule.get("rocm", {})
-        lo, hi = Version.parse(rocm.get("since", "0.0")), Version.parse(rocm.get("until", "999.0"))
         tags = set()
-        for rel in RELEASES:
-            if rel in self.inv.host_only or not lo <= Version.parse(rel) < hi:
+        for rel in rule_releases(rule):
+            if rel in self.inv.host_only:
                 continue
             recs = [r for r in self.inv.hip[rel].records(rule["hip"]) if "carried" not in r]
             own = any((m := TAG.match(r.get("signature", ""))) and m[2] == rule["hip"] for r in recs)

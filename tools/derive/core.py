@@ -210,8 +210,9 @@ class Deriver:
 
     def legacy_form(self, cuda: str, cuda_recs: list[Record], hip: str, rule: Rule) -> None:
         """CUDA 13 changed the signature; HIP has the earlier form that existing code
-        calls.  `params` = `args` = HIP's parameters: calls with that many arguments or
-        fewer are translated, calls with more (the CUDA 13 form) are left with a diagnostic."""
+        calls.  `params` = `args` = HIP's parameters: calls with that many arguments (fewer where
+        call_forms makes some `optional`) are translated, calls with another number (the CUDA 13 form)
+        are left with a diagnostic."""
         counts = param_counts(self.inv.latest_or_any(hip)) or set()
         hip_params = [
             [p["name"] for p in r["params"]]
