@@ -21,7 +21,7 @@ from typing import NamedTuple
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.includes import Directives
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, mentions, parse
+from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
 from hipconv.translate.version_tests import (
     ARCH,
@@ -101,11 +101,14 @@ def _device_test(c: MatchCollector, w: Worlds, name: str, name_i: int, span: Spa
     code = code_of(tokens, first, bisect.bisect_left(tokens.starts, span[1]))
     if not any(tokens.text(k) in MACROS for k in code):
         return None
-    done.append(span)
     pp = pp_tokens(tokens, code)
     try:
         if not mentions(parse(pp), MACROS):
             return None
+        if _only_defined_arch(pp):  # the rename rule's `defined(__HIP_DEVICE_COMPILE__)` is exact
+            return _device_value(pp, w)
+        done.append(span)
+        pp = _renamed(c, pp)
         said = (tokens.starts[code[0]], tokens.ends[code[-1]])
         device = rewrite(c, w, Test(pp, said, written(pp), f"#{name}", comments=comments_in(tokens, code)))
     except Undecidable as why:
@@ -114,6 +117,34 @@ def _device_test(c: MatchCollector, w: Worlds, name: str, name_i: int, span: Spa
         return hip_reading(pp, w)
     value = condition_text(device)
     return None if value not in ("0", "1") else value == "1"
+
+
+def _only_defined_arch(pp: list[PPToken]) -> bool:
+    """Whether the macros the test names are only __CUDA_ARCH__, each as the operand of `defined`."""
+    for k, t in enumerate(pp):
+        if t.text not in MACROS:
+            continue
+        before = [u.text for u in pp[max(0, k - 2) : k]]
+        if t.text != ARCH or not (before[-1:] == ["defined"] or before == ["defined", "("]):
+            return False
+    return True
+
+
+def _device_value(pp: list[PPToken], w: Worlds) -> bool | None:
+    """Whether the test holds on nvcc's device pass, where that is known."""
+    value = condition_text(evaluate(parse(pp), w.device))
+    return None if value not in ("0", "1") else value == "1"
+
+
+def _renamed(c: MatchCollector, pp: list[PPToken]) -> list[PPToken]:
+    """The test with the other names the rules rename (`__CUDACC__`) in their HIP spelling: the rewritten
+    line is not matched again."""
+    out = []
+    for t in pp:
+        found = c.table.identifiers.get(t.text) if t.text not in MACROS else None
+        hip = found.rule.hip if found is not None and found.rewrites and found.rule is not None else ""
+        out.append(t._replace(text=hip) if hip else t)
+    return out
 
 
 def _defined_test(c: MatchCollector, w: Worlds, name: str, name_i: int, first: int, done: list[Span]) -> bool | None:
