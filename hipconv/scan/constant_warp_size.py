@@ -207,8 +207,10 @@ def _declares_array(view: FileView, bracket: int) -> bool:
     type_end = prev_code(tokens, name)
     if tokens.kinds[name] != TokenKind.IDENTIFIER or type_end < 0:
         return False
-    if not (
-        tokens.kinds[type_end] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD) or view.is_punct(type_end, "*", "&", ">")
+    while view.is_punct(type_end, "*", "&"):  # a declarator's `*`/`&` follow a type; `&p[i]` is an address
+        type_end = prev_code(tokens, type_end)
+    if type_end < 0 or not (
+        tokens.kinds[type_end] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD) or view.is_punct(type_end, ">")
     ):
         return False
     start = view.statement_start(name)
