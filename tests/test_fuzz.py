@@ -50,6 +50,7 @@ from hipconv.translate.lexer import TokenKind, Tokens, lex
 from hipconv.translate.source import UTF8_BOM, DecodeFailure, SourceFile
 from hipconv.translate.syntax import prev_code
 from hipconv.translate.translator import translate_sources
+from hipconv.translate.version_tests import MACROS as VERSION_MACROS
 
 # Example counts. The property tests run once per targeted ROCm release (ROCM_RELEASES), so xdist can spread
 # them over the cores. Normal lane: 2 x 700 + 2 x 300 + 20 = 2,020 examples; slow lane: 2 x 10,000 + 2 x 2,500
@@ -396,8 +397,8 @@ def check(data: bytes, setup: Setup) -> list[str]:
 
 
 # A region of the input that an edit rewrote: `alts` are the texts it may have become; None: any text
-# (a reshaped call, a statement template or a launch). `kind` is "rename", "mask", "call", "statement"
-# or "launch".
+# (a reshaped call, a statement template, a launch or a version test's line). `kind` is "rename", "mask",
+# "call", "statement", "launch" or "version".
 @dataclass(frozen=True)
 class Region:
     start: int
@@ -419,7 +420,25 @@ def edit_regions(tokens: Tokens, result: FileResult, table: LookupTable) -> list
         regions.append(_region(body, tokens, offset, r.cuda, r.hip, r.rule_id))
     regions += _mask_regions(tokens)
     regions += _runtime_lines(tokens, table)
+    regions += _version_test_lines(tokens)
     return sorted(regions, key=lambda g: (g.start, -g.end))
+
+
+def _version_test_lines(tokens: Tokens) -> list[Region]:
+    """A line that names a CUDA version or architecture macro (version_macros rewrites its test, or the
+    use of the value, with the original in a `/* hipconv: ... */` comment): its text, whole, may change."""
+    body = tokens.body
+    regions = []
+    for k in range(len(tokens)):
+        if tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) in VERSION_MACROS:
+            start = body.rfind(b"\n", 0, tokens.starts[k]) + 1
+            while start > 0 and body[: start - 1].removesuffix(b"\r").endswith(b"\\"):  # a spliced line
+                start = body.rfind(b"\n", 0, start - 1) + 1
+            end = body.find(b"\n", tokens.ends[k])
+            while end > 0 and body[:end].removesuffix(b"\r").endswith(b"\\"):
+                end = body.find(b"\n", end + 1)
+            regions.append(Region(start, len(body) if end < 0 else end, None, "version"))
+    return regions
 
 
 COMPAT_LINE = f'#include "{COMPAT_HEADER}"'  # a file of the fuzzed setups sits at the tree's root
@@ -606,13 +625,16 @@ def _insert_patterns(table: LookupTable, *, runtime_only: bool = False) -> list[
 
 def _include_lines(tokens: Tokens) -> set[int]:
     """Where the runtime include may go in a header: the start of an include directive's line, or before
-    the blank lines that line splices join to it."""
+    the blank lines that line splices join to it; after the block comment that line starts inside."""
     body, points = tokens.body, set()
     for d in directives(tokens):
         if d.name == "include":
             line = body.rfind(b"\n", 0, d.start) + 1
             run = re.search(rb"(?:^|\n)((?:[ \t]*\\\r?\n)+)$", body[:line])  # blank lines spliced onto it
             points |= {line} | ({run.start(1)} if run else set())
+            k = bisect.bisect_right(tokens.starts, line) - 1
+            if k >= 0 and tokens.kinds[k] == TokenKind.COMMENT and tokens.starts[k] < line < tokens.ends[k]:
+                points.add(tokens.ends[k])
     return points
 
 
@@ -733,7 +755,7 @@ def same_comments(before: Tokens, after: Tokens, regions: Sequence[Region]) -> l
         else:
             groups.append(frozenset({text}))
         last_call = call
-    prefixes = _template_comment_prefixes()
+    prefixes = (*_template_comment_prefixes(), "/* hipconv: ")  # the original of a rewritten version test
     got = [after.raw(k).decode() for k in range(len(after)) if after.kinds[k] == TokenKind.COMMENT]
     got = [c for c in got if not c.startswith(prefixes)]
     if _groups_match(tuple(groups), tuple(got)):
@@ -885,6 +907,12 @@ def cli_problems(files: Sequence[bytes], setup: Setup) -> list[str]:
 # ---------------------------------------------------------------- inputs the slow lane found, fixed
 
 FOUND = [
+    pytest.param(  # a header's include line starts inside a block comment: the runtime went into the comment
+        b"\xef\xbb\xbfcudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);\n"
+        b' x x // c 0\n/*\n/* c 1 */#include "cuda_fp16.h"',
+        Setup("6.3", "chevron", "t.h"),
+        id="header-include-line-starting-inside-a-comment",
+    ),
     pytest.param(  # a .cu file's runtime include after code, its line spliced to a comment's: moved up all the same
         b"\xef\xbb\xbf x\n/* c 0 */\\\n#include <cuda_runtime.h>",
         Setup("5.2", "chevron", "t.cu"),

@@ -71,12 +71,13 @@ def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
 
 def _grouped_between_barriers(view: FileView, i: int) -> bool:
     """The function around token i groups its threads by 32 but meets no warp-level construct: no warp
-    intrinsic (the caller knows), no `volatile` (warp-synchronous shared memory, which assumes 32 lanes in
-    lockstep), and its threads exchange data through `__syncthreads()`; then 32 is a group size of the
-    program's (a shuffle emulated in shared memory over 32-thread segments), the same on any wavefront."""
+    intrinsic in the file (a helper it calls may shuffle: warp_sum), no `volatile` (warp-synchronous shared
+    memory, which assumes 32 lanes in lockstep), and its threads exchange data through `__syncthreads()`;
+    then 32 is a group size of the program's (a shuffle emulated in shared memory over 32-thread segments),
+    the same on any wavefront."""
     first, last = view.scope(i)
-    if (first, last) == (0, len(view.tokens)):
-        return False  # not in a function body
+    if (first, last) == (0, len(view.tokens)) or view.warp_calls:
+        return False  # not in a function body, or the file has warp code
 
     def inside(name: str) -> bool:
         return any(first <= k <= last for k in view.words.get(name, ()))

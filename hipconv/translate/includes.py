@@ -156,6 +156,7 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
     hip_line = None
     if hip is not None and found[hip].hash_i in _top_level(tokens, directives):
         hip_line = line_before_splices(body, tokens.starts[found[hip].hash_i])
+        hip_line = None if hip_line is None else _after_open_comment(tokens, hip_line)
     runtime_end = None
     if runtime is not None and not (late and runtime_first):
         runtime_end = logical_line_end(body, tokens.ends[_directive_last_token(tokens, found[runtime].hash_i)])
@@ -200,8 +201,18 @@ def _provide_above(c: MatchCollector, f: _Include, provided: set[str]) -> set[st
     line = line_before_splices(c.tokens.body, c.tokens.starts[f.hash_i])
     if line is None:  # a splice joins code to the line: nothing can go above it
         return {f.written}
+    line = _after_open_comment(c.tokens, line)
     c.edits.append(Edit.replace(line, line, f"#include <{rule.after}>{c.source.newline_at(line)}", INSERT_RULE_ID))
     return {f.written, rule.after}
+
+
+def _after_open_comment(tokens: Tokens, line: int) -> int:
+    """Where a line inserted at `line` is code: after the block comment that the line starts inside, if any
+    (`/*` on a line above, `... */#include` on this one); only comments and blanks precede a directive."""
+    k = bisect.bisect_right(tokens.starts, line) - 1
+    if k >= 0 and tokens.kinds[k] == TokenKind.COMMENT and tokens.starts[k] < line < tokens.ends[k]:
+        return tokens.ends[k]
+    return line
 
 
 def _top_level(tokens: Tokens, directives: Directives) -> set[int]:
