@@ -1,16 +1,23 @@
-"""What the files of one run tell each other, gathered before any is translated."""
+"""What the files of one run tell each other, gathered before any is translated.
+
+Composable: each file's own facts (file_facts: the names it declares, the lane-mask names it passes,
+the defines its words require, what it #includes) are computed on their own, in the worker pool and
+cached with the file's bytes, then merged (merge_facts). The lane masks take a second look, at the
+files that hold one of the names passed as a mask anywhere in the run (mask_names.file_mask_uses).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hipconv.rules.model import LookupTable
-from hipconv.translate.mask_names import ProjectMask, project_masks
+from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
 from hipconv.translate.source import SourceFile
-from hipconv.translate.unknown_api import project_names
+from hipconv.translate.unknown_api import declared_project_names
 from hipconv.translate.words import file_words
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
@@ -24,35 +31,85 @@ class Project:
     # the runtime header (HIP_ENABLE_WARP_SYNC_BUILTINS): a source file defines them at its top
     header_defines: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
+    def digest(self) -> str:
+        """A digest of everything a file's translation may read here: part of its cache key."""
+        text = repr(
+            (
+                sorted(self.names),
+                sorted(self.masks.items()),
+                sorted((path, sorted(defines)) for path, defines in self.header_defines.items()),
+            )
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
 
 NO_PROJECT = Project()  # a run of one file
 
 
-def gather_project(sources: Sequence[SourceFile], table: LookupTable) -> Project:
+@dataclass(frozen=True)
+class FileFacts:
+    """What one source tells the others of its run (merge_facts joins them)."""
+
+    path: str
+    names: frozenset[str] = frozenset()  # CUDA-looking names no rule knows that it declares
+    mask_arguments: frozenset[bytes] = frozenset()  # names it passes as a lane mask
+    requires: frozenset[str] = frozenset()  # defines that the rules of its words require
+    includes: tuple[str, ...] = ()  # the paths its #include lines name, as written
+
+
+def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
+    """The facts of each source: one scan of each body (file_words) serves the questions."""
     words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
-    names = project_names(((s.body, w) for s, w in zip(sources, words)), table.names)
-    return Project(names, project_masks(sources, words, table), header_defines(sources, words, table))
+    requiring = _requiring(table)
+    declared = declared_project_names(((s.body, w) for s, w in zip(sources, words)), table.names)
+    facts = []
+    for source, found, names in zip(sources, words, declared):
+        requires = frozenset(requiring[w] for w in found & requiring.keys())
+        includes = tuple(m.group(1).decode(errors="replace") for m in _INCLUDE.finditer(source.body))
+        facts.append(FileFacts(source.path, names, mask_arguments(source.body), requires, includes))
+    return facts
 
 
-def header_defines(
-    sources: Sequence[SourceFile], words: Sequence[frozenset[bytes]], table: LookupTable
-) -> dict[str, frozenset[str]]:
-    """For each source (`words`: the file_words of each), the defines its included headers of the run
-    need (through the words of their rules that require one; a word in a comment counts too, which only
-    adds a harmless define)."""
+def mask_names_of(facts: Iterable[FileFacts]) -> frozenset[bytes]:
+    """The names that files of the run pass as a lane mask: the files holding one are looked at again."""
+    return frozenset().union(*(f.mask_arguments for f in facts))
+
+
+def merge_facts(facts: Sequence[FileFacts], mask_uses: Iterable[MaskUses] = ()) -> Project:
+    """The run's Project from its files' facts (and the mask uses of the files holding a mask name)."""
+    names = frozenset().union(*(f.names for f in facts))
+    return Project(names, merge_masks(mask_uses), header_defines(facts))
+
+
+def _requiring(table: LookupTable) -> dict[bytes, str]:
+    """The words whose rules require a define, and the define (computed once per table)."""
+    kept = _REQUIRING.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
     requiring = {
         name.encode(): r.rule.requires_define
         for name, r in table.identifiers.items()
         if r.rewrites and r.rule is not None and r.rule.requires_define
     }
-    own = {s.path: frozenset(requiring[w] for w in found & requiring.keys()) for s, found in zip(sources, words)}
+    _REQUIRING.clear()
+    _REQUIRING[id(table)] = (table, requiring)
+    return requiring
+
+
+_REQUIRING: dict[int, tuple[LookupTable, dict[bytes, str]]] = {}
+
+
+def header_defines(facts: Sequence[FileFacts]) -> dict[str, frozenset[str]]:
+    """For each source, the defines its included headers of the run need (through the words of their
+    rules that require one; a word in a comment counts too, which only adds a harmless define)."""
+    own = {f.path: f.requires for f in facts}
     if not any(own.values()):
         return {}
     paths = frozenset(own)
     by_name: dict[str, list[str]] = {}  # the run's files by base name: an include is resolved among its few
     for path in paths:
         by_name.setdefault(os.path.basename(path), []).append(path)
-    included = {s.path: _resolve_includes(s, paths, by_name) for s in sources}
+    included = {f.path: _resolve_includes(f, paths, by_name) for f in facts}
     reach: dict[str, frozenset[str]] = {}
     for path in paths:  # every header reached from each file (include cycles end)
         seen, todo = set(), list(included[path])
@@ -67,13 +124,12 @@ def header_defines(
     return reach
 
 
-def _resolve_includes(source: SourceFile, paths: frozenset[str], by_name: Mapping[str, list[str]]) -> list[str]:
+def _resolve_includes(facts: FileFacts, paths: frozenset[str], by_name: Mapping[str, list[str]]) -> list[str]:
     """The files of the run that the source's #include lines name: beside it, else the one file whose
     path ends with the included path (an -I directory)."""
     found = []
-    here = os.path.dirname(source.path)
-    for m in _INCLUDE.finditer(source.body):
-        written = m.group(1).decode(errors="replace")
+    here = os.path.dirname(facts.path)
+    for written in facts.includes:
         beside = os.path.normpath(os.path.join(here, written))
         if beside in paths:
             found.append(beside)

@@ -4,7 +4,7 @@ store intrinsic (`__ldxx`, `__stxx`) that neither a rule nor the CUDA name list 
 made by token pasting in a macro (`cuda##name`). Names the file declares itself (a `#define`, a
 macro parameter, a variable, parameter, function or type declared in it: `cudaStatus`, `CUDA_CHECK`)
 are the user's, not API, and stay quiet; so do the names that any file of the same run declares
-(`project_names`: `#define cudaCheckError(msg)` in a header, called in every .cu file)."""
+(`declared_project_names`: `#define cudaCheckError(msg)` in a header, called in every .cu file)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def match_unknown_api(
     project: frozenset[str] = frozenset(),
 ) -> None:
     """Report (HC001) every CUDA-looking name outside `skip` that no rule and no inventory knows and
-    neither the file nor the project (`project`: project_names of the run's files) declares, and every
+    neither the file nor the project (`project`: declared_project_names of the run's files) declares, and every
     `##` that pastes a CUDA name together."""
     tokens = c.tokens
     skip_starts = [s for s, _ in skip]
@@ -101,23 +101,26 @@ def _pasted_names(c: MatchCollector, known: str) -> None:
             c.diag(tokens.starts[left], "HC001", message, symbol=f"{stem}##")
 
 
-def project_names(bodies: Iterable[tuple[bytes, frozenset[bytes]]], known: frozenset[bytes]) -> frozenset[str]:
-    """The CUDA-looking names that no rule knows (`known`: the table's names) and one of the bodies
-    (each with its file_words) declares (declared_names: #defined, or in a declarator position): the
-    project's own, quiet in every file of the run. One pass over the bytes keeps the few bodies where such
-    a name follows a word, `*`, `&` or `>` on its line, or `#define`; only those are lexed, and their tokens decide."""
-    candidates: list[tuple[bytes, frozenset[bytes]]] = []
-    for body, words in bodies:
+def declared_project_names(
+    bodies: Iterable[tuple[bytes, frozenset[bytes]]], known: frozenset[bytes]
+) -> list[frozenset[str]]:
+    """For each body (with its file_words), the CUDA-looking names no rule knows (`known`) that it
+    declares (declared_names: #defined, or in a declarator position). One pass over the bytes keeps the
+    few bodies where such a name follows a word, `*`, `&` or `>` on its line, or `#define`; only those
+    are lexed, and their tokens decide."""
+    found: list[frozenset[str]] = []
+    candidates: list[tuple[int, bytes, frozenset[bytes]]] = []
+    for n, (body, words) in enumerate(bodies):
+        found.append(frozenset())
         unknown = cuda_looking(words) - known
         if unknown and _may_declare(body, unknown):
-            candidates.append((body, unknown))
-    names: set[str] = set()
+            candidates.append((n, body, unknown))
     for start in range(0, len(candidates), _LEX_BATCH):
         batch = candidates[start : start + _LEX_BATCH]
-        for (_, unknown), tokens in zip(batch, lex_many([body for body, _ in batch])):
-            found = identifier_tokens(tokens, unknown)
-            names |= declared_names(tokens, found, directive_lines(tokens))
-    return frozenset(names)
+        for (n, _, unknown), tokens in zip(batch, lex_many([body for _, body, _ in batch])):
+            declared = declared_names(tokens, identifier_tokens(tokens, unknown), directive_lines(tokens))
+            found[n] = frozenset(declared)
+    return found
 
 
 _LEX_BATCH = 64  # bodies lexed with one libclang call (pipeline.BATCH_FILES)
