@@ -110,7 +110,8 @@ class FileCache:
                 with contextlib.suppress(Exception):  # from another Python or a damaged row: computed again
                     found[key] = pickle.loads(value)
             if found:
-                conn.execute(f"UPDATE entries SET used = ? WHERE key IN ({marks})", [_now(), *found])
+                used = ",".join("?" * len(found))
+                conn.execute(f"UPDATE entries SET used = ? WHERE key IN ({used})", [_now(), *found])
         except sqlite3.Error:
             self._broken = True
         return found
