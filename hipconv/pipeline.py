@@ -8,6 +8,7 @@ run, and leaving run()'s generator early kills the workers.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -24,7 +25,16 @@ from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings, Version
 from hipconv.translate.include_closure import include_lines, included_closure
 from hipconv.translate.mask_names import MaskUses, file_mask_uses
-from hipconv.translate.project import NO_PROJECT, FileFacts, Project, file_facts, mask_names_of, merge_facts
+from hipconv.translate.project import (
+    NO_PROJECT,
+    FileFacts,
+    Project,
+    file_facts,
+    file_links,
+    included_in_run,
+    mask_names_of,
+    merge_facts,
+)
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
 
@@ -90,8 +100,13 @@ class Context:
         """The cache key of a `kind` of value computed from job's bytes `data` (None: not cached)."""
         if self.cache is None or not self.table.digest:
             return None
-        settings = repr(replace(self.settings, jobs=1))  # the number of jobs changes no output
-        return key_of(kind, code_digest(), self.table.digest, settings, job.display, data_digest(data), *extra)
+        return key_of(kind, self.run_key, job.display, data_digest(data), *extra)
+
+    @functools.cached_property
+    def run_key(self) -> bytes:
+        """The part of every key that the run decides: hipconv's code, the rules, the settings (all of them
+        but the number of jobs, which changes no output)."""
+        return key_of(code_digest(), self.table.digest, repr(replace(self.settings, jobs=1)))
 
 
 def translate_jobs(
@@ -189,13 +204,18 @@ def project_of_jobs(
     dirs = [_absolute(d) for d in include_dirs]
     if len(jobs) <= 1 and not _reaches_another(sources, dirs):
         return NO_PROJECT  # one file that reaches no other: as before
-    found = [f for facts in _map(context, "facts", sources) for f in facts]
+    found = [f for links in _map(context, "links", sources) for f in links]
     by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
     included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
     shown = {path: f.path for path, f in by_path.items()}
     reach = {f.path: frozenset(shown.get(h, h) for h in included.reach[p]) for p, f in by_path.items()}
+    # the names a file declares and the defines its words need matter only where another file includes it
+    wanted = frozenset[str]().union(*reach.values(), *included_in_run(list(by_path.values())).values())
+    reached = [job for job, f in zip(sources, found) if f is not None and f.path in wanted]
+    full = {f.path: f for batch in _map(context, "facts", reached) for f in batch if f is not None}
+    facts = [full.get(f.path, f) for f in by_path.values()]
     extra_sources = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
-    facts, extra = list(by_path.values()), file_facts(extra_sources, table)
+    extra = file_facts(extra_sources, table)
     masks = mask_names_of([*facts, *extra] if extra_masks else facts)
     if not masks:
         return merge_facts(facts, reach, extra)
@@ -225,6 +245,11 @@ def _decoded(path: str, body: bytes) -> SourceFile | None:
         return SourceFile.from_bytes(path, body)
     except DecodeFailure:
         return None
+
+
+def links_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
+    """file_links of each job's source (None for a file that cannot be read or decoded)."""
+    return _cached_per_source(context, "links", jobs, file_links)
 
 
 def facts_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
@@ -264,6 +289,7 @@ def _cached_per_source(
 
 
 _PHASES: dict[str, Callable[[Context, Sequence[Job]], list[Any]]] = {
+    "links": links_batch,
     "facts": facts_batch,
     "masks": masks_batch,
     "translate": translate_batch,

@@ -13,7 +13,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]', re.M)
+# an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`: the regular expression starts at
+# the word (found fast, as a literal), and include_lines checks what comes before it on its line
+_INCLUDE = re.compile(rb'include[ \t]*(["<])([^">\n]+)[">]')
 MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
 
 
@@ -24,7 +26,11 @@ def include_lines(body: bytes) -> tuple[Include, ...]:
     """The #include lines of a body (project.file_facts keeps them with a file's facts)."""
     if b"include" not in body:
         return ()
-    return tuple((m.group(1) == b'"', m.group(2).decode(errors="replace")) for m in _INCLUDE.finditer(body))
+    lines = []
+    for m in _INCLUDE.finditer(body):
+        if body[body.rfind(b"\n", 0, m.start()) + 1 : m.start()].strip(b" \t") == b"#":
+            lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
+    return tuple(lines)
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,8 @@ NO_USES = MaskUses(frozenset(), frozenset())
 
 def mask_arguments(body: bytes) -> frozenset[bytes]:
     """The names a body passes as the first argument of a *_sync builtin (a lane mask given by name)."""
+    if b"_sync" not in body:  # the common case, found without the regular expression
+        return frozenset()
     return frozenset(m.group(1) for m in _MASK_ARGUMENT.finditer(body))
 
 
@@ -116,7 +118,7 @@ def file_mask_uses(sources: Sequence[SourceFile], names: frozenset[bytes], table
     candidates = [
         n
         for n, s in enumerate(sources)
-        if (SPLICED_WORD.search(s.body) or any(name in s.body for name in names)) and names & file_words(s.body)
+        if (any(name in s.body for name in names) or SPLICED_WORD.search(s.body)) and names & file_words(s.body)
     ]
     uses = [NO_USES] * len(sources)
     for n, tokens in zip(candidates, lex_many([sources[n].body for n in candidates])):
@@ -131,11 +133,6 @@ def file_mask_uses(sources: Sequence[SourceFile], names: frozenset[bytes], table
                 other_use.add(name)
         uses[n] = MaskUses(frozenset(definitions), frozenset(other_use))
     return uses
-
-
-def _may_hold(body: bytes, names: frozenset[bytes]) -> bool:
-    """A quick look before file_words: one of the names in the bytes, or a line splice that may cut one."""
-    return any(name in body for name in names) or SPLICED_WORD.search(body) is not None
 
 
 def merge_masks(uses: Iterable[MaskUses]) -> dict[str, ProjectMask]:

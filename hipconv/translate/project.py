@@ -60,8 +60,14 @@ class FileFacts:
     includes: tuple[Include, ...] = ()  # its #include lines (include_closure.include_lines)
 
 
+def file_links(sources: Sequence[SourceFile]) -> list[FileFacts]:
+    """What every source of a run is looked at for: its #include lines and the names it passes as a lane
+    mask. The rest of its facts (file_facts) matter only for a file that another one includes."""
+    return [FileFacts(s.path, mask_arguments=mask_arguments(s.body), includes=include_lines(s.body)) for s in sources]
+
+
 def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
-    """The facts of each source: one scan of each body (file_words) serves the questions."""
+    """All the facts of each source: one scan of each body (file_words) serves the questions."""
     words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
     requiring = _requiring(table)
     declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
@@ -86,7 +92,8 @@ def merge_facts(
     """The run's Project from its sources' facts, those of the files they include that the run does not
     name (`extra`), what each source reaches (`reach`: include_closure, by path as shown) and the mask
     uses of the files holding a mask name."""
-    return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), header_defines(facts))
+    defines = header_defines(facts, included_in_run(facts))
+    return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines)
 
 
 def reached_names(facts: Sequence[FileFacts], reach: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
@@ -120,19 +127,25 @@ def _requiring(table: LookupTable) -> dict[bytes, str]:
 _REQUIRING: dict[int, tuple[LookupTable, dict[bytes, str]]] = {}
 
 
-def header_defines(facts: Sequence[FileFacts]) -> dict[str, frozenset[str]]:
-    """For each source, the defines its included headers of the run need (through the words of their
-    rules that require one; a word in a comment counts too, which only adds a harmless define)."""
-    own = {f.path: f.requires for f in facts}
-    if not any(own.values()):
-        return {}
-    paths = frozenset(own)
+def included_in_run(facts: Sequence[FileFacts]) -> dict[str, list[str]]:
+    """By path, the files of the run that each one's #include lines name (_resolve_includes): what
+    header_defines follows."""
+    paths = frozenset(f.path for f in facts)
     by_name: dict[str, list[str]] = {}  # the run's files by base name: an include is resolved among its few
     for path in paths:
         by_name.setdefault(os.path.basename(path), []).append(path)
-    included = {f.path: _resolve_includes(f, paths, by_name) for f in facts}
+    return {f.path: _resolve_includes(f, paths, by_name) for f in facts}
+
+
+def header_defines(facts: Sequence[FileFacts], included: Mapping[str, list[str]]) -> dict[str, frozenset[str]]:
+    """For each source, the defines its included headers of the run (`included`: included_in_run) need
+    (through the words of their rules that require one; a word in a comment counts too, which only adds a
+    harmless define)."""
+    own = {f.path: f.requires for f in facts}
+    if not any(own.values()):
+        return {}
     reach: dict[str, frozenset[str]] = {}
-    for path in paths:  # every header reached from each file (include cycles end)
+    for path in own:  # every header reached from each file (include cycles end)
         seen, todo = set(), list(included[path])
         while todo:
             header = todo.pop()
