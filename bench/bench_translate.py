@@ -1,26 +1,39 @@
-"""Throughput and memory benchmark for `hipconv translate` (not part of the test run).
+"""Throughput and memory benchmark for `hipconv translate` (not part of the test run), against a base
+revision in the same run, so that a regression shows as a ratio.
 
-Generates a tree of realistic CUDA sources (copies of the test fixtures' programs that
-build after translation: runtime and driver API host code with error checks, warp-shuffle
-reductions, tiled kernels, fp16 math, cooperative groups, multi-file projects, cuSPARSE
-and cuRAND), translates it
-with the installed `hipconv` in a child process, and reports MB/s, files/s and the
-child's peak RSS. Two tree sizes show whether memory stays flat as the tree grows.
+Trees: generated ones of realistic CUDA sources (copies of the test fixtures' programs that build after
+translation: runtime and driver API host code with error checks, warp-shuffle reductions, tiled kernels,
+fp16 math, cooperative groups, multi-file projects, cuSPARSE and cuRAND), and, when ../shared/corpora
+is there, copies of the shared corpora (real CUDA trees) up to --corpora-mb. Each tree is translated by
+this checkout's hipconv and by the base revision's (`git archive REV`, unpacked in a temporary folder,
+run with PYTHONPATH), each in a child process with its own empty cache (HIPCONV_CACHE_DIR): a cold run,
+then a rerun into the same output. Reported: CPU seconds (all processes), wall seconds, MB/s (of CPU
+time), the largest process's peak RSS, the rerun's CPU as a share of the cold run's, and this
+checkout's CPU as a share of the base's.
 
-    python bench/bench_translate.py                 # 8 MB and 32 MB trees, --jobs 1
-    python bench/bench_translate.py --sizes 64 --jobs 2
+    python bench/bench_translate.py                         # 8 and 32 MB generated, corpora; base HEAD~1
+    python bench/bench_translate.py --sizes 8 38 150 --jobs 2 --base main
+    python bench/bench_translate.py --base none             # this checkout only
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import io
+import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
-SEEDS = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+REPO = Path(__file__).resolve().parents[1]
+SEEDS = REPO / "tests" / "fixtures"
+CORPORA = REPO.parent / "shared" / "corpora"
 SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h"}
 
 
@@ -58,54 +71,125 @@ def generate(root: Path, target_bytes: int) -> tuple[int, int]:
     return total, files
 
 
+def copy_corpora(root: Path, target_bytes: int) -> tuple[int, int]:
+    """Copies of the shared corpora (copy1/, copy2/, ...) until the tree holds target_bytes."""
+    total = files = copy = 0
+    while total < target_bytes:
+        copy += 1
+        shutil.copytree(CORPORA, root / f"copy{copy}", symlinks=True)
+        for path in (root / f"copy{copy}").rglob("*"):
+            if path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+                files += 1
+    return total, files
+
+
+class Run(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # seconds, all processes
+    peak_kib: int  # the largest process's peak RSS
+    rerun_cpu: float  # a second run into the same output, the cache filled
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=float, nargs="+", default=[8, 32], help="tree sizes in MB")
+    parser.add_argument("--sizes", type=float, nargs="*", default=[8, 32], help="generated tree sizes in MB")
+    parser.add_argument("--corpora-mb", type=float, default=32, help="copies of ../shared/corpora up to this (0: none)")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--keep", action="store_true", help="keep the generated trees")
+    parser.add_argument("--base", default="HEAD~1", help="the git revision to compare with ('none': no comparison)")
+    parser.add_argument("--keep", action="store_true", help="keep the trees")
     args = parser.parse_args()
-    print(
-        f"{'tree MB':>8} {'files':>7} {'seconds':>8} {'MB/s':>7} {'files/s':>8} {'peak RSS MB':>12} "
-        f"{'rerun s':>8} {'rerun MB/s':>11}"
-    )
-    for size in args.sizes:
-        work = Path(tempfile.mkdtemp(prefix="hipconv-bench-"))
-        try:
-            nbytes, nfiles = generate(work / "cuda", int(size * 1e6))
-            seconds, peak_kib = measure(work / "cuda", work / "hip", args.jobs)
-            # a second run into the same output rewrites nothing: translation alone, without file creation
-            again, _ = measure(work / "cuda", work / "hip", args.jobs)
-            print(
-                f"{nbytes / 1e6:8.1f} {nfiles:7d} {seconds:8.2f} {nbytes / 1e6 / seconds:7.2f} "
-                f"{nfiles / seconds:8.0f} {peak_kib / 1024:12.1f} {again:8.2f} {nbytes / 1e6 / again:11.2f}"
-            )
-        finally:
-            if not args.keep:
-                shutil.rmtree(work, ignore_errors=True)
+    work = Path(tempfile.mkdtemp(prefix="hipconv-bench-"))
+    try:
+        checkouts = {"this": REPO}
+        if args.base != "none":
+            checkouts[args.base] = unpack(args.base, work / "base")
+        trees: list[tuple[str, Callable[[Path], tuple[int, int]]]] = [
+            (f"generated {size:g} MB", functools.partial(generate, target_bytes=int(size * 1e6))) for size in args.sizes
+        ]
+        if args.corpora_mb > 0 and CORPORA.is_dir():
+            corpora = functools.partial(copy_corpora, target_bytes=int(args.corpora_mb * 1e6))
+            trees.append((f"corpora {args.corpora_mb:g} MB", corpora))
+        print(
+            f"{'tree':<22} {'files':>6} {'MB':>6} {'hipconv':<10} {'CPU s':>7} {'wall s':>7} {'MB/s':>6} "
+            f"{'peak MB':>8} {'rerun':>6} {'vs base':>8}"
+        )
+        for name, make in trees:
+            source = work / "cuda"
+            shutil.rmtree(source, ignore_errors=True)
+            nbytes, nfiles = make(source)
+            base_cpu = None
+            for label, checkout in reversed(checkouts.items()):  # the base first
+                run = measure_pair(checkout, source, work, args.jobs)
+                ratio = f"{run.cpu / base_cpu:7.0%}" if base_cpu else ""
+                base_cpu = run.cpu if label != "this" else base_cpu
+                print(
+                    f"{name:<22} {nfiles:6d} {nbytes / 1e6:6.1f} {label:<10} {run.cpu:7.2f} {run.wall:7.2f} "
+                    f"{nbytes / 1e6 / run.cpu:6.2f} {run.peak_kib / 1024:8.1f} {run.rerun_cpu / run.cpu:6.0%} "
+                    f"{ratio:>8}"
+                )
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"trees kept in {work}")
     return 0
 
 
-def measure(source: Path, out: Path, jobs: int) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB, all processes) of one `hipconv translate` run.
+def unpack(rev: str, dest: Path) -> Path:
+    """The files of revision `rev` of this repository, unpacked at dest (git archive: no worktree is made)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", rev], capture_output=True, check=False)
+    if archive.returncode != 0:
+        raise SystemExit(f"git archive {rev}: {archive.stderr.decode().strip()}")
+    dest.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def measure_pair(checkout: Path, source: Path, work: Path, jobs: int) -> Run:
+    """A cold run (no per-file results cached, no output yet) of the checkout's hipconv on source, then a
+    rerun. Each checkout has its own cache directory, where its rule set is built once beforehand (a
+    run on one copy of the seed programs): what a user's first run pays once (the rule set, the inventories
+    of names, compiled modules), not what a run costs."""
+    out, cache = work / "hip", work / f"cache-{abs(hash(str(checkout)))}"
+    env = {**os.environ, "PYTHONPATH": str(checkout), "HIPCONV_CACHE_DIR": str(cache)}
+    env.pop("HIPCONV_NO_CACHE", None)
+    if not cache.exists():
+        if not (work / "warm").exists():
+            generate(work / "warm", 1)
+        measure(work / "warm", work / "warm-out", 1, env)
+    for stale in cache.glob("files.sqlite3*"):  # hipconv.filecache's per-file results
+        stale.unlink()
+    shutil.rmtree(out, ignore_errors=True)
+    wall, peak, cpu = measure(source, out, jobs, env)
+    _, _, again = measure(source, out, jobs, env)
+    return Run(wall, cpu, peak, again)
+
+
+def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (KiB, the largest process) and CPU seconds (all processes) of one
+    `hipconv translate` run (env: the checkout on PYTHONPATH, the cache directory).
 
     A small wrapper process runs hipconv, so RUSAGE_CHILDREN covers this run alone.
     """
     code = (
         "import resource, subprocess, sys, time\n"
         "cmd = [sys.executable, '-m', 'hipconv', 'translate', sys.argv[1], '-o', sys.argv[2],\n"
-        "       '--jobs', sys.argv[3], '--force']\n"
+        "       '--jobs', sys.argv[3], '--force', '-qq']\n"
         "t = time.perf_counter(); p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
         "dt = time.perf_counter() - t\n"
         "if p.returncode not in (0, 1): sys.exit(p.stderr.decode()[-2000:])\n"
-        "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(dt, u.ru_maxrss, u.ru_utime + u.ru_stime)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, str(source), str(out), str(jobs)], capture_output=True, text=True
+        [sys.executable, "-c", code, str(source), str(out), str(jobs)], capture_output=True, text=True, env=env
     )
     if done.returncode != 0:
         raise SystemExit(f"hipconv failed:\n{done.stderr}")
-    seconds, peak = done.stdout.split()
-    return float(seconds), int(peak)
+    seconds, peak, cpu = done.stdout.split()
+    return float(seconds), int(peak), float(cpu)
 
 
 if __name__ == "__main__":

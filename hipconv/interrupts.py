@@ -13,14 +13,28 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
 from types import FrameType
+from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _raw_signals() -> Any:
+    """signal's getsignal and signal without the conversion of their results to enums (the C module):
+    deferred() runs once per file written, and signal.getsignal of a Python handler costs an exception."""
+    try:
+        return importlib.import_module("_signal")
+    except ImportError:
+        return signal
+
+
+_RAW = _raw_signals()
 
 
 class Interrupted(BaseException):
@@ -70,15 +84,15 @@ def deferred() -> Iterator[None]:
         yield
         return
     came: list[int] = []
-    before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    before = {signum: _RAW.getsignal(signum) for signum in STOP_SIGNALS}
     held = [signum for signum, handler in before.items() if callable(handler)]
     for signum in held:
-        signal.signal(signum, lambda signum, frame: came.append(signum))
+        _RAW.signal(signum, lambda signum, frame: came.append(signum))
     try:
         yield
     finally:
         for signum in held:
-            signal.signal(signum, before[signum])
+            _RAW.signal(signum, before[signum])
         if came:
             signal.raise_signal(came[0])
 

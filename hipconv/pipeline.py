@@ -8,29 +8,51 @@ run, and leaving run()'s generator early kills the workers.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from hipconv import interrupts
 from hipconv.buildfiles import build_file_kind, translate_build_file
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
+from hipconv.filecache import FileCache, code_digest, data_digest, key_of
 from hipconv.pool import ordered_map
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.model import LookupTable
-from hipconv.settings import Settings
-from hipconv.translate.include_closure import included_closure
-from hipconv.translate.project import NO_PROJECT, Project, gather_project
+from hipconv.settings import Settings, Version
+from hipconv.translate.include_closure import include_lines, included_closure
+from hipconv.translate.mask_names import MaskUses, file_mask_uses
+from hipconv.translate.project import (
+    NO_PROJECT,
+    FileFacts,
+    Project,
+    file_facts,
+    file_links,
+    included_in_run,
+    mask_names_of,
+    merge_facts,
+)
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 BATCH_FILES = 64  # files lexed per libclang call (its per-call set-up dominates for small files)
 BATCH_BYTES = 4 * 1024 * 1024
+T = TypeVar("T")
 
 
 def read_job(job: Job) -> SourceFile | FileResult:
-    """Read one file: its SourceFile, or the result that says why there is none.
+    """Read one file: its SourceFile, or the result that says why there is none."""
+    data = read_bytes(job)
+    return data if isinstance(data, FileResult) else decode_job(job, data)
+
+
+def read_bytes(job: Job) -> bytes | FileResult:
+    """The bytes of a file to translate, or the result of one to copy (with its bytes), or the result that
+    says why there are none.
 
     A symbolic link is recreated, and a file to copy that is over MAX_SOURCE_BYTES is streamed, by the
     write stage: neither is read here (their results carry no output)."""
@@ -53,10 +75,38 @@ def read_job(job: Job) -> SourceFile | FileResult:
         return FileResult(job.display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
     if not job.translate:
         return FileResult(job.display, FileStatus.COPIED, output=data, size=len(data))
+    return data
+
+
+def decode_job(job: Job, data: bytes) -> SourceFile | FileResult:
     try:
         return SourceFile.from_bytes(job.display, data)
     except DecodeFailure as exc:
         return FileResult(job.display, FileStatus.FAILED, output=data, reason=str(exc), size=len(data))
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every batch of a run is computed with (a pool worker gets it once)."""
+
+    table: LookupTable
+    settings: Settings
+    offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
+    project: Project = NO_PROJECT
+    cache: FileCache | None = None  # per-file facts and results kept between runs (hipconv.filecache)
+    masks: frozenset[bytes] = frozenset()  # the names passed as a lane mask in the run (masks_batch)
+
+    def key(self, kind: str, job: Job, data: bytes, *extra: str | bytes) -> bytes | None:
+        """The cache key of a `kind` of value computed from job's bytes `data` (None: not cached)."""
+        if self.cache is None or not self.table.digest:
+            return None
+        return key_of(kind, self.run_key, job.display, data_digest(data), *extra)
+
+    @functools.cached_property
+    def run_key(self) -> bytes:
+        """The part of every key that the run decides: hipconv's code, the rules, the settings (all of them
+        but the number of jobs, which changes no output)."""
+        return key_of(code_digest(), self.table.digest, repr(replace(self.settings, jobs=1)))
 
 
 def translate_jobs(
@@ -72,11 +122,45 @@ def translate_jobs(
     Build files (CMakeLists.txt, *.cmake, Makefiles) go to hipconv.buildfiles, with `offload_archs`
     replacing CUDA architectures. `project`: what the run's files tell each other (project_of_jobs).
     """
-    read = [_build_file(r, offload_archs) for r in (read_job(job) for job in jobs)]
-    sources = [r for r in read if isinstance(r, SourceFile)]
+    return translate_batch(Context(table, settings, offload_archs, project), jobs)
+
+
+def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
+    """translate_jobs with the context's cache: a file whose key is found is not translated again."""
+    read = [read_bytes(job) for job in jobs]
+    keys = [_result_key(context, job, r) for job, r in zip(jobs, read)]
+    found = context.cache.get_many([k for k in keys if k is not None]) if context.cache is not None else {}
+    results: list[FileResult | None] = [found.get(k) if k is not None else None for k in keys]
+    todo = [n for n, r in enumerate(results) if r is None]
+    decoded = (r if isinstance(r, FileResult) else decode_job(job, r) for job, r in ((jobs[n], read[n]) for n in todo))
+    built = [_build_file(r, context.offload_archs) for r in decoded]
+    sources = [r for r in built if isinstance(r, SourceFile)]
     includes = {job.display: job.compat_include for job in jobs}
-    translated = iter(translate_sources(sources, table, settings, project=project, compat_includes=includes))
-    return [next(translated) if isinstance(r, SourceFile) else r for r in read]
+    translated = iter(
+        translate_sources(sources, context.table, context.settings, project=context.project, compat_includes=includes)
+    )
+    new = {}
+    for n, r in zip(todo, built):
+        results[n] = result = next(translated) if isinstance(r, SourceFile) else r
+        key = keys[n]
+        if key is not None and result.status is not FileStatus.FAILED:
+            new[key] = result
+    if context.cache is not None:
+        context.cache.put_many(new)
+    return [r for r in results if r is not None]
+
+
+def _result_key(context: Context, job: Job, read: bytes | FileResult) -> bytes | None:
+    """The cache key of a source's translation, or a build file's (None: nothing to translate)."""
+    if isinstance(read, bytes):
+        data = read
+    elif read.status is FileStatus.COPIED and read.output is not None and build_file_kind(read.path) is not None:
+        data = read.output
+    else:
+        return None
+    project = context.project.digest(job.display)
+    extra: tuple[str | bytes, ...] = (str(job.translate), job.compat_include, project, *context.offload_archs)
+    return context.key("result", job, data, *extra)
 
 
 def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> SourceFile | FileResult:
@@ -99,25 +183,57 @@ def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> 
 
 
 def project_of_jobs(
-    jobs: Sequence[Job], table: LookupTable, include_dirs: Sequence[str] = (), *, extra_masks: bool = False
+    jobs: Sequence[Job],
+    table: LookupTable,
+    include_dirs: Sequence[str] = (),
+    *,
+    extra_masks: bool = False,
+    context: Context | None = None,
 ) -> Project:
-    """What the sources among `jobs` tell each other (project.gather_project), with the files they include
-    that the run does not name (include_closure): read once before translation, so that each file of the
-    run knows the project's own names and lane masks. A file's names come from the files it includes only,
-    so that it gets the same findings named alone (pre-commit) as in its tree (`extra_masks`: gather_project)."""
-    read = [
-        (job, read_job(job)) for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None
-    ]
-    by_path = {_absolute(job.path): s for job, s in read if isinstance(s, SourceFile)}
-    if len(jobs) <= 1 and not any(b"include" in s.body for s in by_path.values()):
-        return NO_PROJECT
-    included = included_closure({p: s.body for p, s in by_path.items()}, [_absolute(d) for d in include_dirs])
-    if len(jobs) <= 1 and not included.read:
+    """What the sources among `jobs` tell each other (project.merge_facts of each one's file_facts), with
+    the files they include that the run does not name (include_closure), gathered before translation, so
+    that each file of the run knows the project's own names and lane masks. A file's names come from the
+    files it includes only, so that it gets the same findings named alone (pre-commit) as in its tree.
+    The lane masks that the files the run does not name define count only with `extra_masks` (a scan:
+    what translating the project would do; a translation does not widen a definition in a file it does
+    not write). Each file's facts are computed on their own, in the pool of `context` (if its settings
+    ask for more than one job) and kept in its cache; so are the mask uses of the files that hold a mask
+    name."""
+    context = context if context is not None else Context(table, Settings(rocm=Version.parse("0.0")))
+    sources = [job for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None]
+    dirs = [_absolute(d) for d in include_dirs]
+    if len(jobs) <= 1 and not _reaches_another(sources, dirs):
         return NO_PROJECT  # one file that reaches no other: as before
-    extra = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
-    shown = {path: s.path for path, s in by_path.items()}
-    reach = {s.path: frozenset(shown.get(h, h) for h in included.reach[p]) for p, s in by_path.items()}
-    return gather_project(list(by_path.values()), table, reach=reach, extra=extra, extra_masks=extra_masks)
+    found = [f for links in _map(context, "links", sources) for f in links]
+    by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
+    included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
+    shown = {path: f.path for path, f in by_path.items()}
+    reach = {f.path: frozenset(shown.get(h, h) for h in included.reach[p]) for p, f in by_path.items()}
+    # the names a file declares and the defines its words need matter only where another file includes it
+    wanted = frozenset[str]().union(*reach.values(), *included_in_run(list(by_path.values())).values())
+    reached = [job for job, f in zip(sources, found) if f is not None and f.path in wanted]
+    full = {f.path: f for batch in _map(context, "facts", reached) for f in batch if f is not None}
+    facts = [full.get(f.path, f) for f in by_path.values()]
+    extra_sources = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
+    extra = file_facts(extra_sources, table)
+    masks = mask_names_of([*facts, *extra] if extra_masks else facts)
+    if not masks:
+        return merge_facts(facts, reach, extra)
+    holding = [job for job, f in zip(sources, found) if f is not None]
+    uses = [u for batch in _map(replace(context, masks=masks), "masks", holding) for u in batch if u is not None]
+    if extra_masks:
+        uses += file_mask_uses(extra_sources, masks, table)
+    return merge_facts(facts, reach, extra, uses)
+
+
+def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:
+    """Whether the one source (if any) includes a file that exists."""
+    for job in sources:
+        data = read_bytes(job)
+        if isinstance(data, bytes) and (lines := include_lines(data)):
+            if included_closure({_absolute(job.path): lines}, include_dirs).read:
+                return True
+    return False
 
 
 def _absolute(path: str) -> str:
@@ -129,6 +245,55 @@ def _decoded(path: str, body: bytes) -> SourceFile | None:
         return SourceFile.from_bytes(path, body)
     except DecodeFailure:
         return None
+
+
+def links_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
+    """file_links of each job's source (None for a file that cannot be read or decoded)."""
+    return _cached_per_source(context, "links", jobs, file_links)
+
+
+def facts_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
+    """file_facts of each job's source (None for a file that cannot be read or decoded)."""
+    return _cached_per_source(context, "facts", jobs, lambda sources: file_facts(sources, context.table))
+
+
+def masks_batch(context: Context, jobs: Sequence[Job]) -> list[MaskUses | None]:
+    """file_mask_uses of the context's mask names, for each job's source."""
+    names = b",".join(sorted(context.masks))
+    return _cached_per_source(
+        context, "masks", jobs, lambda sources: file_mask_uses(sources, context.masks, context.table), names
+    )
+
+
+def _cached_per_source(
+    context: Context,
+    kind: str,
+    jobs: Sequence[Job],
+    compute: Callable[[list[SourceFile]], Sequence[T]],
+    *extra: bytes,
+) -> list[T | None]:
+    """compute() of the jobs' sources, those found in the context's cache (by `kind`) taken from it."""
+    read = [read_bytes(job) for job in jobs]
+    keys = [context.key(kind, job, r, *extra) if isinstance(r, bytes) else None for job, r in zip(jobs, read)]
+    found = context.cache.get_many([k for k in keys if k is not None]) if context.cache is not None else {}
+    decoded = {
+        n: decode_job(jobs[n], r)
+        for n, r in enumerate(read)
+        if isinstance(r, bytes) and (keys[n] is None or keys[n] not in found)
+    }
+    todo = [n for n, r in decoded.items() if isinstance(r, SourceFile)]
+    computed = dict(zip(todo, compute([decoded[n] for n in todo])))  # type: ignore[misc]
+    if context.cache is not None:
+        context.cache.put_many({k: computed[n] for n, k in enumerate(keys) if k is not None and n in computed})
+    return [computed[n] if n in computed else found.get(k) if k is not None else None for n, k in enumerate(keys)]
+
+
+_PHASES: dict[str, Callable[[Context, Sequence[Job]], list[Any]]] = {
+    "links": links_batch,
+    "facts": facts_batch,
+    "masks": masks_batch,
+    "translate": translate_batch,
+}
 
 
 def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
@@ -145,45 +310,57 @@ def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
 
 
 class _Worker:
-    """What a pool worker translates with, set once per process (a fork inherits it, spawn pickles it)."""
+    """What a pool worker computes with, set once per process (a fork inherits it, spawn pickles it)."""
 
-    table: LookupTable
-    settings: Settings
-    offload_archs: Sequence[str]
-    project: Project
+    context: Context
 
     @classmethod
-    def init(
-        cls,
-        table: LookupTable,
-        settings: Settings,
-        offload_archs: Sequence[str],
-        project: Project,
-        parent: int,
-    ) -> None:
+    def init(cls, context: Context, parent: int) -> None:
         interrupts.in_worker(parent)
-        cls.table, cls.settings, cls.offload_archs, cls.project = table, settings, offload_archs, project
+        cls.context = context
 
     @classmethod
-    def run(cls, batch: list[Job]) -> list[FileResult]:
-        return translate_jobs(batch, cls.table, cls.settings, offload_archs=cls.offload_archs, project=cls.project)
+    def run(cls, task: tuple[str, list[Job]]) -> list[Any]:
+        phase, batch = task
+        return _PHASES[phase](cls.context, batch)
+
+
+def _map(context: Context, phase: str, jobs: Sequence[Job]) -> Generator[list[Any], None, None]:
+    """One phase's function of each batch of jobs, in order: in the worker pool when the settings ask
+    for more than one job and there are several, else in-process."""
+    if context.settings.jobs <= 1 or len(jobs) <= 1:
+        for batch in batches(jobs):
+            yield _PHASES[phase](context, batch)
+        return
+    pool = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    work = ((phase, batch) for batch in batches(jobs))
+    initargs = (context, os.getpid())
+    yield from ordered_map(pool, context.settings.jobs, _Worker.run, work, init=_Worker.init, initargs=initargs)
 
 
 def run(
-    jobs: Sequence[Job], table: LookupTable, settings: Settings, *, offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
+    jobs: Sequence[Job],
+    table: LookupTable,
+    settings: Settings,
+    *,
+    offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,
+    cache: FileCache | None = None,
 ) -> Generator[FileResult, None, None]:
     """Yield one FileResult per job, in job order. In-process for one job or one file.
 
     Leaving the generator early (an exception, an interruption, close()) kills the workers at once.
     What the jobs' sources tell each other is gathered first (project_of_jobs) and goes to every batch.
+    `cache`: per-file facts and results are taken from it when the file's bytes are those they were
+    computed from, and kept in it (hipconv.filecache); old entries are evicted at the end.
     """
-    project = project_of_jobs(jobs, table, settings.include_dirs)
-    if settings.jobs <= 1 or len(jobs) <= 1:
-        for batch in batches(jobs):
-            yield from translate_jobs(batch, table, settings, offload_archs=offload_archs, project=project)
-        return
-    context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    initargs = (table, settings, offload_archs, project, os.getpid())
-    work = batches(jobs)
-    for results in ordered_map(context, settings.jobs, _Worker.run, work, init=_Worker.init, initargs=initargs):
-        yield from results
+    context = Context(table, settings, offload_archs, cache=cache)
+    project = project_of_jobs(jobs, table, settings.include_dirs, context=context)
+    context = replace(context, project=project)
+    results = _map(context, "translate", jobs)
+    try:
+        for batch in results:
+            yield from batch
+    finally:
+        results.close()  # the workers are killed at once when the caller leaves early
+    if cache is not None:
+        cache.evict()

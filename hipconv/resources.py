@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import platformdirs
+
 from hipconv.errors import ConfigError
 from hipconv.settings import Version
 
@@ -63,12 +65,13 @@ def build_file(name: str) -> Path:
 
 
 def cache_dir() -> Path:
-    """$HIPCONV_CACHE_DIR, else $XDG_CACHE_HOME/hipconv, else ~/.cache/hipconv."""
+    """$HIPCONV_CACHE_DIR, else the platform's user cache directory (platformdirs, as pip and black find
+    it: $XDG_CACHE_HOME/hipconv or ~/.cache/hipconv on Linux, ~/Library/Caches/hipconv on macOS,
+    %LOCALAPPDATA%\\hipconv\\Cache on Windows)."""
     explicit = os.environ.get("HIPCONV_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "hipconv"
+    return Path(platformdirs.user_cache_dir("hipconv", appauthor=False))
 
 
 def hip_releases() -> list[str]:

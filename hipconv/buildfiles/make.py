@@ -34,27 +34,32 @@ ROCM_PATH_DEFAULT = "/opt/rocm"
 HIPCC_PATH = "$(ROCM_PATH)/bin/hipcc"
 
 
+_WORD = re.compile(r"\S+")
+_MAKE_EVENT = re.compile(r"\$[({]|[)}]|\s+")  # what make_words looks at: a reference's start or end, a blank
+
+
 def make_words(line: str) -> list[tuple[str, int]]:
     """Whitespace-separated words of a Makefile line with their offsets; $(...) and ${...} are never split."""
+    if "$" not in line:  # no reference: plain words
+        return [(m.group(), m.start()) for m in _WORD.finditer(line)]
     words: list[tuple[str, int]] = []
-    depth, start = 0, None
-    i = 0
-    while i < len(line):
-        c = line[i]
-        if c == "$" and i + 1 < len(line) and line[i + 1] in "({":
+    depth, start, plain = 0, None, 0  # plain: where the text not yet looked at starts
+    for m in _MAKE_EVENT.finditer(line):
+        at, event = m.start(), m.group()
+        if start is None and at > plain:
+            start = plain
+        if event[0] == "$":
             depth += 1
-            start = i if start is None else start
-            i += 2
-            continue
-        if depth and c in ")}":
-            depth -= 1
-        elif not depth and c.isspace():
-            if start is not None:
-                words.append((line[start:i], start))
-                start = None
-        elif start is None:
-            start = i
-        i += 1
+            start = at if start is None else start
+        elif event in ")}":
+            depth -= depth > 0
+            start = at if start is None else start
+        elif not depth and start is not None:  # a blank between words
+            words.append((line[start:at], start))
+            start = None
+        plain = m.end()
+    if start is None and plain < len(line):
+        start = plain
     if start is not None:
         words.append((line[start:], start))
     return words
@@ -126,6 +131,8 @@ def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
 
 def _is_nvcc(word: str, compilers: set[str]) -> bool:
     """Is this word nvcc: the program, its path, `$(shell which nvcc)`, or a variable that holds it."""
+    if "nvcc" not in word and "$" not in word:  # neither the program nor a reference (the common word)
+        return False
     if _NVCC_WORD.fullmatch(word) or _is_shell_nvcc(word.lstrip("@+-")):
         return True
     reference = _COMPILER_REFERENCE.fullmatch(word)
@@ -192,7 +199,10 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
     for line in lines:
         logical_start = line.start if line.first else logical_start
         # byte offsets of the words (build files are almost always ASCII; be exact anyway)
-        words = [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in make_words(line.code)]
+        if line.code.isascii():
+            words = [(w, line.start + pos) for w, pos in make_words(line.code)]
+        else:
+            words = [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in make_words(line.code)]
         if line.continues:  # the continuation, a word of its own or glued to the last one ($(CUDA_PATH)/bin/nvcc\)
             words[-1] = (words[-1][0][:-1], words[-1][1])
             words = [w for w in words if w[0]]

@@ -81,6 +81,11 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) ->
 )
 @exclude_option("Skip paths (relative to the input) matching GLOB.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Neither use nor fill the cache of per-file results (also: HIPCONV_NO_CACHE=1; see docs/cache.md).",
+)
 @click.option("--stats", is_flag=True, help="Print a summary table on stderr.")
 @click.option(
     "--report",
@@ -117,6 +122,7 @@ def translate(
     annotate: bool,
     exclude: tuple[str, ...],
     jobs: int,
+    no_cache: bool,
     stats: bool,
     report_path: Path | None,
     strict: bool,
@@ -134,20 +140,18 @@ def translate(
         raise click.UsageError("--dry-run and --diff exclude each other")
     config = config_at(config_path, display)
     mode = OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
+    settings = settings_from(
+        config,
+        rocm_version,
+        kernel_launch,
+        experimental=experimental,
+        jobs=jobs,
+        no_compat=no_compat,
+        cuda=cuda_release,
+    )
     request = TranslateRequest(
         paths,
-        replace(
-            settings_from(
-                config,
-                rocm_version,
-                kernel_launch,
-                experimental=experimental,
-                jobs=jobs,
-                no_compat=no_compat,
-                cuda=cuda_release,
-            ),
-            annotate=annotate,
-        ),
+        replace(settings, annotate=annotate),
         output=output,
         mode=mode,
         in_place=in_place,
@@ -159,6 +163,7 @@ def translate(
         stats=stats,
         force=force,
         follow_symlinks=follow_symlinks,
+        cache=not no_cache,
     )
     outcome = translate_paths(request, stderr_console(display), sys.stdout.buffer)
     raise SystemExit(_translate_exit(outcome, strict=strict, fail_on=fail_on or "never"))

@@ -14,6 +14,7 @@ from hipconv import __version__
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, Plan, plan
 from hipconv.errors import ConfigError, OutputUnwritable
+from hipconv.filecache import default_cache
 from hipconv.interrupts import Interrupted, deferred
 from hipconv.output import OutputMode, Writer, remove_stale_temp_files, write_atomic, write_named
 from hipconv.pipeline import run
@@ -50,6 +51,7 @@ class TranslateRequest:
     force: bool = False
     follow_symlinks: bool = False  # follow symbolic links that lead out of the input trees
     keep_files: bool = False  # keep every file's result in the outcome's summary (the Python API)
+    cache: bool = True  # per-file results kept between runs (hipconv.filecache; off: --no-cache)
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     for problem in the_plan.problems:
         summary.add(problem)
         print_result(console, problem)
-    results = run(the_plan.jobs, table, request.settings, offload_archs=request.offload_archs)
+    cache = default_cache(request.cache)
+    results = run(the_plan.jobs, table, request.settings, offload_archs=request.offload_archs, cache=cache)
     try:
         with progress_bar(console, len(the_plan.jobs), "translating", shown=the_plan.tree) as (advance, out):
             for result in results:

@@ -16,6 +16,7 @@ import pickle
 import tempfile
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -48,10 +49,10 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
         if isinstance(found, RuleSet):
             with contextlib.suppress(OSError):
                 os.utime(cache)  # recently used: kept by evict()
-            return found
+            return replace(found, digest=digest.hexdigest())
     except Exception:  # missing, unreadable or from another Python: rebuild it
         pass
-    ruleset = build()
+    ruleset = replace(build(), digest=digest.hexdigest())
     if _store(cache, ruleset):
         evict(cache.parent, keep=cache)
     return ruleset

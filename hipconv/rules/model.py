@@ -187,12 +187,14 @@ class LookupTable:
     # types that become a HIP type another one becomes too (cudaError_t and CUresult: hipError_t), as bytes:
     # overloads on them become one function (translate.redefinitions)
     merged_types: frozenset[bytes] = frozenset()
+    digest: str = ""  # the RuleSet's: part of the keys of hipconv.filecache ("": nothing is cached)
 
 
 @dataclass(frozen=True)
 class RuleSet:
     rules: tuple[Rule, ...]
     cuda_api: Mapping[str, str]  # CUDA inventory name -> library, for names HIP does not share
+    digest: str = ""  # of the bytes it was built from (rules.cache); "" when unknown
 
     def resolve(self, rules: Iterable[Rule], settings: Settings) -> Resolution:
         """The status policy: which of a spelling's rules applies to the target, and what to do."""
@@ -235,6 +237,7 @@ class RuleSet:
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
             hip_headers=frozenset(r.hip for rs in headers.values() for r in rs if r.hip),
             merged_types=_merged_types(identifiers),
+            digest=self.digest,
         )
 
     def find(self, name: str) -> tuple[Rule, ...]:

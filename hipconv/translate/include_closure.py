@@ -13,8 +13,24 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]', re.M)
+# an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`: the regular expression starts at
+# the word (found fast, as a literal), and include_lines checks what comes before it on its line
+_INCLUDE = re.compile(rb'include[ \t]*(["<])([^">\n]+)[">]')
 MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
+
+
+Include = tuple[bool, str]  # one #include line: quoted ("x.h", not <x.h>), and the path as written
+
+
+def include_lines(body: bytes) -> tuple[Include, ...]:
+    """The #include lines of a body (project.file_facts keeps them with a file's facts)."""
+    if b"include" not in body:
+        return ()
+    lines = []
+    for m in _INCLUDE.finditer(body):
+        if body[body.rfind(b"\n", 0, m.start()) + 1 : m.start()].strip(b" \t") == b"#":
+            lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
+    return tuple(lines)
 
 
 @dataclass(frozen=True)
@@ -23,9 +39,10 @@ class Included:
     read: dict[str, bytes]  # the files reached that were not given, by path, as read
 
 
-def included_closure(given: Mapping[str, bytes], include_dirs: Sequence[str] = ()) -> Included:
-    """What the `given` files (absolute normalised path -> body) include, read from disk where not given;
-    include cycles end, unreadable or missing files are left out (as a header of the system would be)."""
+def included_closure(given: Mapping[str, Sequence[Include]], include_dirs: Sequence[str] = ()) -> Included:
+    """What the `given` files (absolute normalised path -> its include_lines) include, read from disk
+    where not given; include cycles end, unreadable or missing files are left out (as a header of the
+    system would be)."""
     read: dict[str, bytes] = {}
     direct: dict[str, tuple[str, ...]] = {}
     todo = list(given)
@@ -33,8 +50,8 @@ def included_closure(given: Mapping[str, bytes], include_dirs: Sequence[str] = (
         path = todo.pop()
         if path in direct:
             continue
-        body = given.get(path, read.get(path))
-        direct[path] = found = _includes(path, body, include_dirs, given) if body is not None else ()
+        lines = given[path] if path in given else include_lines(read[path]) if path in read else ()
+        direct[path] = found = _includes(path, lines, include_dirs, given)
         for header in found:
             if header not in given and header not in read and (text := _read(header)) is not None:
                 read[header] = text
@@ -43,14 +60,14 @@ def included_closure(given: Mapping[str, bytes], include_dirs: Sequence[str] = (
     return Included(reach, read)
 
 
-def _includes(path: str, body: bytes, include_dirs: Sequence[str], given: Mapping[str, bytes]) -> tuple[str, ...]:
-    if b"include" not in body:
-        return ()
+def _includes(
+    path: str, lines: Sequence[Include], include_dirs: Sequence[str], given: Mapping[str, object]
+) -> tuple[str, ...]:
     here = os.path.dirname(path)
     found = []
-    for m in _INCLUDE.finditer(body):
-        written = m.group(2).decode(errors="replace").strip()
-        dirs = (here, *include_dirs) if m.group(1) == b'"' else include_dirs
+    for quoted, as_written in lines:
+        written = as_written.strip()
+        dirs = (here, *include_dirs) if quoted else include_dirs
         for folder in dirs:
             candidate = os.path.normpath(os.path.join(folder, written))
             if candidate in given or os.path.isfile(candidate):

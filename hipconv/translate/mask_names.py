@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from hipconv.rules.model import LookupTable
@@ -23,7 +23,7 @@ from hipconv.translate.syntax import (
     parse_call,
     prev_code,
 )
-from hipconv.translate.words import identifier_tokens
+from hipconv.translate.words import SPLICED_WORD, file_words, identifier_tokens
 
 # Unsigned integer types and their 64-bit counterparts: a variable's type is widened with its value. A
 # signed variable is not a mask hipconv reads: 0xffffffff in an int is -1, all 64 lanes once converted.
@@ -93,26 +93,58 @@ def _find(c: MatchCollector, name: str) -> MaskName | None:
     return MaskName(-1, -1, value, None, in_project.mask_only, f"{path}:{in_project.line}")
 
 
-def project_masks(
-    sources: Sequence[SourceFile], words: Sequence[frozenset[bytes]], table: LookupTable
-) -> dict[str, ProjectMask]:
+class MaskUses(NamedTuple):
+    """What one file tells the run about the lane-mask names some file passes (merge_masks joins them)."""
+
+    definitions: frozenset[tuple[str, str, str, int]]  # (name, literal as written, path, line)
+    other_use: frozenset[str]  # names it uses otherwise than as a kept lane mask
+
+
+NO_USES = MaskUses(frozenset(), frozenset())
+
+
+def mask_arguments(body: bytes) -> frozenset[bytes]:
+    """The names a body passes as the first argument of a *_sync builtin (a lane mask given by name)."""
+    if b"_sync" not in body:  # the common case, found without the regular expression
+        return frozenset()
+    return frozenset(m.group(1) for m in _MASK_ARGUMENT.finditer(body))
+
+
+def file_mask_uses(sources: Sequence[SourceFile], names: frozenset[bytes], table: LookupTable) -> list[MaskUses]:
+    """For each source, its definitions and other uses of `names` (the run's mask_arguments); the
+    sources that do not hold one of them as a word are not lexed."""
+    if not names:
+        return [NO_USES] * len(sources)
+    candidates = [
+        n
+        for n, s in enumerate(sources)
+        if (any(name in s.body for name in names) or SPLICED_WORD.search(s.body)) and names & file_words(s.body)
+    ]
+    uses = [NO_USES] * len(sources)
+    for n, tokens in zip(candidates, lex_many([sources[n].body for n in candidates])):
+        definitions: set[tuple[str, str, str, int]] = set()
+        other_use: set[str] = set()
+        for k in identifier_tokens(tokens, names):
+            name, found = tokens.text(k), _definition(tokens, k)
+            if found is not None:
+                line = sources[n].line_col(tokens.starts[k])[0]
+                definitions.add((name, tokens.text(found[0]), sources[n].path, line))
+            elif not _is_kept_mask(tokens, table, k):
+                other_use.add(name)
+        uses[n] = MaskUses(frozenset(definitions), frozenset(other_use))
+    return uses
+
+
+def merge_masks(uses: Iterable[MaskUses]) -> dict[str, ProjectMask]:
     """The names that files of the run pass as a lane mask and one of them defines as one integer
     literal, with whether every use of each, in all the files, is a kept lane mask. A name defined
     twice with different values is left out (which one a file sees depends on its includes)."""
-    names = {m.group(1) for s in sources for m in _MASK_ARGUMENT.finditer(s.body)}
-    candidates = [s for s, found in zip(sources, words) if names & found]
-    if not candidates:
-        return {}
     definitions: dict[str, set[tuple[str, str, int]]] = {}
     other_use: set[str] = set()
-    for source, tokens in zip(candidates, lex_many([s.body for s in candidates])):
-        for k in identifier_tokens(tokens, frozenset(names)):
-            name, found = tokens.text(k), _definition(tokens, k)
-            if found is not None:
-                line = source.line_col(tokens.starts[k])[0]
-                definitions.setdefault(name, set()).add((tokens.text(found[0]), source.path, line))
-            elif not _is_kept_mask(tokens, table, k):
-                other_use.add(name)
+    for found in uses:
+        for name, value, path, line in found.definitions:
+            definitions.setdefault(name, set()).add((value, path, line))
+        other_use |= found.other_use
     unique = {name: min(found) for name, found in definitions.items() if len({v for v, _, _ in found}) == 1}
     return {name: ProjectMask(value, path, line, name not in other_use) for name, (value, path, line) in unique.items()}
 

@@ -1,19 +1,26 @@
-"""What the files of one run tell each other, gathered before any is translated."""
+"""What the files of one run tell each other, gathered before any is translated.
+
+Composable: each file's own facts (file_facts: the names it declares, the lane-mask names it passes,
+the defines its words require, what it #includes) are computed on their own, in the worker pool and
+cached with the file's bytes, then merged (merge_facts) along what each file includes, directly or not
+(include_closure, which also reads the headers the run does not name). The lane masks take a second
+look, at the files that hold one of the names passed as a mask anywhere in the run
+(mask_names.file_mask_uses).
+"""
 
 from __future__ import annotations
 
+import hashlib
 import os
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from hipconv.rules.model import LookupTable
-from hipconv.translate.mask_names import ProjectMask, project_masks
+from hipconv.translate.include_closure import Include, include_lines
+from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import project_names
 from hipconv.translate.words import file_words
-
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*["<]([^">\n]+)[">]', re.M)
 
 
 @dataclass(frozen=True)
@@ -26,41 +33,72 @@ class Project:
     # the runtime header (HIP_ENABLE_WARP_SYNC_BUILTINS): a source file defines them at its top
     header_defines: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
+    def digest(self, path: str) -> bytes:
+        """A digest of everything the translation of the file at `path` may read here: part of its cache
+        key (the facts of other files leave it alone)."""
+        text = repr(
+            (
+                sorted(self.names.get(path, ())),
+                sorted(self.masks.items()),
+                sorted(self.header_defines.get(path, ())),
+            )
+        )
+        return hashlib.blake2b(text.encode(), digest_size=20).digest()
+
 
 NO_PROJECT = Project()  # a run of one file
 
 
-def gather_project(
-    sources: Sequence[SourceFile],
-    table: LookupTable,
-    *,
+@dataclass(frozen=True)
+class FileFacts:
+    """What one source tells the others of its run (merge_facts joins them)."""
+
+    path: str
+    names: frozenset[str] = frozenset()  # CUDA-looking names no rule knows that it declares
+    mask_arguments: frozenset[bytes] = frozenset()  # names it passes as a lane mask
+    requires: frozenset[str] = frozenset()  # defines that the rules of its words require
+    includes: tuple[Include, ...] = ()  # its #include lines (include_closure.include_lines)
+
+
+def file_links(sources: Sequence[SourceFile]) -> list[FileFacts]:
+    """What every source of a run is looked at for: its #include lines and the names it passes as a lane
+    mask. The rest of its facts (file_facts) matter only for a file that another one includes."""
+    return [FileFacts(s.path, mask_arguments=mask_arguments(s.body), includes=include_lines(s.body)) for s in sources]
+
+
+def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
+    """All the facts of each source: one scan of each body (file_words) serves the questions."""
+    words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
+    requiring = _requiring(table)
+    declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
+    facts = []
+    for source, found, names in zip(sources, words, declared):
+        requires = frozenset(requiring[w] for w in found & requiring.keys())
+        facts.append(FileFacts(source.path, names, mask_arguments(source.body), requires, include_lines(source.body)))
+    return facts
+
+
+def mask_names_of(facts: Iterable[FileFacts]) -> frozenset[bytes]:
+    """The names that files of the run pass as a lane mask: the files holding one are looked at again."""
+    return frozenset().union(*(f.mask_arguments for f in facts))
+
+
+def merge_facts(
+    facts: Sequence[FileFacts],
     reach: Mapping[str, frozenset[str]],
-    extra: Sequence[SourceFile] = (),
-    extra_masks: bool = False,
+    extra: Sequence[FileFacts] = (),
+    mask_uses: Iterable[MaskUses] = (),
 ) -> Project:
-    """`reach`: by path, the files each source includes, directly or not (include_closure: among
-    `sources` and `extra`, the files the run does not name but its sources include). The lane masks
-    `extra` defines count only with `extra_masks` (a scan: what translating the project would do; a
-    translation does not widen a definition in a file it does not write)."""
-    files = [*sources, *extra]
-    words = [file_words(s.body) for s in files]  # one scan of each body serves the three questions
-    names = reached_names(files, reach, table, words)
-    masked = len(files) if extra_masks else len(sources)
-    masks = project_masks(files[:masked], words[:masked], table)
-    return Project(names, masks, header_defines(sources, words[: len(sources)], table))
+    """The run's Project from its sources' facts, those of the files they include that the run does not
+    name (`extra`), what each source reaches (`reach`: include_closure, by path as shown) and the mask
+    uses of the files holding a mask name."""
+    defines = header_defines(facts, included_in_run(facts))
+    return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines)
 
 
-def reached_names(
-    files: Sequence[SourceFile],
-    reach: Mapping[str, frozenset[str]],
-    table: LookupTable,
-    words: Sequence[frozenset[bytes]],
-) -> dict[str, frozenset[str]]:
-    """By path in `reach`, the CUDA-looking names that the files it reaches declare (project_names).
-    `words`: the file_words of each file."""
-    wanted = frozenset[str]().union(*reach.values())
-    reached = [(f, w) for f, w in zip(files, words) if f.path in wanted]
-    declared = dict(zip((f.path for f, _ in reached), project_names([(f.body, w) for f, w in reached], table.names)))
+def reached_names(facts: Sequence[FileFacts], reach: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """By path in `reach`, the CUDA-looking names that the files it reaches declare."""
+    declared = {f.path: f.names for f in facts if f.names}
     names: dict[str, frozenset[str]] = {}
     union: dict[frozenset[str], frozenset[str]] = {}  # files reaching the same headers share one set
     for path, headers in reach.items():
@@ -71,27 +109,43 @@ def reached_names(
     return names
 
 
-def header_defines(
-    sources: Sequence[SourceFile], words: Sequence[frozenset[bytes]], table: LookupTable
-) -> dict[str, frozenset[str]]:
-    """For each source (`words`: the file_words of each), the defines its included headers of the run
-    need (through the words of their rules that require one; a word in a comment counts too, which only
-    adds a harmless define)."""
+def _requiring(table: LookupTable) -> dict[bytes, str]:
+    """The words whose rules require a define, and the define (computed once per table)."""
+    kept = _REQUIRING.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
     requiring = {
         name.encode(): r.rule.requires_define
         for name, r in table.identifiers.items()
         if r.rewrites and r.rule is not None and r.rule.requires_define
     }
-    own = {s.path: frozenset(requiring[w] for w in found & requiring.keys()) for s, found in zip(sources, words)}
-    if not any(own.values()):
-        return {}
-    paths = frozenset(own)
+    _REQUIRING.clear()
+    _REQUIRING[id(table)] = (table, requiring)
+    return requiring
+
+
+_REQUIRING: dict[int, tuple[LookupTable, dict[bytes, str]]] = {}
+
+
+def included_in_run(facts: Sequence[FileFacts]) -> dict[str, list[str]]:
+    """By path, the files of the run that each one's #include lines name (_resolve_includes): what
+    header_defines follows."""
+    paths = frozenset(f.path for f in facts)
     by_name: dict[str, list[str]] = {}  # the run's files by base name: an include is resolved among its few
     for path in paths:
         by_name.setdefault(os.path.basename(path), []).append(path)
-    included = {s.path: _resolve_includes(s, paths, by_name) for s in sources}
+    return {f.path: _resolve_includes(f, paths, by_name) for f in facts}
+
+
+def header_defines(facts: Sequence[FileFacts], included: Mapping[str, list[str]]) -> dict[str, frozenset[str]]:
+    """For each source, the defines its included headers of the run (`included`: included_in_run) need
+    (through the words of their rules that require one; a word in a comment counts too, which only adds a
+    harmless define)."""
+    own = {f.path: f.requires for f in facts}
+    if not any(own.values()):
+        return {}
     reach: dict[str, frozenset[str]] = {}
-    for path in paths:  # every header reached from each file (include cycles end)
+    for path in own:  # every header reached from each file (include cycles end)
         seen, todo = set(), list(included[path])
         while todo:
             header = todo.pop()
@@ -104,13 +158,12 @@ def header_defines(
     return reach
 
 
-def _resolve_includes(source: SourceFile, paths: frozenset[str], by_name: Mapping[str, list[str]]) -> list[str]:
+def _resolve_includes(facts: FileFacts, paths: frozenset[str], by_name: Mapping[str, list[str]]) -> list[str]:
     """The files of the run that the source's #include lines name: beside it, else the one file whose
     path ends with the included path (an -I directory)."""
     found = []
-    here = os.path.dirname(source.path)
-    for m in _INCLUDE.finditer(source.body):
-        written = m.group(1).decode(errors="replace")
+    here = os.path.dirname(facts.path)
+    for _, written in facts.includes:
         beside = os.path.normpath(os.path.join(here, written))
         if beside in paths:
             found.append(beside)

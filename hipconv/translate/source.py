@@ -16,6 +16,7 @@ endings too) has each CR as an LF in `body`, so every stage sees lines as it doe
 from __future__ import annotations
 
 import bisect
+import codecs
 import re
 from dataclasses import dataclass, field
 
@@ -141,8 +142,14 @@ def _byte_order(sample: bytes, width: int) -> str | None:
 
 
 def _escape(body: bytes) -> bytes:
-    text = body.decode("utf-8", "surrogateescape")  # a byte that is not UTF-8 -> U+DC80..U+DCFF
-    return text.translate(_SURROGATE_TO_PRIVATE).encode("utf-8")
+    return body.decode("utf-8", _ESCAPE_ERRORS).encode("utf-8")  # a byte that is not UTF-8 -> U+F780..U+F7FF
 
 
-_SURROGATE_TO_PRIVATE = {0xDC00 + b: _ESCAPE_BASE + b for b in range(0x80, 0x100)}
+def _escape_bytes(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler of _escape: each byte that is not UTF-8 becomes _ESCAPE_BASE + the byte."""
+    assert isinstance(error, UnicodeDecodeError)
+    return "".join(chr(_ESCAPE_BASE + b) for b in error.object[error.start : error.end]), error.end
+
+
+_ESCAPE_ERRORS = "hipconv-escape"
+codecs.register_error(_ESCAPE_ERRORS, _escape_bytes)
