@@ -913,6 +913,12 @@ FOUND = [
         Setup("6.3", "chevron", "t.h"),
         id="header-include-line-starting-inside-a-comment",
     ),
+    pytest.param(  # the same with code spliced before the comment: that #include is no directive, nothing goes in
+        b"\xef\xbb\xbfcudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w);\n"
+        b' x x \\\n/*\n/* c 1 */#include "cuda_fp16.h"',
+        Setup("6.3", "chevron", "t.cuh"),
+        id="include-after-a-comment-opened-after-code",
+    ),
     pytest.param(  # a .cu file's runtime include after code, its line spliced to a comment's: moved up all the same
         b"\xef\xbb\xbf x\n/* c 0 */\\\n#include <cuda_runtime.h>",
         Setup("5.2", "chevron", "t.cu"),

@@ -202,17 +202,23 @@ def _provide_above(c: MatchCollector, f: _Include, provided: set[str]) -> set[st
     if line is None:  # a splice joins code to the line: nothing can go above it
         return {f.written}
     line = _after_open_comment(c.tokens, line)
+    if line is None:
+        return {f.written}
     c.edits.append(Edit.replace(line, line, f"#include <{rule.after}>{c.source.newline_at(line)}", INSERT_RULE_ID))
     return {f.written, rule.after}
 
 
-def _after_open_comment(tokens: Tokens, line: int) -> int:
+def _after_open_comment(tokens: Tokens, line: int) -> int | None:
     """Where a line inserted at `line` is code: after the block comment that the line starts inside, if any
-    (`/*` on a line above, `... */#include` on this one); only comments and blanks precede a directive."""
+    (`/*` on a line above, `... */#include` on this one), when that comment starts its own line; None when
+    code comes before the comment (then the `#include` after it is no directive, and nothing goes there)."""
     k = bisect.bisect_right(tokens.starts, line) - 1
-    if k >= 0 and tokens.kinds[k] == TokenKind.COMMENT and tokens.starts[k] < line < tokens.ends[k]:
-        return tokens.ends[k]
-    return line
+    if k < 0 or tokens.kinds[k] != TokenKind.COMMENT or not tokens.starts[k] < line < tokens.ends[k]:
+        return line
+    opened = line_before_splices(tokens.body, tokens.starts[k])
+    if opened is None or unsplice(tokens.body[opened : tokens.starts[k]]).strip():
+        return None
+    return tokens.ends[k]
 
 
 def _top_level(tokens: Tokens, directives: Directives) -> set[int]:
