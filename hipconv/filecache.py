@@ -58,7 +58,8 @@ def key_of(*parts: str | bytes) -> bytes:
     """One key from its parts (strings and digests)."""
     digest = hashlib.blake2b(digest_size=20)
     for part in parts:
-        digest.update(part.encode() if isinstance(part, str) else part)
+        # a path from a file name that is not UTF-8 holds surrogates: surrogateescape gives its bytes back
+        digest.update(part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part)
         digest.update(b"\0")
     return digest.digest()
 
