@@ -963,6 +963,11 @@ FOUND = [
         Setup("6.3", "chevron", "t.cu"),
         id="function-name-as-a-qualifier",
     ),
+    pytest.param(  # a CUDA type before `::` qualifies a CUDA name; its HIP name must too, in the second run
+        b"\xef\xbb\xbf cudaStream_t ::\ncudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w);",
+        Setup("6.3", "chevron", "t.cu"),
+        id="type-name-as-a-qualifier",
+    ),
     pytest.param(  # an include's path must be on its line
         b'#include "cuda_fp16.h"\n#// c 0\ninclude <cuda_runtime.h>\n#include // c 1\n<cuda_runtime.h>',
         Setup("5.2", "chevron", "t.cu"),

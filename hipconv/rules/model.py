@@ -187,6 +187,9 @@ class LookupTable:
     # types that become a HIP type another one becomes too (cudaError_t and CUresult: hipError_t), as bytes:
     # overloads on them become one function (translate.redefinitions)
     merged_types: frozenset[bytes] = frozenset()
+    # the HIP names scope rules write (hipStream_t): they qualify a CUDA name as the CUDA scope did, so a
+    # second run over the output reads `hipStream_t::x` as the first read `cudaStream_t::x`
+    hip_scopes: frozenset[str] = frozenset()
     digest: str = ""  # the RuleSet's: part of the keys of hipconv.filecache ("": nothing is cached)
 
 
@@ -237,6 +240,7 @@ class RuleSet:
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
             hip_headers=frozenset(r.hip for rs in headers.values() for r in rs if r.hip),
             merged_types=_merged_types(identifiers),
+            hip_scopes=frozenset(r.hip for r in self.rules if r.hip and r.kind in SCOPE_KINDS),
             digest=self.digest,
         )
 
@@ -245,6 +249,7 @@ class RuleSet:
 
 
 _TYPE_KINDS = frozenset({RuleKind.TYPE, RuleKind.ENUM, RuleKind.CLASS})
+SCOPE_KINDS = _TYPE_KINDS | {RuleKind.NAMESPACE}  # what may precede `::`
 
 
 def _merged_types(identifiers: Mapping[str, Resolution]) -> frozenset[bytes]:

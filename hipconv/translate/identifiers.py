@@ -7,7 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping
 
-from hipconv.rules.model import Action, Resolution, Rule, RuleKind
+from hipconv.rules.model import SCOPE_KINDS, Action, LookupTable, Resolution, Rule, RuleKind
 from hipconv.translate.calls import needs_arguments, pick_overload, reshape_call
 from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import keep_comments
@@ -32,11 +32,7 @@ def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[byte
     contracted = contracted_names(words)  # functions of the file with an argument contract (usually none)
     for i in identifier_tokens(tokens, words & c.table.names):
         start = starts[i]
-        if (
-            start < consumed
-            or (skip and inside(skip, skip_starts, start))
-            or is_member_or_foreign(tokens, i, identifiers)
-        ):
+        if start < consumed or (skip and inside(skip, skip_starts, start)) or is_member_or_foreign(tokens, i, c.table):
             continue
         if tokens.text(i) in c.table.qualified_heads:
             name, last, resolution = _longest_name(tokens, i, identifiers)
@@ -196,13 +192,10 @@ def _used_as_namespace(tokens: Tokens, first: int, last: int) -> bool:
     return keyword >= 0 and tokens.raw(keyword) == b"namespace"
 
 
-_SCOPES = frozenset({RuleKind.NAMESPACE, RuleKind.CLASS, RuleKind.TYPE, RuleKind.ENUM})  # what may precede ::
-
-
-def is_member_or_foreign(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> bool:
+def is_member_or_foreign(tokens: Tokens, i: int, table: LookupTable) -> bool:
     """`x.cudaFoo`, `p->cudaFoo` and `mylib::cudaFoo` are not the CUDA API, nor is `cudaMalloc::cudaFoo`:
-    only a CUDA namespace or type qualifies a CUDA name (a function or value before `::` is renamed,
-    and the second run must decide alike)."""
+    only a CUDA namespace or type, or the HIP name it becomes, qualifies a CUDA name (a function or value
+    before `::` is renamed, and the second run must decide alike)."""
     j = prev_code(tokens, i)
     if is_punct(tokens, j, ".", "->"):
         return True
@@ -210,6 +203,9 @@ def is_member_or_foreign(tokens: Tokens, i: int, identifiers: Mapping[str, Resol
         q = prev_code(tokens, j)
         if q < 0 or tokens.kinds[q] != TokenKind.IDENTIFIER:
             return False
-        qualifier = identifiers.get(tokens.text(q))
-        return qualifier is None or qualifier.rule is None or qualifier.rule.kind not in _SCOPES
+        text = tokens.text(q)
+        qualifier = table.identifiers.get(text)
+        if qualifier is not None and qualifier.rule is not None and qualifier.rule.kind in SCOPE_KINDS:
+            return False
+        return text not in table.hip_scopes
     return False

@@ -72,7 +72,7 @@ def match_unknown_api(
         i
         for i in identifier_tokens(tokens, unknown)
         if not (skip and inside(skip, skip_starts, tokens.starts[i]))
-        and not is_member_or_foreign(tokens, i, c.table.identifiers)
+        and not is_member_or_foreign(tokens, i, c.table)
         and tokens.text(i) not in project
     ]
     if found:
