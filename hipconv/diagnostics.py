@@ -12,6 +12,67 @@ class Severity(enum.Enum):
     ERROR = "error"
 
 
+# Each code's name: code refers to codes by these, never by a bare "HCnnn" string.
+NO_RULE = "HC001"
+UNSUPPORTED = "HC002"
+NOT_IN_TARGET = "HC003"
+DEPRECATED = "HC004"
+EXPERIMENTAL = "HC005"
+REMOVED = "HC006"
+UNFIT_CALL = "HC007"
+UNPARSED_LAUNCH = "HC008"
+OVERLAP = "HC009"
+HEADER_GUARD = "HC010"
+SHIMMED = "HC011"
+VECTOR_OPERATOR = "HC012"
+CASE_DROPPED = "HC013"
+CG_MEMBER_MISSING = "HC014"
+CG_MEMBER_RESPELLED = "HC015"
+HALF_ATOMIC_ADD = "HC017"
+CUBLAS_TYPE_UNMAPPED = "HC018"
+NVCC_SYNTAX = "HC019"
+VERSION_TEST_REWRITTEN = "HC020"
+VERSION_TEST_UNDECIDED = "HC021"
+KERNEL_BODY_NOT_COMPILED = "HC022"
+NULL_ARGUMENT_REJECTED = "HC023"
+SURFACE_MODE_DROPPED = "HC024"
+SURFACE_MODE_UNSUPPORTED = "HC025"
+MASK_AFTER_EARLY_RETURN = "HC026"
+LEGACY_NAME = "HC027"
+LITERAL_LANE_MASK = "HC101"
+LANE_MASK_DROPPED = "HC102"
+LANE_MASK_NOT_64_BIT = "HC103"
+FULL_MASK_WIDENED = "HC104"
+CUDNN_NO_REWRITE = "HC201"
+CUDNN_VALUE_UNSUPPORTED = "HC202"
+MIOPEN_STEP_ADDED = "HC203"
+LITERAL_WARP_SIZE = "HC301"
+FULL_MASK_32 = "HC302"
+SHUFFLE_FROM_16 = "HC303"
+VOTE_IN_32_BITS = "HC304"
+ACTIVEMASK = "HC305"
+PER_LANE_ARRAY_32 = "HC306"
+WARP_SIZE_CONSTANT = "HC307"
+INLINE_PTX = "HC311"
+CUDA_ARCH_VALUE = "HC312"
+TEXTURE_REFERENCE = "HC313"
+DEVICE_PROP_MISSING = "HC314"
+LAUNCH_BOUNDS_OVER_1024 = "HC315"
+CACHE_CONFIG_IGNORED = "HC316"
+SHUFFLE_WIDTH_BELOW_64 = "HC322"
+BUILD_CONSTRUCT_UNMAPPED = "HC401"
+UNKNOWN_NVCC_FLAG = "HC402"
+NVCC_FLAG_DROPPED = "HC403"
+ARCHS_REPLACED = "HC404"
+BUILD_COMMANDS_ADDED = "HC405"
+MSVC_HOST_OPTION = "HC406"
+HIPCC_FAILED = "HC410"
+NOT_RUNNABLE_ON_CPU = "HC420"
+PROGRAM_FAILED = "HC421"
+CPU_BUILD_FAILED = "HC422"
+NVIDIA_BUILD_FAILED = "HC423"
+
+
 @dataclass(frozen=True)
 class Example:
     """A short input and a diagnostic hipconv prints for it: `hipconv codes CODE` shows it, and the tests run
@@ -45,7 +106,7 @@ def _codes(*codes: Code) -> dict[str, Code]:
 # Stable codes; the README table is generated from this (`hipconv rules docs`).
 CODES = _codes(
     Code(
-        "HC001",
+        NO_RULE,
         Severity.WARNING,
         "CUDA API with no hipconv rule, or a CUDA-looking name in no CUDA inventory; left unchanged",
         unported=True,
@@ -55,7 +116,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC002",
+        UNSUPPORTED,
         Severity.ERROR,
         "CUDA API with no HIP equivalent (unsupported); left unchanged",
         unported=True,
@@ -66,7 +127,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC003",
+        NOT_IN_TARGET,
         Severity.ERROR,
         "HIP equivalent does not exist in the targeted ROCm release; left unchanged",
         unported=True,
@@ -78,7 +139,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC004",
+        DEPRECATED,
         Severity.WARNING,
         "deprecated API, or a value HIP documents as unsupported on AMD GPUs (hipBLAS's TF32 compute type); "
         "translated, but plan to replace it",
@@ -89,7 +150,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC005",
+        EXPERIMENTAL,
         Severity.WARNING,
         "experimental HIP equivalent; left unchanged unless --experimental",
         unported=True,
@@ -102,7 +163,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC006",
+        REMOVED,
         Severity.ERROR,
         "API removed from HIP; left unchanged",
         unported=True,
@@ -116,7 +177,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC007",
+        UNFIT_CALL,
         Severity.WARNING,
         "call arguments could not be read or do not fit the rule; call left unchanged",
         unported=True,
@@ -128,7 +189,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC008",
+        UNPARSED_LAUNCH,
         Severity.WARNING,
         "kernel launch could not be parsed; left as a <<<...>>> launch",
         example=Example(
@@ -138,7 +199,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC009",
+        OVERLAP,
         Severity.ERROR,
         "two rewrites overlap; the later one was not applied",
         example=Example(
@@ -150,7 +211,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC010",
+        HEADER_GUARD,
         Severity.NOTE,
         "CUDA header guard tested with #ifdef/defined(): now tests a macro of the HIP counterpart header",
         example=Example(
@@ -160,7 +221,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC011",
+        SHIMMED,
         Severity.NOTE,
         "CUDA API the targeted ROCm lacks, shimmed by the generated hipconv_compat.h (--no-compat: reported)",
         example=Example(
@@ -169,7 +230,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC012",
+        VECTOR_OPERATOR,
         Severity.NOTE,
         "the project's operator on a vector type (helper_math.h style) that the targeted HIP declares, computing"
         " the same: its definition is disabled with #if 0",
@@ -181,7 +242,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC014",
+        CG_MEMBER_MISSING,
         Severity.ERROR,
         "member function of a CUDA cooperative group that HIP's group lacks in the targeted ROCm; left unchanged",
         hint="target a ROCm release whose group has it (the message names them), or compute it otherwise "
@@ -198,7 +259,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC015",
+        CG_MEMBER_RESPELLED,
         Severity.NOTE,
         "member function of a CUDA cooperative group that HIP's group spells otherwise, with the same meaning: "
         "rewritten (num_threads() to size())",
@@ -210,7 +271,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC019",
+        NVCC_SYNTAX,
         Severity.NOTE,
         "C++ that nvcc accepts and clang rejects, respelled with the same meaning (`register` dropped, a CUDA "
         "keyword or macro glued to a string literal separated, a launch's split chevrons joined)",
@@ -221,7 +282,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC020",
+        VERSION_TEST_REWRITTEN,
         Severity.NOTE,
         "CUDA version or architecture macro tested by value (HIP defines none): the test is rewritten so that "
         "HIP compiles the branches nvcc compiles, with the device pass of a current NVIDIA GPU for AMD devices",
@@ -235,7 +296,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC021",
+        VERSION_TEST_UNDECIDED,
         Severity.ERROR,
         "CUDA version or architecture macro used in a way no AMD reading decides (compared with one "
         "architecture, computed with, used in code): left unchanged, and HIP reads it as 0",
@@ -250,7 +311,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC022",
+        KERNEL_BODY_NOT_COMPILED,
         Severity.ERROR,
         "kernel whose whole body is in a branch not compiled for AMD devices: it compiles empty, and its "
         "launches compute nothing",
@@ -262,7 +323,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC027",
+        LEGACY_NAME,
         Severity.WARNING,
         "a legacy CUDA name, in no bundled CUDA inventory (removed before CUDA 11.8), translated to the HIP name "
         "of the same shape that the targeted ROCm declares",
@@ -276,7 +337,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC013",
+        CASE_DROPPED,
         Severity.NOTE,
         "case label or overload that translation would break, dropped: a constant the targeted ROCm lacks, a "
         "value another label has, a definition another one has",
@@ -289,7 +350,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC017",
+        HALF_ATOMIC_ADD,
         Severity.ERROR,
         "atomicAdd on a __half, __half2, __nv_bfloat16 or __nv_bfloat162 pointer: no ROCm release declares it; "
         "left unchanged",
@@ -303,7 +364,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC018",
+        CUBLAS_TYPE_UNMAPPED,
         Severity.ERROR,
         "a cuBLAS data-type or compute-type argument with no value of the same meaning in the targeted hipBLAS "
         "(its v1 API, before ROCm 6.0; or a data type as compute type that cuBLAS itself refuses); call left "
@@ -325,7 +386,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC023",
+        NULL_ARGUMENT_REJECTED,
         Severity.ERROR,
         "a null argument the CUDA library call accepts, with a meaning, that the HIP call rejects (cuSOLVER's getrs "
         "with a NULL pivot array): translated, but it fails at run time",
@@ -343,7 +404,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC024",
+        SURFACE_MODE_DROPPED,
         Severity.WARNING,
         "a surface function's boundary-mode argument (trap or zero) dropped: HIP's take none; accesses inside the "
         "surface are the same, an out-of-range one is not trapped or zeroed as CUDA does",
@@ -358,7 +419,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC025",
+        SURFACE_MODE_UNSUPPORTED,
         Severity.ERROR,
         "a surface function's boundary mode that HIP cannot honour (cudaBoundaryModeClamp, or a mode given by a "
         "variable): the argument is left in place (ROCm 6 does not compile it; 5.2 ignores it)",
@@ -373,7 +434,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC026",
+        MASK_AFTER_EARLY_RETURN,
         Severity.WARNING,
         "32-bit full lane mask widened to all 64 lanes in a function that returns early above the call: where "
         "part of a wavefront returned, ROCm's *_sync mask check traps (builds without NDEBUG)",
@@ -393,7 +454,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC101",
+        LITERAL_LANE_MASK,
         Severity.WARNING,
         "32-bit literal lane mask: on a 64-wide wavefront it covers lanes 0-31 only",
         example=Example(
@@ -405,7 +466,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC102",
+        LANE_MASK_DROPPED,
         Severity.WARNING,
         "lane mask argument dropped: the targeted ROCm has only the mask-less form",
         example=Example(
@@ -416,7 +477,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC103",
+        LANE_MASK_NOT_64_BIT,
         Severity.NOTE,
         "lane mask must be a 64-bit integer for ROCm's *_sync warp builtins",
         example=Example(
@@ -426,7 +487,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC104",
+        FULL_MASK_WIDENED,
         Severity.NOTE,
         "32-bit full lane mask 0xffffffff widened to the 64-bit full mask (all 64 lanes)",
         example=Example(
@@ -438,7 +499,7 @@ CODES = _codes(
     ),
     # cuDNN -> MIOpen: rules with a `code` and the templates' leave()/note()
     Code(
-        "HC201",
+        CUDNN_NO_REWRITE,
         Severity.ERROR,
         "cuDNN API without a faithful MIOpen rewrite; left unchanged",
         unported=True,
@@ -450,7 +511,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC202",
+        CUDNN_VALUE_UNSUPPORTED,
         Severity.ERROR,
         "a cuDNN argument value MIOpen cannot express (e.g. the NHWC layout); call left unchanged",
         unported=True,
@@ -463,7 +524,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC203",
+        MIOPEN_STEP_ADDED,
         Severity.WARNING,
         "MIOpen needs a step cuDNN does not (a Find before the first convolution); hipconv wrote it",
         example=Example(
@@ -475,7 +536,7 @@ CODES = _codes(
     ),
     # `hipconv scan` checks (hipconv/scan/checks.py): wavefront-size hazards, then other AMD incompatibilities.
     Code(
-        "HC301",
+        LITERAL_WARP_SIZE,
         Severity.WARNING,
         "literal warp size 32 (or lane mask 31 / 0x1f, a shift by 5, a loop to 32 beside warp code): AMD wavefronts "
         "have 64 lanes",
@@ -489,7 +550,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC302",
+        FULL_MASK_32,
         Severity.WARNING,
         "32-bit full lane mask 0xffffffff passed to a *_sync warp intrinsic",
         "use a 64-bit mask (0xffffffffffffffffull, or __activemask()) so lanes 32-63 take part",
@@ -501,7 +562,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC303",
+        SHUFFLE_FROM_16,
         Severity.WARNING,
         "shuffle reduction starts at offset 16: assumes 32 lanes",
         "start at warpSize / 2 so a 64-wide wavefront reduces all its lanes",
@@ -513,7 +574,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC304",
+        VOTE_IN_32_BITS,
         Severity.WARNING,
         "warp vote result stored in, passed as, or compared with a 32-bit integer",
         "keep ballots in a 64-bit type (unsigned long long, uint64_t, auto), count them with __popcll / __ffsll, "
@@ -526,7 +587,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC305",
+        ACTIVEMASK,
         Severity.WARNING,
         "__activemask(): 64-bit on AMD, and wavefront lanes are not independently scheduled",
         "store the result in a 64-bit type; do not rely on it to detect diverged lanes",
@@ -539,7 +600,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC306",
+        PER_LANE_ARRAY_32,
         Severity.WARNING,
         "shared array of 32 slots, one per lane or per warp, indexed by a warp id or beside warp intrinsics",
         "size per-lane and per-warp arrays for 64 slots (a constant: from ROCm 7.0 warpSize is not a constant "
@@ -552,7 +613,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC307",
+        WARP_SIZE_CONSTANT,
         Severity.ERROR,
         "warpSize where C++ needs a constant expression: from ROCm 7.0 warpSize is a run-time value",
         "read warpSize at run time (size arrays for 64 lanes), or define a constant per target: 64 for gfx9 and older "
@@ -568,7 +629,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC311",
+        INLINE_PTX,
         Severity.ERROR,
         "inline PTX assembly: AMD GPUs cannot run it",
         "use the CUDA/HIP intrinsic for the instruction, or keep the asm for the NVIDIA build only "
@@ -580,7 +641,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC312",
+        CUDA_ARCH_VALUE,
         Severity.WARNING,
         "__CUDA_ARCH__ used for its value: compute capabilities do not exist on AMD",
         "HIP never defines __CUDA_ARCH__; test __HIP_DEVICE_COMPILE__ for the device pass, arch macros "
@@ -595,7 +656,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC313",
+        TEXTURE_REFERENCE,
         Severity.WARNING,
         "legacy texture reference (texture<...>): deprecated in HIP, removed in CUDA 12",
         "use texture objects (cudaTextureObject_t with cudaCreateTextureObject / tex1Dfetch<T>)",
@@ -607,7 +668,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC314",
+        DEVICE_PROP_MISSING,
         Severity.ERROR,
         "cudaDeviceProp field that hipDeviceProp_t of the targeted ROCm does not have",
         "query it with hipDeviceGetAttribute where an attribute exists, or guard the access; see --rocm-version",
@@ -619,7 +680,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC315",
+        LAUNCH_BOUNDS_OVER_1024,
         Severity.ERROR,
         "__launch_bounds__ above 1024 threads: AMD's maximum block size is 1024",
         "keep the maximum threads per block at or below 1024",
@@ -631,7 +692,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC316",
+        CACHE_CONFIG_IGNORED,
         Severity.WARNING,
         "cache or shared-memory configuration that HIP ignores (or cannot honour) on AMD",
         "AMD GPUs have a fixed L1/LDS split and at most 64 KiB of LDS per block: drop the call or keep it for "
@@ -644,7 +705,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC322",
+        SHUFFLE_WIDTH_BELOW_64,
         Severity.WARNING,
         "shuffle with an explicit width below 64 in a function that numbers lanes % warpSize: the two agree "
         "only on 32-lane warps",
@@ -663,7 +724,7 @@ CODES = _codes(
     ),
     # build files (hipconv/buildfiles/) and `hipconv build`
     Code(
-        "HC401",
+        BUILD_CONSTRUCT_UNMAPPED,
         Severity.WARNING,
         "build file: CUDA construct with no HIP mapping; left unchanged",
         example=Example(
@@ -674,7 +735,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC402",
+        UNKNOWN_NVCC_FLAG,
         Severity.WARNING,
         "unknown nvcc flag: left unchanged in a build file, not passed to hipcc by build",
         example=Example(
@@ -684,7 +745,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC403",
+        NVCC_FLAG_DROPPED,
         Severity.NOTE,
         "build file: an nvcc flag with no hipcc counterpart, a command left doing nothing, or a link item "
         "mapping made a repeat: dropped",
@@ -695,7 +756,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC404",
+        ARCHS_REPLACED,
         Severity.NOTE,
         "NVIDIA GPU architectures replaced by the --offload-arch targets",
         example=Example(
@@ -705,7 +766,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC405",
+        BUILD_COMMANDS_ADDED,
         Severity.NOTE,
         "build file: commands added or the compiler re-pointed (.cu sources marked LANGUAGE HIP, -fgpu-rdc for "
         "separable compilation, nvcc's path -> $(ROCM_PATH)/bin/hipcc, find_library() -> ROCm's library)",
@@ -717,7 +778,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC406",
+        MSVC_HOST_OPTION,
         Severity.NOTE,
         "build file: an MSVC option passed to the host compiler (-Xcompiler /std:c++20): hipcc's host compiler is "
         "clang, so it becomes clang's spelling, or is dropped when clang's GNU-style driver has none",
@@ -730,7 +791,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC410",
+        HIPCC_FAILED,
         Severity.ERROR,
         "translation unit does not compile with hipcc",
         example=Example(
@@ -742,7 +803,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC420",
+        NOT_RUNNABLE_ON_CPU,
         Severity.WARNING,
         "program not runnable on the CPU",
         hint="it needs what HIP-CPU cannot provide (a ROCm library, MPI, graphics interop, textures, inline "
@@ -757,7 +818,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC421",
+        PROGRAM_FAILED,
         Severity.ERROR,
         "program failed when run",
         hint="it exited non-zero or did not finish (--run-timeout); its output is saved beside it. On the CPU "
@@ -771,7 +832,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC422",
+        CPU_BUILD_FAILED,
         Severity.ERROR,
         "translation unit or program does not build on the CPU (the host C++ compiler against HIP-CPU)",
         hint="an unported API or a missing header fails with hipcc too; what HIP-CPU lacks of ROCm's HIP "
@@ -787,7 +848,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        "HC423",
+        NVIDIA_BUILD_FAILED,
         Severity.ERROR,
         "translation unit or program does not build with nvcc against HIP's NVIDIA-platform headers",
         hint="HIP's NVIDIA-platform headers must match the CUDA release (HIP 5.2's do not compile with CUDA 13)",

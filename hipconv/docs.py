@@ -7,7 +7,7 @@ import collections
 
 from hipconv.buildfiles.flag_table import flag_table_markdown
 from hipconv.code_pages import code_markdown
-from hipconv.diagnostics import CODES
+from hipconv.diagnostics import CODES, CUDNN_NO_REWRITE
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_releases
 from hipconv.rules.coverage import coverage as library_coverage
@@ -61,7 +61,7 @@ def cudnn_markdown(ruleset: RuleSet) -> str:
         if rule.library != "cudnn" or rule.kind is not RuleKind.FUNCTION:
             continue
         if rule.hip is None:
-            unsupported[f"{rule.code or 'HC201'}: {rule.note or ''}"].append(f"`{rule.cuda}`")
+            unsupported[f"{rule.code or CUDNN_NO_REWRITE}: {rule.note or ''}"].append(f"`{rule.cuda}`")
             continue
         how = (
             f"template `{rule.template.parent.name}/{rule.template.name}`"

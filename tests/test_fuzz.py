@@ -964,7 +964,8 @@ FOUND = [
         id="function-name-as-a-qualifier",
     ),
     pytest.param(  # a CUDA type before `::` qualifies a CUDA name; its HIP name must too, in the second run
-        b"\xef\xbb\xbf cudaStream_t ::\ncudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w);",
+        b"\xef\xbb\xbf cudaStream_t ::\n"
+        b"cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, n, c, h, w);",
         Setup("6.3", "chevron", "t.cu"),
         id="type-name-as-a-qualifier",
     ),

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -278,3 +279,23 @@ def test_no_long_functions() -> None:
     )
     stale = sorted(set(LONG_FUNCTIONS) - {name for m in modules() for name, _ in functions(m)})
     assert not stale, f"LONG_FUNCTIONS names functions that do not exist: {stale}"
+
+
+def bare_codes(name: str) -> list[str]:
+    """The string constants in a module that are a bare diagnostic code ("HC007"): code names a code by
+    its constant in hipconv.diagnostics, so a typo is an import error instead of a silent new code."""
+    return [
+        f"{name}:{node.lineno}: {node.value}"
+        for node in ast.walk(tree_of(name))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"HC\d{3}", node.value)
+    ]
+
+
+def test_bare_code_finder_finds_one() -> None:
+    tree_of.cache_clear()
+    assert bare_codes("hipconv.diagnostics"), "diagnostics.py defines the constants: the finder must see them"
+
+
+def test_no_bare_diagnostic_codes() -> None:
+    found = [hit for name in modules() if name != "hipconv.diagnostics" for hit in bare_codes(name)]
+    assert not found, "use the code's constant from hipconv.diagnostics:\n" + "\n".join(found)

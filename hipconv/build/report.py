@@ -16,7 +16,7 @@ from hipconv.build.programs import ProgramResult
 from hipconv.build.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
-from hipconv.diagnostics import CODES, Severity
+from hipconv.diagnostics import CODES, CPU_BUILD_FAILED, HIPCC_FAILED, NVIDIA_BUILD_FAILED, Severity
 from hipconv.report import print_line
 from hipconv.translate.templates import render
 
@@ -41,7 +41,7 @@ FIXES = {
     ),
 }
 # the code of a failed TU or link, by the backend that built it (`hipconv build --backend`)
-FAILED_BUILD_CODES = {"hipcc": "HC410", "hip-cpu": "HC422", "nvidia": "HC423"}
+FAILED_BUILD_CODES = {"hipcc": HIPCC_FAILED, "hip-cpu": CPU_BUILD_FAILED, "nvidia": NVIDIA_BUILD_FAILED}
 FIRST_ERROR_LIMIT = 200  # characters of a TU's first error in its report line
 
 

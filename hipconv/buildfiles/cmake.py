@@ -27,6 +27,7 @@ from hipconv.buildfiles.cmake_sources import mark_globbed_sources, mark_hip_sour
 from hipconv.buildfiles.cmake_syntax import Arg, Command, cmake_commands, drop_span
 from hipconv.buildfiles.common import BuildFileEdits, flag_text
 from hipconv.buildfiles.nvcc_flags import FlagValue, lookup
+from hipconv.diagnostics import ARCHS_REPLACED, BUILD_COMMANDS_ADDED, BUILD_CONSTRUCT_UNMAPPED, NVCC_FLAG_DROPPED
 from hipconv.translate.edits import Edit, apply
 
 # CMAKE_CUDA_<X> variables with no CMAKE_HIP_<X> counterpart (CMake 3.25)
@@ -68,7 +69,7 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
         if name.startswith("cuda_"):
             out.report(
                 command.start,
-                "HC401",
+                BUILD_CONSTRUCT_UNMAPPED,
                 f"{command.name}() belongs to the legacy FindCUDA module; use "
                 "add_executable/add_library with HIP sources",
                 command.name,
@@ -159,7 +160,7 @@ def _flag_values(
         joined = " ".join(region[2] for region in group)
         mapped, notes = flag_text(joined, archs)
         out.notes(command.args[group[0][0]].start, notes)
-        arch = any(note.code == "HC404" for note in notes)
+        arch = any(note.code == ARCHS_REPLACED for note in notes)
         if arch and arch_done:  # --offload-arch once per command
             mapped = _OFFLOAD_ARCH.sub("", mapped)
         arch_done = arch_done or arch
@@ -194,7 +195,12 @@ def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFi
 
     def variable(m: re.Match[str]) -> str:
         if m.group(1) in _NO_HIP_VARIABLE:
-            out.report(arg.start, "HC401", f"{m.group(0)} has no HIP counterpart in CMake; left unchanged", m.group(0))
+            out.report(
+                arg.start,
+                BUILD_CONSTRUCT_UNMAPPED,
+                f"{m.group(0)} has no HIP counterpart in CMake; left unchanged",
+                m.group(0),
+            )
             return m.group(0)
         return f"CMAKE_HIP_{m.group(1)}"
 
@@ -208,7 +214,10 @@ def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFi
     new = re.sub(r"\bcuda_std_(\d+)\b", r"hip_std_\1", new)
     for m in re.finditer(r"\bCUDAToolkit_\w+|\$\{(CUDA_\w+)\}|\bCOMPILE_LANG_AND_ID:CUDA\b", new):
         out.report(
-            arg.start, "HC401", f"{m.group(0)} comes from the CUDA toolkit's CMake modules; left unchanged", m.group(0)
+            arg.start,
+            BUILD_CONSTRUCT_UNMAPPED,
+            f"{m.group(0)} comes from the CUDA toolkit's CMake modules; left unchanged",
+            m.group(0),
         )
     if flags is not None and not new.strip() and arg.value.strip():  # every flag in it dropped
         start, end = drop_span(out.source.body, arg.start, arg.end)
@@ -262,7 +271,10 @@ def _drop_leftover(command: Command, body: bytes, out: BuildFileEdits) -> None:
         out.edits.append(Edit.replace(start, end, "", "cmake.leftover"))
         what = f"{command.name}({values[0]} ...)" if values else f"{command.name}()"
         out.report(
-            command.start, "HC403", f"{what} does nothing once its nvcc flags are dropped; removed", command.name
+            command.start,
+            NVCC_FLAG_DROPPED,
+            f"{what} does nothing once its nvcc flags are dropped; removed",
+            command.name,
         )
 
 
@@ -290,7 +302,7 @@ def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: BuildFileEd
     if not _CUDA_ARCH_VALUE.fullmatch(written):
         out.report(
             values[0].start,
-            "HC401",
+            BUILD_CONSTRUCT_UNMAPPED,
             f"CUDA architectures {written!r} are not a literal list; "
             f"set them to AMD targets (such as {';'.join(archs)}) by hand",
             written,
@@ -301,7 +313,9 @@ def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: BuildFileEd
     for value in values[1:]:  # one by one: the comments between them stay
         start, end = drop_span(out.source.body, value.start, value.end)
         out.rewrite(start, end, "", "architectures")
-    out.report(values[0].start, "HC404", f"CUDA architectures {written} replaced by the AMD targets {new}", written)
+    out.report(
+        values[0].start, ARCHS_REPLACED, f"CUDA architectures {written} replaced by the AMD targets {new}", written
+    )
 
 
 def _cmake_properties(command: Command, archs: tuple[str, ...], out: BuildFileEdits, text: str) -> None:
@@ -318,7 +332,10 @@ def _cmake_properties(command: Command, archs: tuple[str, ...], out: BuildFileEd
                 _arch_values(values, archs, out)
         elif arg.text in _NO_HIP_PROPERTY:
             out.report(
-                arg.start, "HC401", f"target property {arg.text} has no HIP counterpart; left unchanged", arg.text
+                arg.start,
+                BUILD_CONSTRUCT_UNMAPPED,
+                f"target property {arg.text} has no HIP counterpart; left unchanged",
+                arg.text,
             )
         elif arg.text in ("LANGUAGE", "LINKER_LANGUAGE") and following is not None and following.value == "CUDA":
             out.rewrite(following.start, following.end, "HIP", "language")
@@ -344,7 +361,7 @@ def _cmake_properties(command: Command, archs: tuple[str, ...], out: BuildFileEd
                 out.rewrite(command.end, command.end, "".join(f"\n{command.indent}{line}" for line in new), "rdc")
                 out.report(
                     arg.start,
-                    "HC405",
+                    BUILD_COMMANDS_ADDED,
                     f"CUDA_SEPARABLE_COMPILATION: relocatable device code is -fgpu-rdc "
                     f"(and --hip-link to link it) for HIP, added as compile and link options of {', '.join(targets)}",
                     arg.text,
@@ -352,7 +369,7 @@ def _cmake_properties(command: Command, archs: tuple[str, ...], out: BuildFileEd
             elif not targets:
                 out.report(
                     arg.start,
-                    "HC401",
+                    BUILD_CONSTRUCT_UNMAPPED,
                     "CUDA_SEPARABLE_COMPILATION: add -fgpu-rdc to the compile and link "
                     "options of the targets concerned",
                     arg.text,

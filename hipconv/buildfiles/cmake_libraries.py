@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from hipconv.buildfiles.cmake_syntax import Arg, Command, drop_span
 from hipconv.buildfiles.common import BuildFileEdits
 from hipconv.buildfiles.nvcc_flags import LIBRARIES, LIBRARY_BY_TARGET, WARP_SYNC_DEFINE, Library
+from hipconv.diagnostics import BUILD_COMMANDS_ADDED, BUILD_CONSTRUCT_UNMAPPED, NVCC_FLAG_DROPPED
 
 # the libraries a plain name or `-lNAME` stands for: the -l name or the FindCUDAToolkit target's name, case as
 # written; a FindCUDA/FindCUDAToolkit variable's, case-insensitive (CUDA_CUBLAS_LIBRARIES, CUDA_cublas_LIBRARY)
@@ -135,7 +136,7 @@ def rewrite_find_package(command: Command, packages: list[str], out: BuildFileEd
     if args[0].value == "CUDA":
         out.report(
             command.start,
-            "HC401",
+            BUILD_CONSTRUCT_UNMAPPED,
             "find_package(CUDA) is the legacy FindCUDA module: its cuda_add_* commands and its CUDA_* "
             "variables other than the libraries (CUDA_LIBRARIES, CUDA_CUBLAS_LIBRARIES, ...) are not mapped",
             "CUDA",
@@ -165,7 +166,7 @@ def add_find_packages(
     out.rewrite(at, at, text, "find-package")
     out.report(
         command.start,
-        "HC405",
+        BUILD_COMMANDS_ADDED,
         f"find_package({') find_package('.join(packages)}) added: the CMake targets of the HIP libraries "
         "linked here come from these packages",
         packages[0],
@@ -180,7 +181,7 @@ def link_item(arg: Arg, written: str, lib: Library, out: BuildFileEdits, *, plai
     if plain and lib.hip is not None:
         out.report(
             arg.start,
-            "HC405",
+            BUILD_COMMANDS_ADDED,
             f"{written}: linked as {lib.hip}, which ROCm ships no CMake target for "
             "(add ROCm's lib directory with target_link_directories if the linker does not find it)",
             written,
@@ -190,7 +191,7 @@ def link_item(arg: Arg, written: str, lib: Library, out: BuildFileEdits, *, plai
     what = (
         "has no ROCm CMake target" if lib.hip is not None else f"is CUDA's {lib.cuda} library, with no HIP counterpart"
     )
-    out.report(arg.start, "HC401", f"{written} {what}{why}; left unchanged", written)
+    out.report(arg.start, BUILD_CONSTRUCT_UNMAPPED, f"{written} {what}{why}; left unchanged", written)
     return written
 
 
@@ -200,7 +201,7 @@ def add_warp_sync_define(command: Command, text: str, out: BuildFileEdits) -> No
     if WARP_SYNC_DEFINE not in text and not any(e.rule_id == "cmake.warp-sync-define" for e in out.edits):
         out.rewrite(command.end, command.end, f"\n{command.indent}{insertion}", "warp-sync-define")
         message = f"{insertion} added: HIP declares the *_sync warp builtins only with it (ROCm 6.2+)"
-        out.report(command.start, "HC405", message, WARP_SYNC_DEFINE)
+        out.report(command.start, BUILD_COMMANDS_ADDED, message, WARP_SYNC_DEFINE)
 
 
 def merged_duplicate(
@@ -229,7 +230,7 @@ def merged_duplicate(
         message = f"{args[n].value} becomes {value}, which {first[0]} became already {where}"
     else:
         message = f"{args[n].value} becomes {value}, which is already {where}"
-    out.report(args[n].start, "HC403", message, args[n].value)
+    out.report(args[n].start, NVCC_FLAG_DROPPED, message, args[n].value)
     return True
 
 
@@ -258,13 +259,13 @@ def rewrite_find_library(command: Command, out: BuildFileEdits) -> frozenset[int
         if lib is not None and lib.hip is None:
             why = f" ({lib.note})" if lib.note else ""
             message = f"{args[n].value} is CUDA's {lib.cuda} library, with no ROCm library{why}; left unchanged"
-            out.report(args[n].start, "HC401", message, args[n].value)
+            out.report(args[n].start, BUILD_CONSTRUCT_UNMAPPED, message, args[n].value)
         if lib is None or lib.hip is None:
             merged_duplicate(command, n, args[n].text, seen, out, mapped=False)
         elif not merged_duplicate(command, n, lib.hip, seen, out, mapped=True):
             out.rewrite(args[n].start, args[n].end, lib.hip, "find-library")
             message = f"find_library({args[0].value}): {args[n].value} becomes {lib.hip}, its ROCm library"
-            out.report(args[n].start, "HC405", message, args[n].value)
+            out.report(args[n].start, BUILD_COMMANDS_ADDED, message, args[n].value)
     if not any(lib.hip for lib in libraries.values()):  # only libraries with no ROCm one: the directories stay
         return frozenset(names)
     _rocm_library_paths(command, paths, out)
@@ -288,7 +289,7 @@ def _rocm_library_paths(command: Command, paths: Sequence[int], out: BuildFileEd
         seen.update((p, (args[n].value, True)) for p in new)
         out.report(
             args[n].start,
-            "HC405",
+            BUILD_COMMANDS_ADDED,
             f"{args[n].value}: a CUDA toolkit directory; ROCm's libraries are searched in "
             f"{' and '.join(ROCM_LIBRARY_PATHS)} instead",
             args[n].value,

@@ -6,6 +6,7 @@ import re
 
 from hipconv.buildfiles.cmake_syntax import Command
 from hipconv.buildfiles.common import BuildFileEdits
+from hipconv.diagnostics import BUILD_COMMANDS_ADDED
 
 # commands whose .cu arguments are not sources a target compiles (or are handled elsewhere: file(GLOB))
 _NOT_SOURCES = frozenset(
@@ -45,7 +46,7 @@ def mark_hip_sources(command: Command, text: str, out: BuildFileEdits) -> None:
         out.rewrite(command.end, command.end, f"\n{command.indent}{insertion}", "source-language")
         out.report(
             command.start,
-            "HC405",
+            BUILD_COMMANDS_ADDED,
             f"{', '.join(sources)}: marked LANGUAGE HIP (CMake compiles .cu files as CUDA otherwise)",
             sources[0],
         )
@@ -90,7 +91,7 @@ def mark_globbed_sources(command: Command, text: str, out: BuildFileEdits) -> No
     out.rewrite(command.end, command.end, "".join(f"\n{command.indent}{line}" for line in lines), "source-language")
     out.report(
         command.start,
-        "HC405",
+        BUILD_COMMANDS_ADDED,
         f"{', '.join(cu)}: the .cu files of {variable} marked LANGUAGE HIP "
         "(CMake compiles .cu files as CUDA otherwise)",
         cu[0],

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from hipconv.buildfiles.common import BuildFileEdits, flag_edits
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, map_library, nvcc_only
+from hipconv.diagnostics import BUILD_COMMANDS_ADDED, BUILD_CONSTRUCT_UNMAPPED
 
 _ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?::::=|::=|:=|\+=|\?=|!=|=)")
 _NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
@@ -246,7 +247,7 @@ def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildF
             out.rewrite(pos, end, new, "compiler")
             out.report(
                 pos,
-                "HC405",
+                BUILD_COMMANDS_ADDED,
                 f"{word}: replaced by {new}; ROCM_PATH defaults to {ROCM_PATH_DEFAULT} (set it where ROCm is "
                 "installed)",
                 word,
@@ -269,7 +270,7 @@ def _rewrite_shell_nvcc(word: str, pos: int, out: BuildFileEdits, *, compiler: b
     if not _SHELL_NVCC.search(word):
         return
     new = _SHELL_NVCC_WORD.sub("hipcc", word)
-    out.report(pos, "HC405", f"{word}: replaced by {new}", word)
+    out.report(pos, BUILD_COMMANDS_ADDED, f"{word}: replaced by {new}", word)
     if compiler:
         lead = len(word) - len(word.lstrip("@+-"))
         new = f"{new[:lead]}$(patsubst %,% -D{WARP_SYNC_DEFINE},{new[lead:]})"
@@ -286,7 +287,7 @@ def _define_warp_sync(word: str, end: int, out: BuildFileEdits) -> None:
 def _report_warp_sync(word: str, at: int, out: BuildFileEdits) -> None:
     out.report(
         at,
-        "HC405",
+        BUILD_COMMANDS_ADDED,
         f"-D{WARP_SYNC_DEFINE} added after {word}: HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
         WARP_SYNC_DEFINE,
     )
@@ -295,9 +296,16 @@ def _report_warp_sync(word: str, at: int, out: BuildFileEdits) -> None:
 def _report_cuda_paths(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> None:
     for word, pos in words:
         if _CUDA_PATH.search(word) and not _is_nvcc(word, compilers):
-            out.report(pos, "HC401", f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand", word)
+            out.report(
+                pos,
+                BUILD_CONSTRUCT_UNMAPPED,
+                f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
+                word,
+            )
         elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
-            out.report(pos, "HC401", f"nvcc flags assembled by a make function are not mapped: {word}", word)
+            out.report(
+                pos, BUILD_CONSTRUCT_UNMAPPED, f"nvcc flags assembled by a make function are not mapped: {word}", word
+            )
 
 
 def _map_libraries(words: list[tuple[str, int]], out: BuildFileEdits) -> None:

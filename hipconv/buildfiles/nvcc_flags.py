@@ -14,6 +14,13 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from hipconv.buildfiles.msvc_flags import msvc_options
+from hipconv.diagnostics import (
+    ARCHS_REPLACED,
+    BUILD_CONSTRUCT_UNMAPPED,
+    MSVC_HOST_OPTION,
+    NVCC_FLAG_DROPPED,
+    UNKNOWN_NVCC_FLAG,
+)
 
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 # HIP declares the *_sync warp builtins only with this defined before its runtime header (ROCm 6.2+; the
@@ -260,7 +267,7 @@ def map_library(name: str) -> tuple[tuple[str, ...], FlagNote | None]:
     if lib.hip is None:
         return (f"-l{name}",), FlagNote(
             f"-l{name}",
-            "HC401",
+            BUILD_CONSTRUCT_UNMAPPED,
             f"CUDA library {name} has no HIP counterpart" + (f" ({lib.note})" if lib.note else "") + "; left unchanged",
         )
     return (f"-l{lib.hip}",), None
@@ -313,12 +320,14 @@ def _map_unit(
     found = lookup(word)
     if found is None:
         unknown = f"unknown nvcc flag {word}; " + ("left unchanged" if keep_unknown else "not passed to hipcc")
-        return FlagUnit(i, i + 1, (word,) if keep_unknown else (), (FlagNote(word, "HC402", unknown),))
+        return FlagUnit(i, i + 1, (word,) if keep_unknown else (), (FlagNote(word, UNKNOWN_NVCC_FLAG, unknown),))
     flag, value = found
     written, stop = word, i + 1
     if flag.value is FlagValue.ANY and value is None:
         if stop >= len(words):
-            return FlagUnit(i, stop, (), (FlagNote(word, "HC402", f"nvcc flag {word} needs a value; not passed on"),))
+            return FlagUnit(
+                i, stop, (), (FlagNote(word, UNKNOWN_NVCC_FLAG, f"nvcc flag {word} needs a value; not passed on"),)
+            )
         value = words[stop]
         written = f"{word} {value}"
         stop += 1
@@ -336,11 +345,13 @@ def _map_known(
     """One occurrence of a known flag (`raw`: its words as given) -> hipcc words and a note."""
     if flag.action is FlagAction.ARCH:
         words = _arch_words(archs)
-        return words, FlagNote(written, "HC404", f"{written}: NVIDIA architecture replaced by {', '.join(words)}")
+        return words, FlagNote(
+            written, ARCHS_REPLACED, f"{written}: NVIDIA architecture replaced by {', '.join(words)}"
+        )
     if flag.action is FlagAction.DROP:
-        return (), FlagNote(written, "HC403", f"{written} dropped: {flag.note}")
+        return (), FlagNote(written, NVCC_FLAG_DROPPED, f"{written} dropped: {flag.note}")
     if flag.action is FlagAction.UNSUPPORTED:
-        note = FlagNote(written, "HC403", f"{written} has no hipcc counterpart ({flag.note}); not passed on")
+        note = FlagNote(written, NVCC_FLAG_DROPPED, f"{written} has no hipcc counterpart ({flag.note}); not passed on")
         return (raw if keep_unknown else ()), note
     if flag.action is FlagAction.LIBRARY:
         assert value is not None
@@ -350,7 +361,7 @@ def _map_known(
             return flag.values[value], None
         note = FlagNote(
             written,
-            "HC402",
+            UNKNOWN_NVCC_FLAG,
             f"unknown value in nvcc flag {written}; " + ("left unchanged" if keep_unknown else "not passed to hipcc"),
         )
         return (raw if keep_unknown else ()), note
@@ -369,7 +380,7 @@ def _map_split(flag: NvccFlag, value: str, written: str) -> tuple[Sequence[str],
             words += [part.format(item=item) for part in flag.hip]
         else:
             words += [host.word] if host.word else []
-            notes.append(FlagNote(written, "HC406", host.message))
+            notes.append(FlagNote(written, MSVC_HOST_OPTION, host.message))
     return words, notes
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hipconv.diagnostics import NO_RULE
 from hipconv.docs import generated_sections, splice_sections
 from hipconv.errors import HipconvError
 from hipconv.output import write_atomic
@@ -132,7 +133,7 @@ class Shown:
     no_rule_library: str | None = None  # a CUDA API with no rule: left unchanged with HC001
 
     def record(self) -> dict[str, Any]:
-        no_rule = {"library": self.no_rule_library, "code": "HC001"} if self.no_rule_library else None
+        no_rule = {"library": self.no_rule_library, "code": NO_RULE} if self.no_rule_library else None
         rules = [dict(rule_record(r), carried_forward=carried_releases(r)) for r in self.rules]
         return {"name": self.name, "rules": rules, "no_rule": no_rule}
 

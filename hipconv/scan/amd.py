@@ -6,6 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from hipconv.diagnostics import (
+    CACHE_CONFIG_IGNORED,
+    DEVICE_PROP_MISSING,
+    INLINE_PTX,
+    LAUNCH_BOUNDS_OVER_1024,
+    TEXTURE_REFERENCE,
+)
 from hipconv.scan.device_props import device_props
 from hipconv.scan.ptx import ptx_instruction
 from hipconv.scan.registry import Finding, check
@@ -31,7 +38,7 @@ _IGNORED_CONFIG_CALLS = frozenset(
 _SET_ATTRIBUTE_CALLS = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute"})
 
 
-@check("HC311", "amd.inline-ptx", words=("asm", "__asm__", "__asm"))
+@check(INLINE_PTX, "amd.inline-ptx", words=("asm", "__asm__", "__asm"))
 def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     tokens = view.tokens
     for i in view.occurrences(words):
@@ -53,7 +60,7 @@ def _string(literal: str) -> str:
     return literal[first + 1 : last] if first < last else ""
 
 
-@check("HC313", "amd.texture-reference", words=("texture",))
+@check(TEXTURE_REFERENCE, "amd.texture-reference", words=("texture",))
 def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`texture<` as translate.texture_refs recognises it, which reports the API's status there (cudart.texture,
     HC004/HC006); this is the AMD hazard: texture references do not port to what HIP keeps supported."""
@@ -66,7 +73,7 @@ def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding
             )
 
 
-@check("HC314", "amd.device-prop-field", words=("cudaDeviceProp", "hipDeviceProp_t"))
+@check(DEVICE_PROP_MISSING, "amd.device-prop-field", words=("cudaDeviceProp", "hipDeviceProp_t"))
 def device_prop_field(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`prop.luid` where prop is declared as a cudaDeviceProp (value, pointer or reference)."""
     tokens = view.tokens
@@ -96,7 +103,7 @@ def _declared_names(view: FileView, types: frozenset[str]) -> set[str]:
     return names
 
 
-@check("HC315", "amd.launch-bounds-1024", words=("__launch_bounds__",))
+@check(LAUNCH_BOUNDS_OVER_1024, "amd.launch-bounds-1024", words=("__launch_bounds__",))
 def launch_bounds(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     tokens = view.tokens
     for i in view.occurrences(words):
@@ -108,7 +115,7 @@ def launch_bounds(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
             yield call.args[0][0], f"__launch_bounds__ asks for {threads} threads per block; AMD allows {_MAX_BLOCK}"
 
 
-@check("HC316", "amd.ignored-func-config", words=_IGNORED_CONFIG_CALLS | _SET_ATTRIBUTE_CALLS)
+@check(CACHE_CONFIG_IGNORED, "amd.ignored-func-config", words=_IGNORED_CONFIG_CALLS | _SET_ATTRIBUTE_CALLS)
 def ignored_func_config(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     for i in view.occurrences(words):
         if view.text(i) in _SET_ATTRIBUTE_CALLS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from hipconv.diagnostics import WARP_SIZE_CONSTANT
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import FileView
 from hipconv.settings import Settings, Version
@@ -36,7 +37,7 @@ def constant_warp_size_fix(settings: Settings) -> str:
     )
 
 
-@check("HC307", "wavefront.warp-size-not-constant", words=("warpSize",))
+@check(WARP_SIZE_CONSTANT, "wavefront.warp-size-not-constant", words=("warpSize",))
 def warp_size_not_constant(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """warpSize (or a macro defined with it, object- or function-like) as an array bound, a template argument, in
     static_assert, alignas or __launch_bounds__, in a constexpr initialiser or `if constexpr`, as an enumerator or

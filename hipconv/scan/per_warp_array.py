@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from enum import IntEnum
 from typing import NamedTuple
 
+from hipconv.diagnostics import PER_LANE_ARRAY_32
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import FileView
 from hipconv.translate.lexer import TokenKind
@@ -37,7 +38,7 @@ class _Use(NamedTuple):
     warp_ids: frozenset[str]  # the names given a warp id in the function around it
 
 
-@check("HC306", "wavefront.per-warp-array-32", words=("__shared__",))
+@check(PER_LANE_ARRAY_32, "wavefront.per-warp-array-32", words=("__shared__",))
 def per_warp_array_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`__shared__ float partial[32]` indexed by a warp id (`[threadIdx.x / 32]`, `[wid]` with `wid = tid /
     warpSize`) and read lane by lane without a guard by the block's wavefronts, or sized 32 or `[BLOCK / 32]` in a

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from hipconv.diagnostics import ACTIVEMASK, FULL_MASK_32, LITERAL_WARP_SIZE, SHUFFLE_FROM_16, VOTE_IN_32_BITS
 from hipconv.scan.constant_warp_size import ROCM_7, constant_warp_size_fix
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, ForLoop, WarpSizeDefinition
@@ -25,7 +26,7 @@ _32_BIT_BIT_OPS = ("__popc", "__ffs", "__clz", "__brev")
 _LANE_SRC_SHUFFLES = frozenset({"__shfl", "__shfl_sync"})  # their last argument is a source lane, not an offset
 
 
-@check("HC301", "wavefront.warp-size-literal", words=WARP_INTRINSICS | {"threadIdx", "blockDim", "define"})
+@check(LITERAL_WARP_SIZE, "wavefront.warp-size-literal", words=WARP_INTRINSICS | {"threadIdx", "blockDim", "define"})
 def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`threadIdx.x % 32`, `& 31`, `/ 32`, `>> 5` in warp code; `#define WARP_SIZE 32`, `kWarpSize = 32`;
     `for (...; lane < 32; ...)` beside warp code."""
@@ -132,7 +133,7 @@ def _bound_32(view: FileView, first: int, last: int) -> int | None:
     return None
 
 
-@check("HC302", "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
+@check(FULL_MASK_32, "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
 def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """0xffffffff, or a name defined as it, as the mask of a *_sync intrinsic: for the masks the translator
     cannot see the value of (a name), and the intrinsics it has no lane-mask rule for (__syncwarp)."""
@@ -155,7 +156,7 @@ def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
             )
 
 
-@check("HC303", "wavefront.shuffle-offset-16", words=SHUFFLES)
+@check(SHUFFLE_FROM_16, "wavefront.shuffle-offset-16", words=SHUFFLES)
 def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """`for (int offset = 16; ...) __shfl_down_sync(...)`, and unrolled shuffles by a literal 16."""
     tokens = view.tokens
@@ -199,7 +200,7 @@ def _loop_from_16(view: FileView, loop: ForLoop) -> int | None:
 # the lane masks a warp builtin returns: votes, the active lanes, and the peers of a match (__match_any_sync's
 # result, __match_all_sync's), all 64 bits on AMD
 @check(
-    "HC304",
+    VOTE_IN_32_BITS,
     "wavefront.ballot-32bit",
     words=("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"),
 )
@@ -293,7 +294,7 @@ def _compared_with_full_mask(view: FileView, first: int, last: int) -> Iterator[
             )
 
 
-@check("HC305", "wavefront.activemask", words=("__activemask",))
+@check(ACTIVEMASK, "wavefront.activemask", words=("__activemask",))
 def activemask(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     for i in view.occurrences(words):
         if not view.is_punct(next_code(view.tokens, i), "("):

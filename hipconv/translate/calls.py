@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from hipconv.diagnostics import CODES
+from hipconv.diagnostics import CODES, UNFIT_CALL
 from hipconv.errors import RuleSchemaError
 from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
 from hipconv.translate.collector import MatchCollector, apply_resolution
@@ -44,7 +44,7 @@ def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *,
         if overloads.uncalled is None:
             c.diag(
                 start,
-                "HC007",
+                UNFIT_CALL,
                 f"{cuda} is not called here, and its HIP name depends on the number of "
                 f"arguments ({counts}); left unchanged",
                 symbol=cuda,
@@ -52,18 +52,18 @@ def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *,
         return overloads.uncalled
     call = parse_call(c.tokens, i)
     if call is None:
-        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", symbol=cuda)
+        c.diag(start, UNFIT_CALL, f"cannot read the arguments of {cuda}; left unchanged", symbol=cuda)
         return None
     region = (start, c.tokens.ends[call.close])
     if forwards_va_args(c.tokens, call):
         message = f"{cuda}'s arguments come from __VA_ARGS__, so their number, which picks the HIP function, is unknown"
-        _leave(c, region, "HC007", f"{message}; left unchanged", None, cuda)
+        _leave(c, region, UNFIT_CALL, f"{message}; left unchanged", None, cuda)
         return None
     picked = overloads.by_count.get(len(call.args))
     if picked is None:
         count = len(call.args)
         message = f"{cuda} is called with {count} argument{'s' * (count != 1)}; its HIP rewrites take {counts}"
-        _leave(c, region, "HC007", f"{message}; left unchanged", None, cuda)
+        _leave(c, region, UNFIT_CALL, f"{message}; left unchanged", None, cuda)
     return picked
 
 
@@ -90,13 +90,13 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
     assert rule.params is not None and rule.args is not None
     call = parse_call(tokens, i)
     if call is None:
-        c.diag(start, "HC007", f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
+        c.diag(start, UNFIT_CALL, f"cannot read the arguments of {cuda}; left unchanged", rule, cuda)
         return
     region = (start, tokens.ends[call.close])
     moves = rule.template is not None or list(rule.args) != list(rule.params) or bool(rule.converts)
     problem = _unfit(c, rule, cuda, call, reshapes=needs_arguments(rule), moves=moves)
     if problem:
-        _leave(c, region, "HC007", f"{problem}; left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
+        _leave(c, region, UNFIT_CALL, f"{problem}; left unchanged{f' ({rule.note})' if rule.note else ''}", rule, cuda)
         return
     bound = dict(zip(rule.params, call.args))
     if rule.template is not None:
@@ -308,7 +308,7 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
                 "head, a return or a macro definition, nor across a preprocessor line or an unterminated "
                 "literal, nor beside another call whose rewrite takes the statement); left unchanged"
             )
-            _leave(c, call_region, "HC007", message, rule, cuda)
+            _leave(c, call_region, UNFIT_CALL, message, rule, cuda)
             return
         region = statement
     try:

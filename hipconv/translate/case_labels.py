@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from hipconv.diagnostics import CASE_DROPPED
 from hipconv.resources import hip_enumerator_values
 from hipconv.rules.model import Action, Resolution, RuleKind
 from hipconv.translate.branches import Branches, branches, guard, later_duplicate
@@ -27,7 +28,7 @@ from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import int_literal, is_punct, matching_close, next_code
 from hipconv.translate.words import inside, token_occurrences
 
-CODE = "HC013"
+CODE = CASE_DROPPED
 RULE_ID = "switch.case-label"
 SWITCH_WORDS = (b"switch", b"case")  # a file without both has nothing for this module
 _CONSTANTS = (RuleKind.ENUMERATOR, RuleKind.MACRO)  # what a case label names

@@ -26,6 +26,7 @@ import functools
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from hipconv.diagnostics import CG_MEMBER_MISSING, CG_MEMBER_RESPELLED
 from hipconv.resources import data_file, expand_spans, hip_releases, span_text
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
@@ -33,8 +34,8 @@ from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, matching_open, next_code, prev_code, template_close, template_open
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
-MISSING_CODE = "HC014"
-RENAMED_CODE = "HC015"
+MISSING_CODE = CG_MEMBER_MISSING
+RENAMED_CODE = CG_MEMBER_RESPELLED
 RULE_ID = "cooperative_groups.member"
 NAMESPACE = "cooperative_groups"
 _USES_CG = NAMESPACE.encode()  # the include, the namespace and its alias all spell it

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hipconv.diagnostics import Diagnostic
+from hipconv.diagnostics import DEPRECATED, EXPERIMENTAL, NO_RULE, NOT_IN_TARGET, REMOVED, UNSUPPORTED, Diagnostic
 from hipconv.results import Replacement
 from hipconv.rules.model import Action, LookupTable, Resolution, Rule, RuleStatus
 from hipconv.settings import Settings
@@ -157,7 +157,7 @@ def apply_resolution(
     if action is Action.NO_RULE:
         c.diag(
             start,
-            "HC001",
+            NO_RULE,
             f"{cuda} ({resolution.library}) is CUDA API with no hipconv rule; left unchanged",
             symbol=cuda,
         )
@@ -207,25 +207,25 @@ def status_message(c: MatchCollector, cuda: str, rule: Rule, action: Action) -> 
     said = "; ".join(filter(None, (nvidia_status(rule), rule.note)))
     note = f" ({said})" if said else ""
     if action is Action.UNSUPPORTED:
-        return rule.code or "HC002", f"{cuda} has no HIP equivalent; left unchanged{note}"
+        return rule.code or UNSUPPORTED, f"{cuda} has no HIP equivalent; left unchanged{note}"
     if action is Action.REMOVED:
         if rule.status is not RuleStatus.REMOVED:  # its range ended at or before the target
             return (
-                rule.code or "HC006",
+                rule.code or REMOVED,
                 f"{rule.hip} was removed in ROCm {rule.rocm.until}; {cuda} left unchanged{note}",
             )
         when = f" in ROCm {rule.rocm.removed}" if rule.rocm.removed else ""
-        return rule.code or "HC006", f"{cuda} was removed from HIP{when}; left unchanged{note}"
+        return rule.code or REMOVED, f"{cuda} was removed from HIP{when}; left unchanged{note}"
     if action is Action.UNAVAILABLE:
         first = f"; first in {rule.rocm.since}" if rule.rocm.since else ""
-        return "HC003", f"{rule.hip} is not in ROCm {c.settings.rocm}{first}; {cuda} left unchanged{note}"
+        return NOT_IN_TARGET, f"{rule.hip} is not in ROCm {c.settings.rocm}{first}; {cuda} left unchanged{note}"
     if action is Action.KEEP_EXPERIMENTAL:
-        return "HC005", (
+        return EXPERIMENTAL, (
             f"{rule.hip} is experimental{note}; {cuda} left unchanged (pass --experimental to translate it)"
         )
     if action is Action.REWRITE_DEPRECATED:
         done = f"translated to {rule.hip}" if rule.hip != cuda else "HIP declares it too"
-        return "HC004", f"{cuda} is deprecated; {done}{note}"
+        return DEPRECATED, f"{cuda} is deprecated; {done}{note}"
     return None
 
 

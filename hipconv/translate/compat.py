@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from hipconv.diagnostics import FULL_MASK_WIDENED, SHIMMED
 from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
 from hipconv.settings import Version
@@ -27,7 +28,7 @@ COMPAT_HEADER = "hipconv_compat.h"
 # the first line of every generated hipconv_compat.h (templates/compat/hipconv_compat.h.j2): a file of that
 # name without it is the user's, which a run never overwrites
 COMPAT_MARKER = b"// hipconv_compat.h: written by hipconv"
-NOTE_CODE = "HC011"
+NOTE_CODE = SHIMMED
 # shims whose first argument is a CUDA lane mask: written only for no argument or the full 32-bit mask
 # (every lane of the warp: the whole wavefront, which is what they do); any other mask would change the meaning
 MASKED_SHIMS = frozenset(
@@ -59,7 +60,7 @@ def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
         # lane of the wavefront, so scan's HC302 is not repeated there
         mask = c.tokens.body[full_mask[0] : full_mask[1]].decode().strip()
         message = f"32-bit full lane mask {mask} (all 32 lanes of a CUDA warp): {rule.compat} acts on all 64 lanes"
-        c.diag(full_mask[0], "HC104", message, rule, about_api=False)
+        c.diag(full_mask[0], FULL_MASK_WIDENED, message, rule, about_api=False)
 
 
 def rename(c: MatchCollector, start: int, end: int, cuda: str, shim: str, rule_id: str, library: str) -> None:

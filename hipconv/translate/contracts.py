@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import bisect
 
+from hipconv.diagnostics import NULL_ARGUMENT_REJECTED
 from hipconv.rules.contracts import contract_words, contracts
 from hipconv.rules.model import Rule
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text
 from hipconv.translate.syntax import next_code, parse_call
 
-CODE = "HC023"
+CODE = NULL_ARGUMENT_REJECTED
 _NULLS = frozenset({"NULL", "nullptr", "0", "0L", "0l", "0u", "0U", "__null"})
 
 

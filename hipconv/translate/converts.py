@@ -14,6 +14,7 @@ import bisect
 import re
 from collections.abc import Callable, Mapping
 
+from hipconv.diagnostics import CUBLAS_TYPE_UNMAPPED
 from hipconv.rules.conversions import conversion
 from hipconv.rules.model import Rule, RuleKind
 from hipconv.translate.collector import MatchCollector
@@ -23,7 +24,7 @@ from hipconv.translate.declarations import declared_type_name
 from hipconv.translate.edits import Part
 from hipconv.translate.syntax import Span, next_code
 
-CODE = "HC018"
+CODE = CUBLAS_TYPE_UNMAPPED
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import bisect
 
+from hipconv.diagnostics import HALF_ATOMIC_ADD
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, next_code, parse_call, prev_code
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens
 
-CODE = "HC017"
+CODE = HALF_ATOMIC_ADD
 _ATOMICS = frozenset({b"atomicAdd"})
 HALF_TYPES = frozenset(
     {"__half", "__half2", "half", "half2", "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping
 
+from hipconv.diagnostics import UNFIT_CALL
 from hipconv.rules.model import SCOPE_KINDS, Action, LookupTable, Resolution, Rule, RuleKind
 from hipconv.translate.calls import needs_arguments, pick_overload, reshape_call
 from hipconv.translate.collector import MatchCollector, apply_resolution
@@ -112,7 +113,7 @@ def _type_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resol
             f"`{word} {name}` declares or defines the {word} itself, and {rule.hip} is a typedef of an anonymous "
             f"{word}, which has no tag to declare; left unchanged{f' ({rule.note})' if rule.note else ''}"
         )
-        c.diag(start, rule.code or "HC007", message, rule, name)
+        c.diag(start, rule.code or UNFIT_CALL, message, rule, name)
     else:
         region = (tokens.starts[keyword], start)
         kept = keep_comments(tokens, region, (), c.source.newline_at(region[0]))  # `struct /* c */ X`
@@ -157,7 +158,7 @@ def _leave_value_use(c: MatchCollector, i: int, name: str, rule: Rule) -> None:
         f"{name} is used here for its value, not only tested with #ifdef or defined(); {rule.hip} stands only "
         f"for being defined, so {name} is left unchanged{note}"
     )
-    c.diag(c.tokens.starts[i], rule.code or "HC007", message, rule, name)
+    c.diag(c.tokens.starts[i], rule.code or UNFIT_CALL, message, rule, name)
 
 
 def _longest_name(tokens: Tokens, i: int, identifiers: Mapping[str, Resolution]) -> tuple[str, int, Resolution | None]:

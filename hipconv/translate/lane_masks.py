@@ -8,6 +8,13 @@ from __future__ import annotations
 
 import bisect
 
+from hipconv.diagnostics import (
+    FULL_MASK_WIDENED,
+    LANE_MASK_DROPPED,
+    LANE_MASK_NOT_64_BIT,
+    LITERAL_LANE_MASK,
+    MASK_AFTER_EARLY_RETURN,
+)
 from hipconv.rules.model import Rule
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.early_returns import return_above
@@ -22,7 +29,7 @@ FULL_MASK_64 = "0xffffffffffffffffull"
 # (HC101), dropped (HC102), widened to the full wavefront mask (HC104). HC103 is no verdict: the
 # value could not be seen.
 # HC026: widened as HC104, in a function that returns early above the call.
-MASK_VERDICTS = frozenset({"HC101", "HC102", "HC104", "HC026"})
+MASK_VERDICTS = frozenset({LITERAL_LANE_MASK, LANE_MASK_DROPPED, FULL_MASK_WIDENED, MASK_AFTER_EARLY_RETURN})
 
 
 def widen(literal: IntLiteral) -> tuple[str, str]:
@@ -31,8 +38,8 @@ def widen(literal: IntLiteral) -> tuple[str, str]:
     mask, so it still means "every lane": fixed, HC104 (a note). Any other mask keeps its value, lanes
     0-31 only, which on a 64-wide wavefront is not what it meant on a 32-wide warp: HC101 (a warning)."""
     if literal.value == FULL_MASK_32:
-        return FULL_MASK_64, "HC104"
-    return literal.digits + "ull", "HC101"
+        return FULL_MASK_64, FULL_MASK_WIDENED
+    return literal.digits + "ull", LITERAL_LANE_MASK
 
 
 def mask_rule_id(rule_id: str) -> str:
@@ -68,7 +75,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
     elif literal is None:
         c.diag(
             span[0],
-            "HC103",
+            LANE_MASK_NOT_64_BIT,
             f"lane mask {text!r} must be a 64-bit integer covering the wavefront's 64 lanes for ROCm's {rule.hip}",
             rule,
             about_api=False,
@@ -82,19 +89,19 @@ def _report_dropped(c: MatchCollector, rule: Rule, span: Span, shown: str, *, is
             f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; ROCm {target} has only "
             f"the mask-less {rule.hip}, which acts on all active lanes, so the mask was dropped"
         )
-        c.diag(span[0], "HC101", message, rule, about_api=False)
+        c.diag(span[0], LITERAL_LANE_MASK, message, rule, about_api=False)
     else:
         message = (
             f"lane mask {shown!r} dropped: ROCm {target} has only the mask-less {rule.hip}, "
             "which acts on all active lanes"
         )
-        c.diag(span[0], "HC102", message, rule, about_api=False)
+        c.diag(span[0], LANE_MASK_DROPPED, message, rule, about_api=False)
 
 
 def _verdict(rule: Rule, text: str, literal: IntLiteral) -> tuple[str, str, str]:
     """(the widened spelling, its code, the message's start) for a 32-bit literal mask."""
     widened, code = widen(literal)
-    if code == "HC104":
+    if code == FULL_MASK_WIDENED:
         what = (
             f"32-bit full lane mask {text} (all 32 lanes of a CUDA warp) written as {widened}, "
             "all 64 lanes of a wavefront"
@@ -133,10 +140,10 @@ def _report_verdict(c: MatchCollector, rule: Rule, span: Span, code: str, messag
     """The verdict on a widened literal mask; a full mask widened in a function that returns early above the
     call is HC026: the lanes that returned are named by the mask and do not run the call."""
     tokens = c.tokens
-    early = return_above(tokens, bisect.bisect_left(tokens.starts, span[0])) if code == "HC104" else None
+    early = return_above(tokens, bisect.bisect_left(tokens.starts, span[0])) if code == FULL_MASK_WIDENED else None
     if early is not None:
         line = c.source.line_col(tokens.starts[early])[0]
-        code = "HC026"
+        code = MASK_AFTER_EARLY_RETURN
         message += (
             f", but the function returns early above it (line {line}): where threads of one wavefront return "
             "and others reach the call (a CUDA warp returning as a whole is half a wavefront), the mask names "
@@ -154,6 +161,6 @@ def _cast_here(c: MatchCollector, rule: Rule, span: Span, shown: str, why: str) 
         f"the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only: where lanes 32-63 run the call "
         "too, ROCm's mask check traps in builds without NDEBUG"
     )
-    c.diag(span[0], "HC101", message, rule, about_api=False)
+    c.diag(span[0], LITERAL_LANE_MASK, message, rule, about_api=False)
     cast = f"static_cast<unsigned long long>({c.tokens.body[span[0] : span[1]].decode()})"
     c.edits.append(Edit.replace(span[0], span[1], cast, mask_rule_id(rule.id)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from hipconv.diagnostics import UNPARSED_LAUNCH
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
@@ -26,19 +27,19 @@ def match_launches(c: MatchCollector) -> None:
             continue
         launch = parse_launch(tokens, i, split)
         if launch is None:
-            c.diag(tokens.starts[i], "HC008", "cannot read this kernel launch; left as a <<<...>>> launch")
+            c.diag(tokens.starts[i], UNPARSED_LAUNCH, "cannot read this kernel launch; left as a <<<...>>> launch")
             continue
         region = (tokens.starts[launch.start], tokens.ends[launch.close])
         if c.crosses_directive(*region):
             message = "this kernel launch crosses a preprocessor line; left as a <<<...>>> launch"
-            c.diag(tokens.starts[i], "HC008", message)
+            c.diag(tokens.starts[i], UNPARSED_LAUNCH, message)
             continue
         if holds_unterminated_literal(tokens, region):
             message = (
                 "this kernel launch holds a string or character literal without its closing quote; "
                 "left as a <<<...>>> launch"
             )
-            c.diag(tokens.starts[i], "HC008", message)
+            c.diag(tokens.starts[i], UNPARSED_LAUNCH, message)
             continue
         name: list[Part] = [HIP_KERNEL_NAME + "(", launch.name, ")"] if launch.templated else [launch.name]
         parts: list[Part] = [HIP_LAUNCH + "(", *name]

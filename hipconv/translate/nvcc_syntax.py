@@ -18,13 +18,14 @@ from __future__ import annotations
 import bisect
 import re
 
+from hipconv.diagnostics import NVCC_SYNTAX
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
 from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.words import inside, token_occurrences
 
-CODE = "HC019"
+CODE = NVCC_SYNTAX
 RULE_ID = "compiler.nvcc-syntax"
 _REGISTER = b"register"
 _ASM = frozenset({"asm", "__asm__", "__asm"})

@@ -10,13 +10,14 @@ that cannot be seen) is reported as an error and left as it is."""
 
 from __future__ import annotations
 
+from hipconv.diagnostics import SURFACE_MODE_DROPPED, SURFACE_MODE_UNSUPPORTED
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text
 from hipconv.translate.edits import Edit
 from hipconv.translate.syntax import is_punct, next_code, parse_call, prev_code
 from hipconv.translate.words import identifier_tokens
 
-DROPPED_CODE, KEPT_CODE = "HC024", "HC025"
+DROPPED_CODE, KEPT_CODE = SURFACE_MODE_DROPPED, SURFACE_MODE_UNSUPPORTED
 # CUDA's surface functions -> the arguments HIP's take (data, surface, coordinates); CUDA's take one more, the
 # boundary mode. (The cubemap-layered ones are left out: CUDA's take one layer-face index, HIP's two.)
 HIP_ARITY = {

@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from hipconv.diagnostics import Diagnostic
+from hipconv.diagnostics import OVERLAP, Diagnostic
 from hipconv.errors import HipconvError
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules.model import LookupTable
@@ -179,7 +179,7 @@ def edited_result(
         line, col = source.line_col(edit.start)
         found.append(
             Diagnostic(
-                source.path, line, col, "HC009", "this rewrite overlaps another one and was not applied", edit.rule_id
+                source.path, line, col, OVERLAP, "this rewrite overlaps another one and was not applied", edit.rule_id
             )
         )
     found.sort(key=lambda d: (d.line, d.col, d.code))

@@ -12,6 +12,7 @@ import bisect
 import re
 from collections.abc import Iterable, Sequence
 
+from hipconv.diagnostics import NO_RULE
 from hipconv.resources import cuda_releases
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.identifiers import is_member_or_foreign
@@ -81,7 +82,7 @@ def match_unknown_api(
             name = tokens.text(i)
             if name not in declared:
                 message = f"{name} looks like CUDA API but is in no {known} inventory; left unchanged"
-                c.diag(tokens.starts[i], "HC001", message, symbol=name)
+                c.diag(tokens.starts[i], NO_RULE, message, symbol=name)
     if b"##" in tokens.body:
         _pasted_names(c, known)
 
@@ -98,7 +99,7 @@ def _pasted_names(c: MatchCollector, known: str) -> None:
                 f"{stem}## pastes a CUDA API name together in a macro: the name it makes is translated nowhere "
                 f"(hipconv renames {known} names where they are spelled out); left unchanged"
             )
-            c.diag(tokens.starts[left], "HC001", message, symbol=f"{stem}##")
+            c.diag(tokens.starts[left], NO_RULE, message, symbol=f"{stem}##")
 
 
 def project_names(bodies: Sequence[tuple[bytes, frozenset[bytes]]], known: frozenset[bytes]) -> list[frozenset[str]]:

@@ -23,6 +23,7 @@ import bisect
 import functools
 from collections.abc import Mapping
 
+from hipconv.diagnostics import VECTOR_OPERATOR
 from hipconv.resources import data_file, expand_spans, hip_releases
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
@@ -31,7 +32,7 @@ from hipconv.translate.syntax import is_punct, prev_code
 from hipconv.translate.vector_defs import VECTOR_TYPES, OperatorDef, hip_type, read_definition
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
-NOTE_CODE = "HC012"
+NOTE_CODE = VECTOR_OPERATOR
 RULE_ID = "vector-ops.disabled"
 HIP_HEADER = "hip/amd_detail/amd_hip_vector_types.h"
 MARK = "hipconv: HIP declares"  # in the `#if 0` line: a definition after one is disabled already

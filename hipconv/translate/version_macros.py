@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 from typing import NamedTuple
 
+from hipconv.diagnostics import KERNEL_BODY_NOT_COMPILED
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.includes import Directives
 from hipconv.translate.lexer import TokenKind, Tokens
@@ -187,7 +188,7 @@ def _dead_kernels(c: MatchCollector, dead: list[Branch]) -> None:
             line = c.source.line_col(next(b.line for b in dead if b.region == covering[0]))[0]
             c.diag(
                 tokens.starts[name],
-                "HC022",
+                KERNEL_BODY_NOT_COMPILED,
                 f"the whole body of kernel {tokens.text(name)} is in a branch that is not compiled for AMD devices "
                 f"(line {line}): the kernel compiles empty, and every launch of it computes nothing",
                 symbol=tokens.text(name),

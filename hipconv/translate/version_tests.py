@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
 from hipconv.resources import default_cuda
 from hipconv.settings import Settings, Version
 from hipconv.translate.branches import grouped
@@ -112,7 +113,7 @@ def rewrite(c: MatchCollector, w: Worlds, test: Test) -> Value:
     now = f"#{test.lead.strip()} {new}" if test.lead else f"{test.where} {new}"
     c.diag(
         start,
-        "HC020",
+        VERSION_TEST_REWRITTEN,
         f"{shown} now reads {now}: {'what it selects' if test.wrap else 'its branch'} is "
         + _meaning(host, device, test.pp, w),
         symbol=first_macro(test.pp),
@@ -159,4 +160,4 @@ def report_undecidable(c: MatchCollector, w: Worlds, where: str, offset: int, pp
         f"so it reads as 0 and this test {now}. Rewrite the test for AMD devices (__HIP_DEVICE_COMPILE__, "
         f"__gfx*__) or for the build (HIP_VERSION)"
     )
-    c.diag(offset, "HC021", message, symbol=macro)
+    c.diag(offset, VERSION_TEST_UNDECIDED, message, symbol=macro)

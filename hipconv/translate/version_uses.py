@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 
+from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
 from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
 from hipconv.translate.includes import Directives
@@ -80,7 +81,7 @@ def _define(c: MatchCollector, w: Worlds, macro: str, code: list[int], use: int 
         tested = first_macro(pp)
         c.diag(
             offset,
-            "HC021",
+            VERSION_TEST_UNDECIDED,
             f"{macro} is defined from a test of {tested} ({written(pp)}) and used outside preprocessor "
             f"conditionals (line {c.source.line_col(use)[0]}): left unchanged, and HIP defines no {tested}; "
             f"test what the code needs on AMD (__HIP_DEVICE_COMPILE__, __gfx*__, HIP_VERSION)",
@@ -122,7 +123,7 @@ def match_code_uses(c: MatchCollector, w: Worlds, done: list[Span]) -> None:
         if compared is None:
             c.diag(
                 tokens.starts[i],
-                "HC021",
+                VERSION_TEST_UNDECIDED,
                 f"{ARCH}'s value is used in code; HIP defines no {ARCH}, so this does not compile for AMD: compute "
                 "what it stands for another way (__HIP_DEVICE_COMPILE__, __gfx*__, warpSize)",
                 symbol=ARCH,
@@ -135,13 +136,18 @@ def match_code_uses(c: MatchCollector, w: Worlds, done: list[Span]) -> None:
         try:
             value = condition_text(evaluate(parse(pp), w.device))
         except Undecidable as why:
-            c.diag(tokens.starts[i], "HC021", f"{old}: {why}; HIP defines no {ARCH}: left unchanged", symbol=ARCH)
+            c.diag(
+                tokens.starts[i],
+                VERSION_TEST_UNDECIDED,
+                f"{old}: {why}; HIP defines no {ARCH}: left unchanged",
+                symbol=ARCH,
+            )
             continue
         start, end = tokens.starts[first], tokens.ends[last]
         c.edits.append(Edit.replace(start, end, f"{value} /* hipconv: {old} */{comments_in(tokens, code)}", RULE_ID))
         c.diag(
             start,
-            "HC020",
+            VERSION_TEST_REWRITTEN,
             f"{old} now reads {value}, its value on the device pass of a current NVIDIA GPU "
             "(newer than every architecture tested), where nvcc compiles this code",
             symbol=ARCH,
