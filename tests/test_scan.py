@@ -122,32 +122,6 @@ def test_sarif_has_the_required_fields(src: Path) -> None:
     assert hazard["level"] == "warning"
 
 
-# The shapes SARIF 2.1.0 gives the fields of a rule that hipconv fills (reportingDescriptor and
-# multiformatMessageString of the OASIS schema, sarif-schema-2.1.0.json): no copy of the schema is at hand
-# offline, so these definitions are checked instead.
-_MESSAGE_STRING = {
-    "type": "object",
-    "properties": {"text": {"type": "string"}, "markdown": {"type": "string"}},
-    "required": ["text"],
-}
-_REPORTING_DESCRIPTOR = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"},
-        "name": {"type": "string"},
-        "shortDescription": _MESSAGE_STRING,
-        "fullDescription": _MESSAGE_STRING,
-        "help": _MESSAGE_STRING,
-        "helpUri": {"type": "string", "format": "uri"},
-        "defaultConfiguration": {
-            "type": "object",
-            "properties": {"level": {"enum": ["none", "note", "warning", "error"]}},
-        },
-    },
-    "required": ["id"],
-}
-
-
 def _sarif_rules(*args: str | Path) -> dict[str, dict]:
     result = run_cli("scan", "--format", "sarif", *args)
     assert result.code == 1, result.stderr
@@ -157,14 +131,12 @@ def _sarif_rules(*args: str | Path) -> dict[str, dict]:
 def test_sarif_rules_describe_each_code_and_link_its_section_of_the_codes_page(
     src: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     monkeypatch.delenv("HIPCONV_DOCS_URL", raising=False)
     rules = _sarif_rules(src)
     page = REPO / "docs" / "codes.md"  # the installed copy: a checkout's docs/ (hipconv/_data/docs/ in a wheel)
     text = page.read_text()
     for code in CODES.values():
         rule = rules[code.code]
-        jsonschema.validate(rule, _REPORTING_DESCRIPTOR, format_checker=jsonschema.FormatChecker())
         assert rule["shortDescription"]["text"] == code.title
         assert rule["fullDescription"]["text"] == code.title + (f". {code.hint}" if code.hint else "")
         assert code.example is not None
