@@ -17,6 +17,7 @@ from typing import Any, Literal, get_args
 
 from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
+from hipconv.excludes import compile_patterns
 from hipconv.resources import cuda_release, rocm_release
 from hipconv.settings import KERNEL_LAUNCH_STYLES
 
@@ -56,10 +57,12 @@ class Config:
     cuda_release: str | None = None  # the CUDA release the code was written for (version tests)
     include_dirs: tuple[Path, ...] = ()  # where #include looks after the file's folder; against the file's folder
     docs_url: str | None = None  # where scan's SARIF links the codes' pages ($HIPCONV_DOCS_URL wins)
+    respect_gitignore: bool | None = None  # skip what the trees' .gitignore files ignore (--respect-gitignore)
 
 
 _KEYS = {  # TOML key -> Config field
     "exclude": "exclude",
+    "respect-gitignore": "respect_gitignore",
     "rocm-version": "rocm_version",
     "cuda-release": "cuda_release",
     "kernel-launch": "kernel_launch",
@@ -128,6 +131,8 @@ def _check(path: Path, key: str, value: Any) -> Any:
     if key in ("exclude", "rules-dirs", "disable", "include-dirs"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{where} must be a list of strings, not {value!r}")
+        if key == "exclude":
+            compile_patterns(tuple(value), where)
         if key == "disable":
             bad = [v for v in value if v not in CODES]
             if bad:
@@ -136,7 +141,7 @@ def _check(path: Path, key: str, value: Any) -> Any:
                     hint="`hipconv codes` lists them",
                 )
         return tuple(value)
-    if key == "compat":
+    if key in ("compat", "respect-gitignore"):
         if not isinstance(value, bool):
             raise ConfigError(f"{where} must be true or false, not {value!r}")
         return value

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import fnmatch
 import functools
 import os
 import stat
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipconv.errors import ConfigError
+from hipconv.excludes import TreeFilter, compile_patterns
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.translate.compat import compat_include_path
 
@@ -99,16 +99,19 @@ def plan(
     writes: bool,
     force: bool,
     follow_symlinks: bool = False,
+    respect_gitignore: bool = False,
 ) -> Plan:
     """The jobs for the inputs. In a tree, a symbolic link into the named trees is kept as a link (recreated
     in -o output, left alone in place); one that leads out of them is skipped with a note unless
-    `follow_symlinks`. A named path is always followed. A tree that is not written (`writes` False: --diff,
+    `follow_symlinks`. A named path is always followed; `excludes` and (with `respect_gitignore`) the trees'
+    .gitignore files skip what they match (hipconv.excludes). A tree that is not written (`writes` False: --diff,
     --dry-run) needs no output: its jobs are those an -o run would have, with no destination."""
     for path in inputs:
         if not os.path.lexists(path):
             raise ConfigError(f"{path}: no such file or directory")
     if in_place and output is not None:
         raise ConfigError("--in-place and -o/--output exclude each other")
+    compile_patterns(excludes)  # a bad pattern is an error even where no tree is walked
     single_file = len(inputs) == 1 and not inputs[0].is_dir()
     if single_file:
         return _plan_file(inputs[0], output, in_place=in_place, writes=writes, force=force)
@@ -126,7 +129,8 @@ def plan(
     problems: list[FileResult] = []
     for root in inputs:
         tree = len(inputs) > 1 or root.is_dir()
-        for found in _walk(root, trees, excludes, output, follow=follow_symlinks):
+        skip = TreeFilter.of(str(root), excludes, gitignore=respect_gitignore)
+        for found in _walk(root, trees, skip, output, follow=follow_symlinks):
             rel = os.path.relpath(os.path.abspath(found.path), os.path.abspath(base)) if tree else root.name
             entry = _entry(found, rel, output, in_place=in_place)
             if isinstance(entry, FileResult):
@@ -207,11 +211,6 @@ def _check_output_dir(inputs: list[Path], output: Path, *, writes: bool, force: 
         )
 
 
-def _excluded(rel: str, excludes: tuple[str, ...]) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(name, pat) for pat in excludes)
-
-
 _SPECIAL_KINDS = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a character device",
@@ -273,7 +272,7 @@ def _unlisted(errors: list[OSError]) -> Iterator[Found]:
         yield Found(path, problem=FileResult(path, FileStatus.FAILED, reason=reason))
 
 
-def _walk(root: Path, trees: Trees, excludes: tuple[str, ...], output: Path | None, *, follow: bool) -> Iterator[Found]:
+def _walk(root: Path, trees: Trees, skip: TreeFilter | None, output: Path | None, *, follow: bool) -> Iterator[Found]:
     """Every entry below root, sorted; symbolic links as `_link` decides, loops and unlistable
     directories reported."""
     if not root.is_dir():
@@ -293,7 +292,7 @@ def _walk(root: Path, trees: Trees, excludes: tuple[str, ...], output: Path | No
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
             rel = os.path.normpath(os.path.join(rel_dir, d)).replace(os.sep, "/")
-            if d in VCS_DIRS or _excluded(rel, excludes):
+            if d in VCS_DIRS or (skip is not None and skip.skips(rel, is_dir=True)):
                 continue
             link = _link(full, trees, follow=follow) if os.path.islink(full) else None
             target = os.path.realpath(full)
@@ -307,7 +306,8 @@ def _walk(root: Path, trees: Trees, excludes: tuple[str, ...], output: Path | No
         dirnames[:] = kept
         for f in sorted(filenames):
             full = os.path.join(dirpath, f)
-            if not _excluded(os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/"), excludes):
+            rel = os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/")
+            if skip is None or not skip.skips(rel, is_dir=False):
                 yield _file(full, trees, follow=follow)
     yield from _unlisted(errors)
 

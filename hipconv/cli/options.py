@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import Any, Callable, TypedDict, cast
 
 import click
 
@@ -126,7 +126,30 @@ def rules_dir_option(help: str = "Extra directory of YAML rules.") -> Decorator:
 
 
 def exclude_option(help: str) -> Decorator:
-    return click.option("--exclude", multiple=True, metavar="GLOB", help=help)
+    return click.option("--exclude", multiple=True, metavar="PATTERN", help=help)
+
+
+class Exclusion(TypedDict):
+    """A request's exclusion fields, from the configuration and the command line (hipconv.excludes)."""
+
+    excludes: tuple[str, ...]
+    respect_gitignore: bool
+
+
+def exclusion(config: Config, exclude: tuple[str, ...], respect_gitignore: bool | None) -> Exclusion:
+    """--exclude adds to the configuration's `exclude`; --respect-gitignore overrides `respect-gitignore`."""
+    gitignore = config.respect_gitignore if respect_gitignore is None else respect_gitignore
+    return Exclusion(excludes=config.exclude + exclude, respect_gitignore=bool(gitignore))
+
+
+def gitignore_option() -> Decorator:
+    """--respect-gitignore: skip what the input trees' .gitignore files ignore (hipconv.excludes)."""
+    return click.option(
+        "--respect-gitignore",
+        is_flag=True,
+        default=None,
+        help="Also skip what the .gitignore files inside the input trees ignore (config: respect-gitignore).",
+    )
 
 
 def fail_on_option(default: str) -> Decorator:

@@ -16,8 +16,10 @@ from hipconv.cli.options import (
     cuda_release_option,
     display_options,
     exclude_option,
+    exclusion,
     fail_on_option,
     follow_symlinks_option,
+    gitignore_option,
     no_compat_option,
     rocm_version_option,
     rules_dir_option,
@@ -49,7 +51,11 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
 @rocm_version_option("Targeted ROCm release [default: the newest bundled].")
 @cuda_release_option()
 @click.option("--kernel-launch", type=click.Choice(KERNEL_LAUNCH_STYLES), default=None, help="As for translate.")
-@exclude_option("Skip paths matching GLOB (added to the configuration's).")
+@exclude_option(
+    "Skip paths matching PATTERN, a .gitignore line (`*.pb.cu`, `vendor/`, `/gen/**`, `!keep.cu`); added to the "
+    "configuration's."
+)
+@gitignore_option()
 @click.option("--disable", multiple=True, metavar="CODE", help="Do not report CODE (added to the configuration's).")
 @rules_dir_option("Extra directory of YAML rules.")
 @click.option(
@@ -76,6 +82,7 @@ def scan(
     cuda_release: str | None,
     kernel_launch: str | None,
     exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     disable: tuple[str, ...],
     rules_dir: tuple[Path, ...],
     baseline_path: Path | None,
@@ -96,7 +103,7 @@ def scan(
         fail_on=cast(FailOn, fail_on or config.fail_on or "warning"),
         fmt=cast(ScanFormat, fmt),
         output=output,
-        excludes=config.exclude + exclude,
+        **exclusion(config, exclude, respect_gitignore),
         disabled=frozenset(config.disable + disable),
         rules_dirs=config.rules_dirs + rules_dir,
         baseline=baseline_path or config.baseline,

@@ -20,8 +20,10 @@ from hipconv.cli.options import (
     cuda_release_option,
     display_options,
     exclude_option,
+    exclusion,
     fail_on_option,
     follow_symlinks_option,
+    gitignore_option,
     no_compat_option,
     offload_archs,
     rocm_version_option,
@@ -79,7 +81,11 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) ->
     is_flag=True,
     help="Write a `// hipconv: HCnnn ...` comment above each line that still holds unported CUDA.",
 )
-@exclude_option("Skip paths (relative to the input) matching GLOB.")
+@exclude_option(
+    "Skip paths (relative to the input tree) matching PATTERN, a .gitignore line (`*.pb.cu`, `vendor/`, "
+    "`/gen/**`, `!keep.cu`); added to the configuration's."
+)
+@gitignore_option()
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option(
     "--no-cache",
@@ -121,6 +127,7 @@ def translate(
     no_compat: bool,
     annotate: bool,
     exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     jobs: int,
     no_cache: bool,
     stats: bool,
@@ -135,7 +142,6 @@ def translate(
     display: Display,
 ) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
-    archs = offload_archs(offload_arch)
     if dry_run and show_diff:
         raise click.UsageError("--dry-run and --diff exclude each other")
     config = config_at(config_path, display)
@@ -156,9 +162,9 @@ def translate(
         mode=mode,
         in_place=in_place,
         backup_suffix=backup_suffix,
-        excludes=config.exclude + exclude,
+        **exclusion(config, exclude, respect_gitignore),
         rules_dirs=config.rules_dirs + rules_dir,
-        offload_archs=archs,
+        offload_archs=offload_archs(offload_arch),
         report_path=report_path,
         stats=stats,
         force=force,
@@ -262,6 +268,7 @@ def translate(
 @rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
 @no_compat_option()
 @exclude_option("As for translate.")
+@gitignore_option()
 @rules_dir_option("As for translate.")
 @click.option("--force", is_flag=True, help="As for translate.")
 @display_options
@@ -287,6 +294,7 @@ def build(
     rocm_version: str | None,
     no_compat: bool,
     exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
     rules_dir: tuple[Path, ...],
     force: bool,
     display: Display,
@@ -299,7 +307,7 @@ def build(
         (src,),
         settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat),
         output=output,
-        excludes=config.exclude + exclude,
+        **exclusion(config, exclude, respect_gitignore),
         rules_dirs=config.rules_dirs + rules_dir,
         offload_archs=archs,
         force=force,
@@ -323,8 +331,7 @@ def build(
         rocm_chosen_by=chosen_by,
     )
     outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
-    failed = outcome.translation.failed
-    raise SystemExit(EXIT_ERROR if failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
+    raise SystemExit(EXIT_ERROR if outcome.translation.failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
 
 
 def _check_backend_options(backend: str, **options: object) -> None:

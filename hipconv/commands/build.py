@@ -71,6 +71,20 @@ class BuildOutcome:
         return any(not r.ok for r in self.results)
 
 
+def _tree_files(translation: TranslateRequest, output: Path) -> list[str]:
+    """The files of the translated tree (relative to `output`), walked as the translation walked them."""
+    tree = plan(
+        list(translation.paths),
+        output,
+        in_place=False,
+        excludes=translation.excludes,
+        respect_gitignore=translation.respect_gitignore,
+        writes=False,
+        force=True,
+    )
+    return [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
+
+
 def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> BuildOutcome:
     """Target hipcc's ROCm release, translate, then compile; the translation's failures stop the build before
     any TU is compiled."""
@@ -102,8 +116,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
             extra=request.hipcc_args,
         )
     else:
-        tree = plan([src], output, in_place=False, excludes=request.translation.excludes, writes=False, force=True)
-        files = [os.path.relpath(dest, output) for dest in tree.destinations.values() if dest is not None]
+        files = _tree_files(translation, output)
         units, skipped = plan_tree(
             files,
             output.resolve(),

@@ -13,13 +13,14 @@ from rich.console import Console
 from hipconv.config import FailOn
 from hipconv.console import verbosity
 from hipconv.discover import plan
+from hipconv.excludes import excluded
 from hipconv.output import write_named
 from hipconv.report import print_done, print_line, print_result, print_verbose, progress_bar
 from hipconv.results import FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.scan.baseline import baseline_json, load_baseline, new_findings
 from hipconv.scan.formats import ScanReport, print_failures, print_findings, print_summary, print_text, render
-from hipconv.scan.scanner import FileScan, at_or_above, excluded, scan_jobs
+from hipconv.scan.scanner import FileScan, at_or_above, scan_jobs
 from hipconv.settings import Settings
 
 ScanFormat = Literal["text", "json", "sarif", "github"]
@@ -32,7 +33,8 @@ class ScanRequest:
     fail_on: FailOn = "warning"
     fmt: ScanFormat = "text"
     output: Path | None = None
-    excludes: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()  # .gitignore patterns (hipconv.excludes)
+    respect_gitignore: bool = False  # skip what the trees' .gitignore files ignore
     disabled: frozenset[str] = frozenset()
     rules_dirs: tuple[Path, ...] = ()
     baseline: Path | None = None
@@ -61,6 +63,7 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
         None,
         in_place=True,  # read in place
         excludes=request.excludes,
+        respect_gitignore=request.respect_gitignore,
         writes=False,
         force=False,
         follow_symlinks=request.follow_symlinks,

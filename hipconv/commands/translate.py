@@ -43,7 +43,8 @@ class TranslateRequest:
     mode: OutputMode = OutputMode.WRITE
     in_place: bool = False
     backup_suffix: str = ".orig"
-    excludes: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()  # .gitignore patterns (hipconv.excludes)
+    respect_gitignore: bool = False  # skip what the trees' .gitignore files ignore
     rules_dirs: tuple[Path, ...] = ()
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     report_path: Path | None = None
@@ -73,6 +74,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         request.output,
         in_place=request.in_place,
         excludes=request.excludes,
+        respect_gitignore=request.respect_gitignore,
         writes=writes,
         force=request.force,
         follow_symlinks=request.follow_symlinks,

@@ -10,7 +10,6 @@ becomes one with its traceback. Nothing here prints.
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
 import traceback
@@ -187,12 +186,6 @@ def _one_per_position(found: list[Diagnostic]) -> list[Diagnostic]:
 
 def _failed(result: FileResult) -> FileScan:
     return FileScan(normalise(result.path), failure=result.reason or result.status.value, trace=result.trace)
-
-
-def excluded(path: str, patterns: Sequence[str]) -> bool:
-    """For files named on the command line (pre-commit passes them one by one): by path or by name."""
-    rel = normalise(path)
-    return any(fnmatch.fnmatch(rel, p) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], p) for p in patterns)
 
 
 def normalise(path: str) -> str:
