@@ -153,3 +153,30 @@ def test_findings_inside_a_dropped_argument_are_forgotten(table) -> None:
     assert diagnostics == ()
     out, diagnostics = run(table, "dnnSetTensor(d, DNN_NCHW, dnnFusedThing, n, c, h, w);")  # kept: reported
     assert [d.code for d in diagnostics] == ["HC201"]
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        pytest.param(
+            "{% if src.x | trim != '0' %}{{ leave('HC999', 'x must be 0') }}{% endif %}{{ hip }}({{ args.x }})",
+            r"bad\.yaml:3 \(a\): template t\.j2:1: leave\(\): 'HC999' is not a diagnostic code",
+            id="unknown-code",
+        ),
+        pytest.param(
+            "{{ hip }}({{ args.x }})\n{{ note(cuda ~ 'HC202', 'why') }}",
+            r"template t\.j2:2: note\(\) takes a literal diagnostic code",
+            id="computed-code",
+        ),
+        pytest.param("{{ hip }}({% if %})", r"template t\.j2:1: Expected an expression", id="syntax-error"),
+    ],
+)
+def test_a_template_is_checked_when_the_rules_load(tmp_path: Path, template: str, message: str) -> None:
+    """A template's mistakes fail the rule files at load, with the rule's file:line, before any call renders
+    it (and whether or not a call ever takes the branch that holds them)."""
+    (tmp_path / "t.j2").write_text(template)
+    (tmp_path / "bad.yaml").write_text(
+        "defaults: {library: x, kind: function}\nrules:\n  - {cuda: a, hip: b, template: t.j2, params: [x]}\n"
+    )
+    with pytest.raises(RuleSchemaError, match=message):
+        load_rules([tmp_path / "bad.yaml"])

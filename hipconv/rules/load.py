@@ -19,6 +19,7 @@ from hipconv.resources import rules_dir, templates_dir
 from hipconv.rules.conversions import conversion_names
 from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
 from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, Field, check_fields
+from hipconv.rules.template_codes import template_problems
 from hipconv.settings import Version
 
 try:  # the C loader is ~10x faster; marks (line numbers) work with both
@@ -285,7 +286,9 @@ def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, prob
         problems.append(f"{label}: 'template' and 'args'/'drops' exclude each other")
     for folder in (source_dir, templates_dir()):
         if (folder / name).is_file():
-            return (folder / name).resolve()
+            path = (folder / name).resolve()
+            problems.extend(f"{label}: {problem}" for problem in template_problems(path))
+            return path
     problems.append(f"{label}: template {name!r} not found beside the rule file or under templates/")
     return None
 
