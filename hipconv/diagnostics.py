@@ -47,7 +47,7 @@ CUDNN_NO_REWRITE = "HC201"
 CUDNN_VALUE_UNSUPPORTED = "HC202"
 MIOPEN_STEP_ADDED = "HC203"
 LITERAL_WARP_SIZE = "HC301"
-FULL_MASK_32 = "HC302"
+SYNC_MASK_32 = "HC302"
 SHUFFLE_FROM_16 = "HC303"
 VOTE_IN_32_BITS = "HC304"
 ACTIVEMASK = "HC305"
@@ -550,7 +550,7 @@ CODES = _codes(
         ),
     ),
     Code(
-        FULL_MASK_32,
+        SYNC_MASK_32,
         Severity.WARNING,
         "32-bit full lane mask 0xffffffff passed to a *_sync warp intrinsic",
         "use a 64-bit mask (0xffffffffffffffffull, or __activemask()) so lanes 32-63 take part",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hipconv.diagnostics import ACTIVEMASK, FULL_MASK_32, LITERAL_WARP_SIZE, SHUFFLE_FROM_16, VOTE_IN_32_BITS
+from hipconv.diagnostics import ACTIVEMASK, LITERAL_WARP_SIZE, SHUFFLE_FROM_16, SYNC_MASK_32, VOTE_IN_32_BITS
 from hipconv.scan.constant_warp_size import ROCM_7, constant_warp_size_fix
 from hipconv.scan.registry import Finding, check
 from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, ForLoop, WarpSizeDefinition
@@ -133,7 +133,7 @@ def _bound_32(view: FileView, first: int, last: int) -> int | None:
     return None
 
 
-@check(FULL_MASK_32, "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
+@check(SYNC_MASK_32, "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
 def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
     """0xffffffff, or a name defined as it, as the mask of a *_sync intrinsic: for the masks the translator
     cannot see the value of (a name), and the intrinsics it has no lane-mask rule for (__syncwarp)."""
