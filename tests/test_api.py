@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import hipconv
-from helpers import run_cli, tree
+from helpers import hipcc_syntax, hipcc_syntax_missing, run_cli, tree
 from hipconv.errors import ConfigError, HipconvError, SourceError
 from hipconv.results import FileStatus
 
@@ -75,6 +75,37 @@ def test_translate_source_options() -> None:
     assert "  hipGraphInstantiateWithParams(exec, graph, nullptr);" in newer.text and newer.unported == ()
     launch = hipconv.translate_source(REDUCE.encode(), path="reduce.cu", kernel_launch="hip").text
     assert "hipLaunchKernelGGL(reduce, dim3(1), dim3(256), 0, stream, in, out, n);" in launch
+
+
+SHIMMED = """\
+#include <cuda_runtime.h>
+
+__global__ void smallest(const unsigned* in, unsigned* out, unsigned cap) {
+  out[threadIdx.x] = umin(__ldcs(in + threadIdx.x), cap);
+}
+"""
+
+
+def test_translate_source_returns_the_compat_header(tmp_path: Path) -> None:
+    """A source that uses shims comes with the hipconv_compat.h it includes, the one `hipconv translate`
+    writes beside its output; the two files compile together against ROCm 6.3 (where hipcc-syntax runs)."""
+    result = hipconv.translate_source(SHIMMED, path="smallest.cu", rocm_version="6.3")
+    assert '#include "hipconv_compat.h"' in result.text and "hipconv_umin(hipconv_ldcs(" in result.text
+    assert result.compat_header is not None
+    (tmp_path / "smallest.cu").write_text(SHIMMED)
+    assert (
+        run_cli(
+            "translate", tmp_path / "smallest.cu", "-o", tmp_path / "hip" / "smallest.cu", "--rocm-version", "6.3"
+        ).code
+        == 0
+    )
+    assert result.compat_header == (tmp_path / "hip" / "hipconv_compat.h").read_bytes()
+    assert result.data == (tmp_path / "hip" / "smallest.cu").read_bytes()
+    assert hipconv.translate_source(REDUCE, path="reduce.cu").compat_header is None  # no shim, no header
+    assert hipconv.translate_source(SHIMMED, path="smallest.cu", compat=False).compat_header is None
+    if hipcc_syntax_missing() is None:
+        checked = hipcc_syntax(tmp_path / "hip" / "smallest.cu")
+        assert checked.returncode == 0, checked.stderr
 
 
 def test_translate_source_reports_unported_apis() -> None:

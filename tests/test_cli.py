@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -385,6 +387,38 @@ def test_plain_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
     assert result.code == 0
     progress = [line for line in result.stderr.splitlines() if line.startswith("hipconv: ")]
     assert progress[-1] == "hipconv: 25/25 files" and len(progress) == 10
+
+
+def test_build_progress_counts_translation_units(tmp_path: Path) -> None:
+    """`hipconv build` compiles TUs: its progress lines say so, not "files" (a fake hipcc passes every TU)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(20):
+        (src / f"k{n}.cu").write_bytes(KERNEL)
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text('#!/bin/sh\n[ "$1" = "--version" ] && echo "HIP version: 5.2.21153-0"\nexit 0\n')
+    hipcc.chmod(0o755)
+    result = run_cli("build", src, "-o", tmp_path / "hip", "--hipcc", hipcc, "--check-only", "-j", "1")
+    assert result.code == 0, result.stderr
+    compiling = [line for line in result.stderr.splitlines() if line.startswith("hipconv: ")][-10:]
+    assert compiling == [f"hipconv: {n}/20 TUs" for n in range(2, 21, 2)]
+
+
+def test_a_closed_pipe_ends_the_command_quietly() -> None:
+    """`hipconv rules list | head`: when the reader goes away, hipconv stops as git and coreutils do under
+    `| head`, with 141 (128 + SIGPIPE), no traceback and no error message."""
+    done = subprocess.Popen(
+        [sys.executable, "-m", "hipconv", "rules", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.stdout is not None and done.stderr is not None
+    first = done.stdout.readline()
+    done.stdout.close()  # the reader goes away after one line
+    errors = done.stderr.read()
+    assert done.wait(timeout=120) == 141
+    assert first.count(b"\t") == 4 and errors == b""
 
 
 def test_nothing_is_written_outside_the_output(project: Path, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hipconv.diagnostics import NO_RULE
+from hipconv.diagnostics import NO_RULE, SHIMMED
 from hipconv.docs import generated_sections, splice_sections
 from hipconv.errors import HipconvError
 from hipconv.output import write_atomic
@@ -25,6 +25,10 @@ from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, VersionRang
 from hipconv.settings import Version
 
 _NAME_SUGGESTIONS = 3  # close names offered for an unknown rule name
+_SHIMMED = (
+    "uses become {shim} of the generated hipconv_compat.h where the targeted ROCm has no counterpart "
+    f"(note {SHIMMED}); with --no-compat they are reported instead"
+)
 
 
 def unknown(problem: str, value: str, choices: Collection[str], *, otherwise: str, n: int = 1) -> HipconvError:
@@ -79,6 +83,8 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "id": rule.id,
         "cuda": rule.cuda,
         "hip": rule.hip,
+        # the shim of hipconv_compat.h written where the targeted ROCm has no counterpart (HC011)
+        "compat": rule.compat,
         "library": rule.library,
         "section": rule.section,
         "kind": rule.kind.value,
@@ -92,6 +98,7 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "optional": list(rule.optional),
         "fill": dict(rule.fill),
         "casts": dict(rule.casts),
+        "converts": dict(rule.converts),  # param -> the HIP enum its values are converted to
         # null arguments CUDA accepts and HIP rejects (hipconv/data/library.contracts; HC023)
         "contracts": {c.param: c.note for c in contracts().get(rule.cuda, ())} if rule.hip else {},
         "uncalled": rule.uncalled,
@@ -146,6 +153,8 @@ class Shown:
                 text = _plain(value)
                 if key not in ("id", "origin") and text and value is not False:
                     yield f"  {key}: {text}"
+            if rule.compat:
+                yield f"  shimmed: {_SHIMMED.format(shim=rule.compat)}"
             yield from carried_lines(rule)
 
 
