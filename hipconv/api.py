@@ -31,6 +31,7 @@ from hipconv.diagnostics import Diagnostic
 from hipconv.errors import ConfigError, SourceError
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules import load_ruleset
+from hipconv.translate.compat import compat_header
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import translate_sources
 
@@ -46,6 +47,9 @@ class SourceTranslation:
     changed: bool
     diagnostics: tuple[Diagnostic, ...]
     replacements: tuple[Replacement, ...]
+    # hipconv_compat.h holding the shims the HIP source uses (it includes "hipconv_compat.h": write this beside
+    # it); None when it uses none
+    compat_header: bytes | None = None
 
     @property
     def text(self) -> str:
@@ -99,8 +103,8 @@ def translate_source(
 ) -> SourceTranslation:
     """Translate one CUDA source held in memory, as `hipconv translate` translates a file named `path`.
 
-    `compat`: use the shims of hipconv_compat.h (the uses are renamed and the include is written, the
-    header is not: hipconv.translate.compat.compat_header makes it from the result's shims).
+    `compat`: use the shims of hipconv_compat.h where the targeted ROCm lacks a CUDA API (the uses are
+    renamed, the file includes "hipconv_compat.h", and `compat_header` holds that header's text).
 
     `path` names it in diagnostics, and a `.cu` suffix gets the implicit HIP runtime include, as for
     nvcc; the text is translated as C++/CUDA whatever the suffix (build files: use translate_tree).
@@ -123,6 +127,7 @@ def translate_source(
         result.output is not None,
         result.diagnostics,
         result.replacements,
+        compat_header(result.shims, settings.rocm) if result.shims else None,
     )
 
 

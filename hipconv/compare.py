@@ -315,7 +315,7 @@ def _finite(value: Decimal) -> float | None:
 
 
 def json_report(comparison: Comparison, max_diffs: int) -> dict[str, Any]:
-    """The stable shape of `--format json` (JSON_VERSION; README and docs/verify-a-port.md describe it)."""
+    """The stable shape of `--format json` (JSON_VERSION; docs/verify-a-port.md describes it)."""
     shown = comparison.differences if max_diffs == 0 else comparison.differences[:max_diffs]
     return {
         "version": JSON_VERSION,

@@ -103,7 +103,7 @@ def _codes(*codes: Code) -> dict[str, Code]:
     return {c.code: c for c in sorted(codes, key=lambda c: c.code)}  # in code order, however merged
 
 
-# Stable codes; the README table is generated from this (`hipconv rules docs`).
+# Stable codes; docs/codes.md is generated from this (`hipconv rules docs --write docs`).
 CODES = _codes(
     Code(
         NO_RULE,

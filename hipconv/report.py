@@ -281,10 +281,10 @@ def print_done(console: Console, command: str, files: int, started: float) -> No
 
 @contextlib.contextmanager
 def progress_bar(
-    console: Console, total: int, label: str, *, shown: bool = True
+    console: Console, total: int, label: str, *, shown: bool = True, unit: str = "files"
 ) -> Iterator[tuple[Callable[[], None], Console]]:
     """(advance, the console to print on while it runs): a rich bar on a terminal, a line at every
-    tenth of the work otherwise, nothing when not shown (or with -q)."""
+    tenth of the work otherwise (`hipconv: 5/50 files`, in `unit`s), nothing when not shown (or with -q)."""
     shown = shown and verbosity(console).chatty
     if shown and console.is_terminal and total >= 2:
         bar = Progress(
@@ -299,18 +299,18 @@ def progress_bar(
             task = bar.add_task(label, total=total)
             yield (lambda: bar.advance(task)), bar.console
         return
-    plain = _PlainProgress(console, total) if shown else None
+    plain = _PlainProgress(console, total, unit) if shown else None
     yield (plain.advance if plain else lambda: None), console
 
 
 class _PlainProgress:
     """Progress for logs (stderr not a terminal): a line at every tenth of the work."""
 
-    def __init__(self, console: Console, total: int) -> None:
-        self.console, self.total, self.done, self.next_mark = console, total, 0, 1
+    def __init__(self, console: Console, total: int, unit: str) -> None:
+        self.console, self.total, self.unit, self.done, self.next_mark = console, total, unit, 0, 1
 
     def advance(self) -> None:
         self.done += 1
         if self.total >= 20 and self.done * 10 >= self.next_mark * self.total:
-            self.console.print(f"hipconv: {self.done}/{self.total} files", highlight=False)
+            self.console.print(f"hipconv: {self.done}/{self.total} {self.unit}", highlight=False)
             self.next_mark += 1

@@ -257,7 +257,7 @@ HAS_DEBIAN_CMAKE_HIP = bool(
 
 def cmake_build_with_debian_hip(source: Path, work: Path, env: Mapping[str, str]) -> Path:
     """Configure and build a translated CMake project with CMake's HIP language on Debian's HIP, as the
-    README says (a ROCm root whose lib/cmake/hip-lang is Debian's); the build directory."""
+    docs/build.md says (a ROCm root whose lib/cmake/hip-lang is Debian's); the build directory."""
     rocm = work / "rocm-root"
     (rocm / "lib" / "cmake").mkdir(parents=True)
     (rocm / "lib" / "cmake" / "hip-lang").symlink_to(DEBIAN_CMAKE / "hip-lang")

@@ -1,10 +1,12 @@
 """The Python API (hipconv.translate_source, hipconv.translate_tree): what it returns, what it writes
 (the same tree as `hipconv translate src -o dst`), the errors it raises, and that `import hipconv` stays
-cheap. The README's example is run as written."""
+cheap. The example of docs/api.md is run as written."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import inspect
 import io
 import re
 import subprocess
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import hipconv
-from helpers import run_cli, tree
+from helpers import hipcc_syntax, hipcc_syntax_missing, run_cli, tree
 from hipconv.errors import ConfigError, HipconvError, SourceError
 from hipconv.results import FileStatus
 
@@ -75,6 +77,37 @@ def test_translate_source_options() -> None:
     assert "  hipGraphInstantiateWithParams(exec, graph, nullptr);" in newer.text and newer.unported == ()
     launch = hipconv.translate_source(REDUCE.encode(), path="reduce.cu", kernel_launch="hip").text
     assert "hipLaunchKernelGGL(reduce, dim3(1), dim3(256), 0, stream, in, out, n);" in launch
+
+
+SHIMMED = """\
+#include <cuda_runtime.h>
+
+__global__ void smallest(const unsigned* in, unsigned* out, unsigned cap) {
+  out[threadIdx.x] = umin(__ldcs(in + threadIdx.x), cap);
+}
+"""
+
+
+def test_translate_source_returns_the_compat_header(tmp_path: Path) -> None:
+    """A source that uses shims comes with the hipconv_compat.h it includes, the one `hipconv translate`
+    writes beside its output; the two files compile together against ROCm 6.3 (where hipcc-syntax runs)."""
+    result = hipconv.translate_source(SHIMMED, path="smallest.cu", rocm_version="6.3")
+    assert '#include "hipconv_compat.h"' in result.text and "hipconv_umin(hipconv_ldcs(" in result.text
+    assert result.compat_header is not None
+    (tmp_path / "smallest.cu").write_text(SHIMMED)
+    assert (
+        run_cli(
+            "translate", tmp_path / "smallest.cu", "-o", tmp_path / "hip" / "smallest.cu", "--rocm-version", "6.3"
+        ).code
+        == 0
+    )
+    assert result.compat_header == (tmp_path / "hip" / "hipconv_compat.h").read_bytes()
+    assert result.data == (tmp_path / "hip" / "smallest.cu").read_bytes()
+    assert hipconv.translate_source(REDUCE, path="reduce.cu").compat_header is None  # no shim, no header
+    assert hipconv.translate_source(SHIMMED, path="smallest.cu", compat=False).compat_header is None
+    if hipcc_syntax_missing() is None:
+        checked = hipcc_syntax(tmp_path / "hip" / "smallest.cu")
+        assert checked.returncode == 0, checked.stderr
 
 
 def test_translate_source_reports_unported_apis() -> None:
@@ -203,19 +236,47 @@ def test_import_hipconv_loads_neither_libclang_nor_the_api() -> None:
         hipconv.translate_everything  # noqa: B018
 
 
-def _readme_api_section() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    return readme.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
-
-
-def test_readme_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first code block of the README's "Python API" section runs, and prints what it says."""
-    block = re.search(r"```python\n(.*?)```", _readme_api_section(), re.S)
+def test_docs_example_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first code block of docs/api.md runs, prints what it says and writes the compat header."""
+    block = re.search(r"```python\n(.*?)```", (REPO / "docs" / "api.md").read_text(encoding="utf-8"), re.S)
     assert block is not None
     monkeypatch.chdir(tmp_path)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(block.group(1), "README.md", "exec"), {})
+        exec(compile(block.group(1), "docs/api.md", "exec"), {})
     printed = out.getvalue()
     assert "void record(float* x, hipStream_t stream, hipGraph_t graph, hipGraphExec_t* exec)" in printed
     assert re.search(r"^scale\.cu:7:3: error\[HC003 cudart\.cudaGraphInstantiateWithParams\]", printed, re.M)
+    assert "hipconv_ldcs(&x[threadIdx.x])" in printed
+    assert b"hipconv_ldcs" in (tmp_path / "hipconv_compat.h").read_bytes()
+
+
+@pytest.mark.parametrize("function", [hipconv.translate_source, hipconv.translate_tree], ids=lambda f: f.__name__)
+def test_docs_signatures_are_the_apis(function: object) -> None:
+    """docs/api.md writes each function's signature as Python prints it: every parameter, its default, in order."""
+    page = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    name = getattr(function, "__name__", "")
+    written = re.search(rf"`{name}\((.*?)\)`", page, re.S)
+    assert written is not None, name
+    parts: list[str] = []
+    for p in inspect.signature(function).parameters.values():  # type: ignore[arg-type]
+        if p.kind is p.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        parts.append(p.name if p.default is p.empty else f"{p.name}={p.default!r}")
+    assert " ".join(written.group(1).split()) == ", ".join(parts).replace("'", '"')
+
+
+@pytest.mark.parametrize(
+    ("value", "documented"),
+    [
+        pytest.param("SourceTranslation", "`SourceTranslation`:", id="source"),
+        pytest.param("TreeTranslation", "`TreeTranslation`:", id="tree"),
+    ],
+)
+def test_docs_name_every_field_of_the_results(value: str, documented: str) -> None:
+    """Every field and property of the returned values is named in docs/api.md's paragraph about it."""
+    page = " ".join((REPO / "docs" / "api.md").read_text(encoding="utf-8").split())
+    paragraph = page.split(documented, 1)[1].split(". ", 1)[0]
+    cls = getattr(hipconv.api, value)
+    names = [f.name for f in dataclasses.fields(cls)] + [n for n, v in vars(cls).items() if isinstance(v, property)]
+    assert [n for n in names if f"`{n}`" not in paragraph] == []

@@ -332,7 +332,7 @@ def test_make_builds_the_translated_makefile(tmp_path: Path, hip_env: dict[str, 
     reason="needs cmake, clang++-15 and Debian's hip-lang",
 )
 def test_cmake_builds_the_translated_cmakelists(tmp_path: Path, hip_env: dict[str, str]) -> None:
-    """The README's command for Debian's HIP: a ROCm root whose lib/cmake/hip-lang is Debian's."""
+    """docs/build.md's command for Debian's HIP: a ROCm root whose lib/cmake/hip-lang is Debian's."""
     out = _translated(tmp_path)
     build = cmake_build_with_debian_hip(out, tmp_path, hip_env)
     assert (build / "libvecops.a").stat().st_size > 0

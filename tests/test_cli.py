@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -339,27 +341,31 @@ def test_markdown_report(project: Path, tmp_path: Path) -> None:
     assert "error HC002 `cudart.cudaDeviceFlushGPUDirectRDMAWrites`" in text
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/codes.md"])
-def test_generated_sections_are_current(page: str) -> None:
-    result = run_cli("rules", "docs", "--check", Path(__file__).resolve().parents[1] / page)
+def test_generated_pages_are_current() -> None:
+    result = run_cli("rules", "docs", "--check", Path(__file__).resolve().parents[1] / "docs")
     assert result.code == 0, result.stderr
 
 
-def test_rules_docs_check_detects_stale_file(tmp_path: Path) -> None:
-    doc = tmp_path / "doc.md"
-    doc.write_text(
-        "x\n<!-- BEGIN generated: codes -->\nold\n<!-- END generated: codes -->\n"
-        "<!-- BEGIN generated: coverage -->\n<!-- END generated: coverage -->\n"
-        "<!-- BEGIN generated: libraries -->\n<!-- END generated: libraries -->\n"
-        "<!-- BEGIN generated: nvcc-flags -->\n<!-- END generated: nvcc-flags -->\n"
-        "<!-- BEGIN generated: cudnn -->\n<!-- END generated: cudnn -->\n"
-    )
-    assert run_cli("rules", "docs", "--check", doc).code == 1
-    assert run_cli("rules", "docs", "--write", doc).code == 0
-    assert "| HC101 | warning |" in doc.read_text()
-    assert run_cli("rules", "docs", "--check", doc).code == 0
-    (tmp_path / "bare.md").write_text("nothing here\n")
-    assert run_cli("rules", "docs", "--write", tmp_path / "bare.md").code == 2
+def test_rules_docs_writes_whole_pages_and_checks_them(tmp_path: Path) -> None:
+    """--write writes every generated page whole (a hand edit is overwritten), --check names the stale ones
+    and exits 1; a file where the folder should be (README.md, where sections were once spliced) is an error."""
+    docs = tmp_path / "docs"
+    stale = run_cli("rules", "docs", "--check", docs)
+    assert stale.code == 1 and f"{docs / 'codes.md'} is stale: run `hipconv rules docs --write {docs}`" in stale.stderr
+    assert run_cli("rules", "docs", "--write", docs).code == 0
+    assert sorted(p.name for p in docs.iterdir()) == ["codes.md", "coverage.md", "cudnn-functions.md", "nvcc-flags.md"]
+    assert "| [HC101](#hc101) | warning |" in (docs / "codes.md").read_text()
+    assert run_cli("rules", "docs", "--check", docs).code == 0
+    coverage = docs / "coverage.md"
+    coverage.write_text(coverage.read_text().replace("| cudart |", "| cudart (edited) |"))
+    again = run_cli("rules", "docs", "--check", docs)
+    assert again.code == 1 and again.stderr.count("is stale") == 1 and "coverage.md" in again.stderr
+    assert run_cli("rules", "docs", "--write", docs).code == 0 and "(edited)" not in coverage.read_text()
+    (tmp_path / "README.md").write_text("nothing here\n")
+    spliced = run_cli("rules", "docs", "--write", tmp_path / "README.md")
+    assert spliced.code == 2 and "hint: `hipconv rules docs --write docs` writes codes.md" in spliced.stderr
+    printed = run_cli("rules", "docs").stdout.decode()
+    assert printed.startswith("<!-- docs/codes.md -->\n") and "<!-- docs/cudnn-functions.md -->" in printed
 
 
 def test_rule_cache_follows_rule_edits(tmp_path: Path) -> None:
@@ -385,6 +391,38 @@ def test_plain_progress_lines_when_not_a_terminal(tmp_path: Path) -> None:
     assert result.code == 0
     progress = [line for line in result.stderr.splitlines() if line.startswith("hipconv: ")]
     assert progress[-1] == "hipconv: 25/25 files" and len(progress) == 10
+
+
+def test_build_progress_counts_translation_units(tmp_path: Path) -> None:
+    """`hipconv build` compiles TUs: its progress lines say so, not "files" (a fake hipcc passes every TU)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(20):
+        (src / f"k{n}.cu").write_bytes(KERNEL)
+    hipcc = tmp_path / "hipcc"
+    hipcc.write_text('#!/bin/sh\n[ "$1" = "--version" ] && echo "HIP version: 5.2.21153-0"\nexit 0\n')
+    hipcc.chmod(0o755)
+    result = run_cli("build", src, "-o", tmp_path / "hip", "--hipcc", hipcc, "--check-only", "-j", "1")
+    assert result.code == 0, result.stderr
+    compiling = [line for line in result.stderr.splitlines() if line.startswith("hipconv: ")][-10:]
+    assert compiling == [f"hipconv: {n}/20 TUs" for n in range(2, 21, 2)]
+
+
+def test_a_closed_pipe_ends_the_command_quietly() -> None:
+    """`hipconv rules list | head`: when the reader goes away, hipconv stops as git and coreutils do under
+    `| head`, with 141 (128 + SIGPIPE), no traceback and no error message."""
+    done = subprocess.Popen(
+        [sys.executable, "-m", "hipconv", "rules", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.stdout is not None and done.stderr is not None
+    first = done.stdout.readline()
+    done.stdout.close()  # the reader goes away after one line
+    errors = done.stderr.read()
+    assert done.wait(timeout=120) == 141
+    assert first.count(b"\t") == 4 and errors == b""
 
 
 def test_nothing_is_written_outside_the_output(project: Path, tmp_path: Path) -> None:

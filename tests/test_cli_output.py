@@ -152,6 +152,13 @@ def test_version_names_hipconv_the_inventories_libclang_and_python() -> None:
     assert out[3].startswith(f"Python {sys.version_info.major}.{sys.version_info.minor}.")
 
 
+def test_dash_capital_v_is_version() -> None:
+    """`hipconv -V`, as many tools spell it, prints what --version prints."""
+    short = run_cli("-V")
+    assert short.code == 0 and short.stdout == run_cli("--version").stdout
+    assert short.stdout.startswith(b"hipconv ")
+
+
 def _release(name: str) -> tuple[int, ...]:
     return tuple(int(part) for part in name.split("."))
 

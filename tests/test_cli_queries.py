@@ -129,6 +129,7 @@ RECORD_KEYS = [
     "id",
     "cuda",
     "hip",
+    "compat",
     "library",
     "section",
     "kind",
@@ -142,6 +143,7 @@ RECORD_KEYS = [
     "optional",
     "fill",
     "casts",
+    "converts",
     "contracts",
     "uncalled",
     "tag",
@@ -170,6 +172,18 @@ def test_rules_list_json_has_every_rule_with_stable_keys() -> None:
     assert malloc["cuda"] == "cudaMalloc" and malloc["hip"] == "hipMalloc"
     assert (malloc["library"], malloc["kind"], malloc["status"]) == ("cudart", "function", "supported")
     assert malloc["rocm"]["removed"] is None and malloc["origin"].startswith("rules/")
+
+
+def test_rules_show_names_the_shim_of_a_shimmed_name() -> None:
+    """A name hipconv_compat.h shims is not just "unsupported": `rules show` and --json name the shim."""
+    (record,) = json.loads(run_cli("rules", "show", "__ldcs", "--json").stdout)["rules"]
+    assert (record["hip"], record["status"], record["compat"]) == (None, "unsupported", "hipconv_ldcs")
+    text = run_cli("rules", "show", "__ldcs").stdout.decode()
+    assert "  compat: hipconv_ldcs\n" in text
+    assert "  shimmed: uses become hipconv_ldcs of the generated hipconv_compat.h" in text
+    assert "shimmed:" not in run_cli("rules", "show", "cudaMalloc").stdout.decode()
+    converted = json.loads(run_cli("rules", "show", "cublasGemmEx", "--json").stdout)["rules"]
+    assert any(r["converts"] for r in converted)  # the cuBLAS data types converted for hipBLAS's v1 API
 
 
 def test_rules_show_json_names_a_null_argument_contract() -> None:

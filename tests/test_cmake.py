@@ -325,7 +325,7 @@ def test_build_uses_the_cmake_flags(tmp_path: Path) -> None:
 @pytest.mark.hipcc
 @pytest.mark.skipif(
     not HAS_DEBIAN_CMAKE_HIP,
-    reason="needs cmake, clang++-15 and Debian's hip-lang (README: Building the translated tree with CMake)",
+    reason="needs cmake, clang++-15 and Debian's hip-lang (docs/build.md: Building the translated tree with CMake)",
 )
 def test_cmake_builds_the_translated_cmake_project(tmp_path: Path, hip_env: dict[str, str]) -> None:
     """Plain library names became targets whose packages are found (Debian ships hipRAND and hipSPARSE)."""

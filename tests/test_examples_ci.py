@@ -163,3 +163,13 @@ def test_debian_build_command_compiles_the_example(tmp_path: Path, monkeypatch: 
     assert result.code == 0, result.stderr
     assert (tmp_path / "hip" / "saxpy.cu").read_text().count("hipMalloc") >= 1
     assert '"failed": 0' in (tmp_path / "hip-build.json").read_text()
+
+
+def test_docs_show_the_workflows_commands() -> None:
+    """docs/scan.md's GitHub Actions and GitLab CI section shows commands the workflows run, as they run them."""
+    page = (REPO / "docs" / "scan.md").read_text(encoding="utf-8").split("## GitHub Actions and GitLab CI", 1)[1]
+    blocks = re.findall(r"```sh\n(.*?)```", page, re.S)
+    shown = [shlex.split(line) for block in blocks for line in block.splitlines() if line.strip()]
+    assert len(shown) == 3
+    run = [[Path(c[0]).name, *c[1:]] for found in jobs().values() for c in found if c]  # /opt/hipconv/bin/hipconv
+    assert [c for c in shown if c not in run] == []

@@ -33,7 +33,7 @@ LINES = (
 RARE = b"#include <cuda_runtime.h>\nvoid g() { cudaFree(0); cudaCtxResetPersistingL2Cache(); }\n"
 UNPORTED = b"#include <cuda_runtime.h>\nvoid h() { cudaDeviceFlushGPUDirectRDMAWrites(t, s); }\n"
 
-# The Markdown budget the README promises, whatever the size of the tree.
+# The Markdown budget docs/usage.md promises, whatever the size of the tree.
 SUMMARY_LINES = 160  # everything before "## Files with findings"
 MARKDOWN_LINES = 500  # the whole file
 

@@ -1,4 +1,4 @@
-"""The pre-commit hook: the README's snippet names the hook of .pre-commit-hooks.yaml with arguments its
+"""The pre-commit hook: the docs/scan.md's snippet names the hook of .pre-commit-hooks.yaml with arguments its
 entry accepts, `pre-commit autoupdate --freeze` pins it to a commit, and, for real, `pre-commit try-repo
 <this checkout> hipconv-scan` in a temporary git repo."""
 
@@ -25,11 +25,11 @@ UNPORTED_CALL = (
 
 
 def readme_snippet() -> dict[str, Any]:
-    """The YAML block of the README's "### pre-commit" section, parsed."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n### pre-commit\n", 1)[1].split("\n### ", 1)[0]
+    """The YAML block of docs/scan.md's "## pre-commit" section, parsed."""
+    page = (REPO / "docs" / "scan.md").read_text(encoding="utf-8")
+    section = page.split("\n## pre-commit\n", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```yaml\n(.*?)```", section, re.S)
-    assert block is not None, "no YAML block in the README's pre-commit section"
+    assert block is not None, "no YAML block in docs/scan.md's pre-commit section"
     config = yaml.safe_load(block.group(1))
     assert isinstance(config, dict)
     return config
@@ -57,7 +57,7 @@ def test_readme_snippet_uses_this_repositorys_hook(tmp_path: Path, monkeypatch: 
     assert re.fullmatch(r"[0-9a-f]{40}", str(repo["rev"])), repo["rev"]
     (snippet_hook,) = repo["hooks"]
     hook = hooks()[snippet_hook["id"]]
-    assert re.search(hook["files"], "src/kernels/reduce.cu") and not re.search(hook["files"], "README.md")
+    assert re.search(hook["files"], "src/kernels/reduce.cu") and not re.search(hook["files"], "docs/scan.md.md")
     program, *entry_args = hook["entry"].split()
     assert program == "hipconv"
     monkeypatch.chdir(tmp_path)
@@ -70,7 +70,7 @@ def test_readme_snippet_uses_this_repositorys_hook(tmp_path: Path, monkeypatch: 
 
 def test_readme_snippet_is_a_valid_config_that_autoupdate_pins(tmp_path: Path) -> None:
     """With the placeholder URL replaced by this repository, pre-commit accepts the snippet, and
-    `pre-commit autoupdate --freeze --repo URL` (as the README says) sets rev to a commit's SHA: this
+    `pre-commit autoupdate --freeze --repo URL` (as the docs/scan.md says) sets rev to a commit's SHA: this
     repository has no tags, so its HEAD's."""
     command = _pre_commit()
     if command is None:
@@ -107,7 +107,7 @@ def test_hook_fails_on_an_unported_api_and_passes_when_suppressed(tmp_path: Path
     if command is None:
         pytest.skip("pre-commit is not installed (pip install '.[test]')")
     (snippet_hook,) = readme_snippet()["repos"][0]["hooks"]
-    hook_id = snippet_hook["id"]  # the README's hook, run from this checkout (its uncommitted changes too)
+    hook_id = snippet_hook["id"]  # the docs/scan.md's hook, run from this checkout (its uncommitted changes too)
     work = tmp_path / "work"
     work.mkdir()
     env = dict(

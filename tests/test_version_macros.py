@@ -281,7 +281,8 @@ def test_branch_conditions_spell_the_rewritten_tests() -> None:
 
 def _doc_blocks(lang: str) -> list[str]:
     page = (REPO / "docs" / "version-macros.md").read_text(encoding="utf-8")
-    return re.findall(rf"```{lang}\n(.*?)```", page, re.S)
+    # fences paired in order, so that a plain ``` block is not read from the end of another one
+    return [body for kind, body in re.findall(r"(?ms)^```(\w*)\n(.*?)^```$", page) if kind == lang]
 
 
 def test_the_page_command_does_what_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""The README's nvcc -> hipcc flag table and CUDA library table (`hipconv rules docs`), from nvcc_flags.py."""
+"""docs/nvcc-flags.md's nvcc -> hipcc flag table and CUDA library table (`hipconv rules docs`), from nvcc_flags.py."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hipconv.buildfiles.nvcc_flags import FLAGS, LIBRARIES, FlagAction, FlagValu
 
 
 def flag_table_markdown() -> str:
-    """The README's generated nvcc -> hipcc table (and the library table), from FLAGS and LIBRARIES."""
+    """The generated nvcc -> hipcc table (and the library table) of docs/nvcc-flags.md, from FLAGS and LIBRARIES."""
     rows = ["| nvcc | hipcc | note |", "| --- | --- | --- |"]
     for flag in FLAGS:
         spelled = ", ".join(f"`{n}`" for n in flag.names) + (

@@ -1,7 +1,7 @@
 """nvcc flags -> hipcc flags, and CUDA libraries -> HIP libraries: two data tables and the mapping.
 
 FLAGS drives `map_flags` (used for compile_commands.json entries and Makefiles) and the
-README table (flag_table.py); LIBRARIES drives `-l` flags and CMake targets alike.
+docs/nvcc-flags.md table (flag_table.py); LIBRARIES drives `-l` flags and CMake targets alike.
 Pure data and functions: no I/O.
 """
 

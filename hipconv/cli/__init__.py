@@ -4,7 +4,8 @@ The only package that chooses an exit code. Exit codes: 0 done; 1 unported APIs 
 --strict was given, or diagnostics at --fail-on (scan and translate alike; build: a TU does not compile;
 compare: the outputs differ); 2 usage,
 configuration or I/O errors (including any file that could not be read or translated); 130
-stopped by SIGINT (Ctrl-C), 143 by SIGTERM, after removing temporary files (one line on stderr).
+stopped by SIGINT (Ctrl-C), 143 by SIGTERM, after removing temporary files (one line on stderr); 141 quietly
+when the reader of its output went away (`hipconv rules list | head`), as git and coreutils do.
 One module per command family: translate (and build), scan, rules, compare; options.py holds what they share;
 app.py the click group, loaded by main() once SIGINT and SIGTERM are handled (a Ctrl-C during
 start-up, too, prints one line).
@@ -12,6 +13,8 @@ start-up, too, prints one line).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -34,8 +37,8 @@ def _run(argv: Sequence[str] | None) -> int:
     with interrupts.deferred():  # an import cut short can fail oddly (C extensions); it is short
         import click
 
-        from hipconv.cli.app import cli
-        from hipconv.cli.options import EXIT_ERROR, EXIT_OK
+        from hipconv.cli.app import PipeClosed, cli
+        from hipconv.cli.options import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK
         from hipconv.report import print_line, stderr_console
 
     try:
@@ -56,10 +59,22 @@ def _run(argv: Sequence[str] | None) -> int:
         return EXIT_ERROR
     except SystemExit as exc:
         return int(exc.code or 0)
-    except BrokenPipeError:
-        sys.stderr.close()
-        return EXIT_ERROR
+    except PipeClosed:  # as git and coreutils end under `| head`: quietly, with 128 + SIGPIPE
+        _silence_closed_streams()
+        return EXIT_BROKEN_PIPE
     return EXIT_OK
+
+
+def _silence_closed_streams() -> None:
+    """Points the standard streams at /dev/null, so that flushing them at exit raises nothing more (Python's
+    advice on SIGPIPE); streams without a file descriptor (tests capture into memory) are left as they are."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(AttributeError, OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+    finally:
+        os.close(devnull)
 
 
 def _interrupted(signum: int) -> int:

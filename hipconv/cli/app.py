@@ -24,8 +24,22 @@ def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
         ctx.exit()
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class PipeClosed(Exception):
+    """stdout's (or stderr's) reader went away (`hipconv rules list | head`). Not an OSError, so that it passes
+    click, which would turn a broken pipe into exit code 1."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise PipeClosed from exc
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
+    "-V",
     "--version",
     is_flag=True,
     expose_value=False,

@@ -21,6 +21,7 @@ from hipconv.settings import KernelLaunch, Settings
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`): 128 + SIGPIPE, quietly, as git and coreutils
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 

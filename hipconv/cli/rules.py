@@ -25,6 +25,7 @@ from hipconv.commands.rules import (
     update_docs,
 )
 from hipconv.console import make_console
+from hipconv.docs import PAGES
 from hipconv.report import coverage_table, print_line, stderr_console
 from hipconv.resources import rocm_release
 from hipconv.rules import load_ruleset
@@ -100,22 +101,24 @@ def rules_schema() -> None:
 @click.option(
     "--write",
     "target",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Update the generated sections of this Markdown file (e.g. README.md) in place.",
+    type=click.Path(path_type=Path),
+    help=f"Write the generated pages ({', '.join(PAGES)}) whole into this folder (docs), where they are stale.",
 )
 @click.option(
     "--check",
     "check",
-    type=click.Path(dir_okay=False, exists=True, path_type=Path),
-    help="Exit 1 when the generated sections of this file are stale.",
+    type=click.Path(path_type=Path),
+    help="Exit 1, naming them, when generated pages in this folder (docs) are missing or stale; write nothing.",
 )
 def rules_docs(target: Path | None, check: Path | None) -> None:
-    """Print (or update in a file) the generated Markdown: diagnostic codes and rule coverage."""
+    """Print (or write into docs/) the generated pages: diagnostic codes, rule coverage, nvcc flags, cuDNN."""
     if target is None and check is None:
         click.echo(docs_text(), nl=False)
         return
-    path = check or target
-    assert path is not None
-    if not update_docs(path, check=check is not None) and check is not None:
-        print_line(stderr_console(), f"{path} is stale: run `hipconv rules docs --write {path}`")
+    folder = check or target
+    assert folder is not None
+    stale = update_docs(folder, check=check is not None)
+    if stale and check is not None:
+        for path in stale:
+            print_line(stderr_console(), f"{path} is stale: run `hipconv rules docs --write {folder}`")
         raise SystemExit(EXIT_UNPORTED)

@@ -150,7 +150,7 @@ def _compile(units: list[Unit], output: Path, env: Mapping[str, str], jobs: int,
     results = []
     try:
         write_atomic(database, (json.dumps(compile_commands(units), indent=2) + "\n").encode())
-        with progress_bar(console, len(units), "compiling") as (advance, _):
+        with progress_bar(console, len(units), "compiling TUs", unit="TUs") as (advance, _):
             for result in compile_units(units, env, jobs=jobs):  # makes the directories of the objects first
                 results.append(result)
                 advance()

@@ -147,7 +147,7 @@ def _compile_and_link(
     wanted = {source for p in runnable for source in p.sources}
     by_source = {u.source: toolchain.compile_unit(u) for u in units if u.source in wanted}
     results: list[UnitResult] = []
-    with progress_bar(console, len(by_source), "compiling") as (advance, _):
+    with progress_bar(console, len(by_source), "compiling TUs", unit="TUs") as (advance, _):
         for result in compile_units(list(by_source.values()), environ, jobs=jobs):
             results.append(result)
             advance()

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hipconv.diagnostics import NO_RULE
-from hipconv.docs import generated_sections, splice_sections
+from hipconv.diagnostics import NO_RULE, SHIMMED
+from hipconv.docs import PAGES, REFRESH, generated_pages
 from hipconv.errors import HipconvError
 from hipconv.output import write_atomic
 from hipconv.resources import carried_from, hip_headers, hip_names, span_text, templates_dir
@@ -25,6 +25,10 @@ from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, VersionRang
 from hipconv.settings import Version
 
 _NAME_SUGGESTIONS = 3  # close names offered for an unknown rule name
+_SHIMMED = (
+    "uses become {shim} of the generated hipconv_compat.h where the targeted ROCm has no counterpart "
+    f"(note {SHIMMED}); with --no-compat they are reported instead"
+)
 
 
 def unknown(problem: str, value: str, choices: Collection[str], *, otherwise: str, n: int = 1) -> HipconvError:
@@ -79,6 +83,8 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "id": rule.id,
         "cuda": rule.cuda,
         "hip": rule.hip,
+        # the shim of hipconv_compat.h written where the targeted ROCm has no counterpart (HC011)
+        "compat": rule.compat,
         "library": rule.library,
         "section": rule.section,
         "kind": rule.kind.value,
@@ -92,6 +98,7 @@ def rule_record(rule: Rule) -> dict[str, Any]:
         "optional": list(rule.optional),
         "fill": dict(rule.fill),
         "casts": dict(rule.casts),
+        "converts": dict(rule.converts),  # param -> the HIP enum its values are converted to
         # null arguments CUDA accepts and HIP rejects (hipconv/data/library.contracts; HC023)
         "contracts": {c.param: c.note for c in contracts().get(rule.cuda, ())} if rule.hip else {},
         "uncalled": rule.uncalled,
@@ -146,6 +153,8 @@ class Shown:
                 text = _plain(value)
                 if key not in ("id", "origin") and text and value is not False:
                     yield f"  {key}: {text}"
+            if rule.compat:
+                yield f"  shimmed: {_SHIMMED.format(shim=rule.compat)}"
             yield from carried_lines(rule)
 
 
@@ -227,14 +236,26 @@ def coverage_rows(library: str | None, rocm: Version) -> list[Coverage]:
 
 
 def docs_text() -> str:
-    """The generated Markdown sections, each under its marker name."""
-    return "".join(f"<!-- {name} -->\n{text}\n" for name, text in generated_sections(load_ruleset()).items())
+    """Every generated page, each after a comment naming its file under docs/."""
+    return "".join(f"<!-- docs/{name} -->\n{text}\n" for name, text in generated_pages(load_ruleset()).items())
 
 
-def update_docs(path: Path, *, check: bool) -> bool:
-    """Splice the generated sections into path; with `check`, write nothing. True when the file was current."""
-    current = path.read_text(encoding="utf-8")
-    updated = splice_sections(current, generated_sections(load_ruleset()), str(path))
-    if not check and updated != current:
-        write_atomic(path, updated.encode("utf-8"))
-    return updated == current
+def update_docs(folder: Path, *, check: bool) -> list[Path]:
+    """The generated pages under `folder` (docs/) that are missing or stale, written whole unless `check`.
+    A folder that is a file (README.md, where the pages once were spliced) is a HipconvError."""
+    if folder.exists() and not folder.is_dir():
+        raise HipconvError(
+            f"{folder} is a file: the generated pages are whole files in the docs folder",
+            hint=f"`{REFRESH}` writes {', '.join(PAGES)} into docs/",
+        )
+    stale = []
+    for name, text in generated_pages(load_ruleset()).items():
+        path = folder / name
+        data = text.encode("utf-8")
+        if path.is_file() and path.read_bytes() == data:
+            continue
+        stale.append(path)
+        if not check:
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, data)
+    return stale
