@@ -155,6 +155,7 @@ def measure_pair(checkout: Path, source: Path, work: Path, jobs: int) -> Run:
     out, cache = work / "hip", work / f"cache-{abs(hash(str(checkout)))}"
     env = {**os.environ, "PYTHONPATH": str(checkout), "HIPCONV_CACHE_DIR": str(cache)}
     env.pop("HIPCONV_NO_CACHE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once by the warm-up run, as an installed hipconv is
     if not cache.exists():
         if not (work / "warm").exists():
             generate(work / "warm", 1)

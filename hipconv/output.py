@@ -1,12 +1,10 @@
-"""The write stage: the only place (with discover) that touches the file system.
+"""The write stage of `hipconv translate`: the only place (with discover) that touches the file system.
 
-Writes only what changed, atomically (a temporary file in the same directory, then os.replace),
-keeping the source's permission bits. A path the user named (-o FILE, --report, an --in-place input)
-is written the way cp and compilers write it: through a symbolic link (the link's target is replaced,
-the link stays). Inside an -o output tree, which mirrors the input tree, a symbolic link is replaced
-instead, and no directory is entered through one. A special file (a FIFO, a device such as
-/dev/null) is written into, never replaced. --in-place backups are created exclusively and never
-overwritten.
+Before any file is translated, the output is checked and claimed (prepare_output, check_compat_header);
+then each result goes to its output file, stdout, a diff or (--in-place) its source (Writer); at the end
+come hipconv_compat.h (write_compat_header) and the report (write_report). Each file is written atomically
+and only when it changed (hipconv.atomic). Inside an -o output tree, which mirrors the input tree, a
+symbolic link is replaced instead of written through, and no directory is entered through one.
 """
 
 from __future__ import annotations
@@ -14,22 +12,26 @@ from __future__ import annotations
 import difflib
 import enum
 import errno
-import functools
+import json
 import os
-import re
-import shutil
-import stat
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Protocol, TypeVar
+from typing import BinaryIO
 
-from hipconv.discover import VCS_DIRS, Plan
+from rich.console import Console
+
+from hipconv import __version__
+from hipconv.atomic import backup, copy_atomic, make_link, remove_stale_temp_files, write_atomic, write_named
+from hipconv.discover import OUTPUT_MARKER, Plan
 from hipconv.errors import ConfigError, OutputUnwritable
+from hipconv.interrupts import deferred
+from hipconv.report import csv_report, json_report, markdown_report, print_result, text_bytes
 from hipconv.results import FileResult, FileStatus, Job
+from hipconv.settings import Settings
+from hipconv.summary import Summary
+from hipconv.translate.compat import COMPAT_HEADER, COMPAT_MARKER, compat_header, is_generated_header
 
-_CHUNK = 1024 * 1024  # bytes per read when a file is copied or compared as a stream
-T = TypeVar("T")
-_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS})
 # Errors of the file system that holds the output, not of one file: a write that meets one stops the run.
 _OUTPUT_UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
 
@@ -139,255 +141,6 @@ def content_of(result: FileResult, source_path: str) -> bytes | None:
     return None
 
 
-class _Content(Protocol):
-    """What to write: bytes in memory, or a file streamed in chunks."""
-
-    def size(self) -> int: ...
-
-    def equals(self, path: Path) -> bool: ...
-
-    def write(self, fh: BinaryIO) -> None: ...
-
-
-@dataclass(frozen=True)
-class _Bytes:
-    data: bytes
-
-    def size(self) -> int:
-        return len(self.data)
-
-    def equals(self, path: Path) -> bool:
-        return path.read_bytes() == self.data
-
-    def write(self, fh: BinaryIO) -> None:
-        fh.write(self.data)
-
-
-@dataclass(frozen=True)
-class _Stream:
-    path: Path
-
-    def size(self) -> int:
-        return os.stat(self.path).st_size
-
-    def equals(self, path: Path) -> bool:
-        with open(self.path, "rb") as ours, open(path, "rb") as theirs:
-            while True:
-                chunk = ours.read(_CHUNK)
-                if chunk != theirs.read(_CHUNK):
-                    return False
-                if not chunk:
-                    return True
-
-    def write(self, fh: BinaryIO) -> None:
-        with open(self.path, "rb") as source:
-            shutil.copyfileobj(source, fh, _CHUNK)
-
-
-def write_atomic(dest: Path, data: bytes, *, mode: int | None = None, follow: bool = True) -> bool:
-    """Write data to dest unless it already holds exactly that. Returns True when written.
-
-    `mode`: permission bits for a new file (else an existing file's, else 0o666 less the umask).
-    `follow`: a symbolic link at dest is written through (its target replaced, the link kept; a dangling
-    link is an error, as for cp); without it, the link itself is replaced. A special file (FIFO,
-    device) is written into, never replaced; a directory is an error.
-    """
-    return _write(dest, _Bytes(data), mode=mode, follow=follow)
-
-
-def copy_atomic(source: Path, dest: Path, *, mode: int | None = None, follow: bool = True) -> bool:
-    """write_atomic with the content of `source`, streamed (never read into memory as a whole)."""
-    return _write(dest, _Stream(source), mode=mode, follow=follow)
-
-
-def _write(dest: Path, content: _Content, *, mode: int | None, follow: bool) -> bool:
-    dest, current = _landing(dest, follow=follow)
-    if current is not None and stat.S_ISDIR(current.st_mode):
-        raise IsADirectoryError(errno.EISDIR, "is a directory", str(dest))
-    regular = current is not None and stat.S_ISREG(current.st_mode)
-    if current is not None and not regular and not stat.S_ISLNK(current.st_mode):
-        fd = os.open(dest, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))  # a FIFO or a device: write into it
-        with os.fdopen(fd, "wb") as fh:
-            content.write(fh)
-        return True
-    if current is not None and regular:
-        try:
-            if current.st_size == content.size() and content.equals(dest):
-                return False
-        except OSError:
-            pass
-    if mode is None:
-        mode = stat.S_IMODE(current.st_mode) if current is not None and regular else 0o666 & ~_umask()
-    _move_into_place(_filled_temp(dest, content, mode), dest)
-    return True
-
-
-def _landing(dest: Path, *, follow: bool) -> tuple[Path, os.stat_result | None]:
-    """Where a write to dest lands, and what is there now (None: nothing yet)."""
-    try:
-        current = os.lstat(dest)
-    except FileNotFoundError:
-        return dest, None
-    if not follow or not stat.S_ISLNK(current.st_mode):
-        return dest, current
-    try:
-        through = os.stat(dest)
-    except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, "a dangling symbolic link: not written through", str(dest)) from None
-    if stat.S_ISREG(through.st_mode):
-        return Path(os.path.realpath(dest)), through
-    return dest, through  # a link to a FIFO or a device: opening it follows the link
-
-
-def _filled_temp(dest: Path, content: _Content, mode: int) -> Path:
-    """A temporary file beside dest holding the content, with the given permission bits."""
-    tmp = _temp_path(dest)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    fd = _in_new_directories(dest, lambda: os.open(tmp, flags, 0o600))
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            content.write(fh)
-            os.fchmod(fh.fileno(), mode)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    return tmp
-
-
-def _in_new_directories(dest: Path, create: Callable[[], T]) -> T:
-    """create(), which makes a file beside dest; when dest's directory does not exist yet (a new
-    directory of the output tree), it is made first."""
-    try:
-        return create()
-    except FileNotFoundError:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        return create()
-
-
-def _move_into_place(tmp: Path, dest: Path) -> None:
-    """Rename the complete temporary file tmp to dest, atomically; tmp never stays behind."""
-    try:
-        os.replace(tmp, dest)
-    except BaseException:
-        _unlink(tmp)
-        raise
-
-
-def _unlink(path: Path) -> bool:
-    try:
-        os.unlink(path)
-    except OSError:
-        return False
-    return True
-
-
-_TEMP_FILE = re.compile(r"\..+\.(\d+)\.hipconv\.tmp")  # .NAME.PID.hipconv.tmp, beside NAME
-
-
-def _temp_path(dest: Path) -> Path:
-    return dest.with_name(f".{dest.name}.{os.getpid()}.hipconv.tmp")
-
-
-def remove_stale_temp_files(root: Path, *, of: str | None = None) -> list[Path]:
-    """Remove (and return) hipconv's temporary files (.NAME.PID.hipconv.tmp) under root whose process is gone, left
-    by a killed run; `of` a file name: only its own and its backup's, in root. POSIX only (os.kill probes)."""
-    removed: list[Path] = []
-    for folder, dirs, files in os.walk(root) if os.name == "posix" else ():
-        dirs[:] = [] if of is not None else [d for d in dirs if d not in VCS_DIRS]
-        for name in files:
-            found = _TEMP_FILE.fullmatch(name)
-            if found is None or (of is not None and not name.startswith(f".{of}.")) or not _gone(int(found[1])):
-                continue
-            if _unlink(Path(folder, name)):
-                removed.append(Path(folder, name))
-    return removed
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except (OSError, OverflowError):
-        return False
-    return False
-
-
-@functools.lru_cache(maxsize=1)
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def make_link(dest: Path, text: str) -> bool:
-    """Make dest a symbolic link holding `text` (atomically replacing what is there). True when changed."""
-    try:
-        if os.readlink(dest) == text:
-            return False
-    except OSError:
-        pass
-    tmp = _temp_path(dest)
-    _unlink(tmp)
-    _in_new_directories(dest, lambda: os.symlink(text, tmp))
-    _move_into_place(tmp, dest)
-    return True
-
-
-def backup(path: Path, suffix: str) -> tuple[Path, bool]:
-    """Copy path to path + suffix, created exclusively: an existing backup is never overwritten, so a
-    backup only ever holds the file as it was before the first --in-place run that changed it.
-
-    Returns (the backup, whether this call created it). An existing backup that is not a regular file
-    (a directory, a symbolic link) is an error, and the file is then not rewritten."""
-    target = path.with_name(path.name + suffix)
-    tmp = _filled_temp(target, _Stream(path), stat.S_IMODE(os.stat(path).st_mode))
-    try:
-        created = _name_exclusively(tmp, target)
-    finally:
-        _unlink(tmp)
-    if not created and not stat.S_ISREG(os.lstat(target).st_mode):
-        message = f"the backup {target.name} exists and is not a regular file; {path.name} left as it is"
-        raise FileExistsError(errno.EEXIST, message, str(target))
-    return target, created
-
-
-def _name_exclusively(tmp: Path, target: Path) -> bool:
-    """Give the complete file tmp the name target too, unless that name exists (False). A hard link does
-    it atomically; where the file system has none, target is created with O_EXCL and filled."""
-    try:
-        os.link(tmp, target)
-        return True
-    except FileExistsError:
-        return False
-    except OSError as exc:
-        if exc.errno not in _NO_HARD_LINKS:
-            raise
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return False
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            _Stream(tmp).write(fh)
-            os.fchmod(fh.fileno(), stat.S_IMODE(os.stat(tmp).st_mode))
-    except BaseException:
-        _unlink(target)
-        raise
-    return True
-
-
-def write_named(path: Path, data: bytes, *, option: str) -> None:
-    """Write a file the user named with `option` (--report, --output, ...): a failure is a ConfigError."""
-    try:
-        write_atomic(path, data)
-    except OSError as exc:
-        raise ConfigError(
-            f"{option} {path}: cannot write: {exc.strerror or exc}",
-            hint=f"give {option} a file path in a writable directory",
-        ) from None
-
-
 def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:
     if result.status is not FileStatus.CONVERTED or result.output is None:
         return
@@ -398,3 +151,112 @@ def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:
         out.write(line.encode("utf-8", "surrogateescape"))  # a byte that is not UTF-8 is diffed as it is
         if not line.endswith("\n"):
             out.write(b"\n\\ No newline at end of file\n")
+
+
+def check_compat_header(the_plan: Plan, settings: Settings) -> None:
+    """With shims on (not --no-compat), stop before anything is written when the generated hipconv_compat.h
+    would replace a file of that name that hipconv did not write: one at the root of the output (or, in
+    place, of the input), or one of the input that the run would write there."""
+    if the_plan.compat_dir is None or not settings.compat:
+        return
+    target = the_plan.compat_dir / COMPAT_HEADER
+    candidates = [target] + [
+        Path(job.path)
+        for job in the_plan.jobs
+        if job.link is None and (dest := the_plan.destinations.get(job.display)) is not None and dest == target
+    ]
+    for path in candidates:
+        try:
+            with path.open("rb") as f:
+                head = f.read(len(COMPAT_MARKER))
+        except OSError:  # absent, or unreadable: the write says what is wrong
+            continue
+        if not is_generated_header(head):
+            raise ConfigError(
+                f"{path} was not written by hipconv, and the {COMPAT_HEADER} of shims that this run writes at "
+                f"{target} would replace it",
+                hint="rename it, or pass --no-compat (what the target lacks is then reported, not shimmed)",
+            )
+
+
+def write_compat_header(folder: Path, shims: set[str], settings: Settings, console: Console) -> bool:
+    """hipconv_compat.h with the shims the run's files use, at the root of the output (beside a single output
+    file); False (with the reason shown) when it cannot be written."""
+    path = folder / COMPAT_HEADER
+    try:
+        with deferred():
+            write_atomic(path, compat_header(shims, settings.rocm), follow=False)
+    except OSError as exc:
+        print_result(console, FileResult(str(path), FileStatus.FAILED, reason=f"cannot write: {exc.strerror or exc}"))
+        return False
+    return True
+
+
+def _check_release(root: Path, settings: Settings) -> None:
+    """Stop before anything is written when root was written for another ROCm release (its marker says which):
+    files this run leaves alone, and hipconv_compat.h's shims, would stay those of the other release."""
+    try:
+        written_for = json.loads((root / OUTPUT_MARKER).read_bytes()).get("rocm")
+    except (OSError, ValueError, AttributeError):  # no marker (a new tree), or not one hipconv can read
+        return
+    if isinstance(written_for, str) and written_for != str(settings.rocm):
+        raise ConfigError(
+            f"{root} was written for ROCm {written_for}; this run targets ROCm {settings.rocm}",
+            hint=f"pass --rocm-version {written_for} to add to it, --force to rewrite it for {settings.rocm}, "
+            "or choose a new output directory",
+        )
+
+
+STALE_TEMP_NOTE = "a temporary file of a hipconv run that was killed (SIGKILL, a power cut): removed"
+
+
+def prepare_output(
+    the_plan: Plan, paths: Sequence[Path], settings: Settings, *, mode: OutputMode, in_place: bool, force: bool
+) -> list[FileResult]:
+    """Before anything is written: a tree's output directory checked and marked as hipconv's, and the
+    temporary files that a killed run left in it, or (--in-place) beside the inputs, removed (returned as
+    notes to show)."""
+    writes = mode is OutputMode.WRITE
+    stale: list[Path] = []
+    if writes and the_plan.output_root is not None:
+        if not force:
+            _check_release(the_plan.output_root, settings)
+        stale = _claim_output(the_plan.output_root, settings)
+    elif in_place and writes:
+        stale = [
+            found
+            for path in paths
+            for found in (
+                remove_stale_temp_files(path) if path.is_dir() else remove_stale_temp_files(path.parent, of=path.name)
+            )
+        ]
+    return [FileResult(str(path), FileStatus.SKIPPED, reason=STALE_TEMP_NOTE) for path in stale]
+
+
+def _claim_output(root: Path, settings: Settings) -> list[Path]:
+    """Mark root as hipconv's before anything is written into it, so that a rerun after a kill may
+    write into it; in a rerun, remove the temporary files a killed run (SIGKILL, a power cut) left. An
+    output directory that cannot be created or written stops the run here, before any file is translated."""
+    marker = root / OUTPUT_MARKER
+    rerun = os.path.lexists(marker)
+    content = {"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}
+    try:
+        with deferred():
+            write_atomic(marker, json.dumps(content).encode() + b"\n")
+    except OSError as exc:
+        raise OutputUnwritable(root, exc) from None
+    return remove_stale_temp_files(root) if rerun else []
+
+
+def write_report(path: Path, summary: Summary, settings: Settings) -> None:
+    """Markdown when FILE ends in .md, CSV when it ends in .csv, JSON otherwise. File names that are not
+    UTF-8 appear in JSON as \\udcXX escapes (which decode back to the names), in the others as \\xXX. A
+    report that cannot be written is a ConfigError."""
+    suffix = path.suffix.lower()
+    if suffix == ".md":
+        data = text_bytes(markdown_report(summary, settings))
+    elif suffix == ".csv":
+        data = text_bytes(csv_report(summary))
+    else:
+        data = (json.dumps(json_report(summary, settings), indent=2) + "\n").encode()
+    write_named(path, data, option="--report")

@@ -13,6 +13,7 @@ import multiprocessing
 import os
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 from hipconv import interrupts
@@ -21,6 +22,7 @@ from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.filecache import FileCache, code_digest, data_digest, key_of
 from hipconv.pool import ordered_map
 from hipconv.results import FileResult, FileStatus, Job
+from hipconv.rules import cached_ruleset_digest, load_ruleset
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings, Version
 from hipconv.translate.include_closure import include_lines, included_closure
@@ -86,19 +88,46 @@ def decode_job(job: Job, data: bytes) -> SourceFile | FileResult:
 
 
 @dataclass(frozen=True)
+class LazyTable:
+    """A run's rule table, loaded when a file first needs it: a rerun whose files are all found in the
+    cache never loads it (only its digest, part of every cache key, is needed)."""
+
+    digest: str
+    rules_dirs: tuple[Path, ...]
+    settings: Settings
+
+    @functools.cached_property
+    def table(self) -> LookupTable:  # kept by the instance, which every Context of the run shares
+        return load_ruleset(self.rules_dirs).table(self.settings)
+
+
+def lazy_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable | LazyTable:
+    """The run's rule table: lazy when its rule set is in the rules cache (loading it cannot fail then),
+    else loaded now, so that a rule file in error stops the run before anything is written."""
+    digest = cached_ruleset_digest(rules_dirs)
+    if digest is None:
+        return load_ruleset(rules_dirs).table(settings)
+    return LazyTable(digest, tuple(rules_dirs), settings)
+
+
+@dataclass(frozen=True)
 class Context:
     """What every batch of a run is computed with (a pool worker gets it once)."""
 
-    table: LookupTable
+    rules: LookupTable | LazyTable
     settings: Settings
     offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
     project: Project = NO_PROJECT
     cache: FileCache | None = None  # per-file facts and results kept between runs (hipconv.filecache)
     masks: frozenset[bytes] = frozenset()  # the names passed as a lane mask in the run (masks_batch)
 
+    @property
+    def table(self) -> LookupTable:
+        return self.rules.table if isinstance(self.rules, LazyTable) else self.rules
+
     def key(self, kind: str, job: Job, data: bytes, *extra: str | bytes) -> bytes | None:
         """The cache key of a `kind` of value computed from job's bytes `data` (None: not cached)."""
-        if self.cache is None or not self.table.digest:
+        if self.cache is None or not self.rules.digest:
             return None
         return key_of(kind, self.run_key, job.display, data_digest(data), *extra)
 
@@ -106,7 +135,7 @@ class Context:
     def run_key(self) -> bytes:
         """The part of every key that the run decides: hipconv's code, the rules, the settings (all of them
         but the number of jobs, which changes no output)."""
-        return key_of(code_digest(), self.table.digest, repr(replace(self.settings, jobs=1)))
+        return key_of(code_digest(), self.rules.digest, repr(replace(self.settings, jobs=1)))
 
 
 def translate_jobs(
@@ -138,6 +167,8 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     includes = {job.display: job.compat_include for job in jobs}
     translated = iter(
         translate_sources(sources, context.table, context.settings, project=context.project, compat_includes=includes)
+        if sources
+        else ()
     )
     new = {}
     for n, r in zip(todo, built):
@@ -184,7 +215,7 @@ def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> 
 
 def project_of_jobs(
     jobs: Sequence[Job],
-    table: LookupTable,
+    table: LookupTable | LazyTable,
     include_dirs: Sequence[str] = (),
     *,
     extra_masks: bool = False,
@@ -210,20 +241,21 @@ def project_of_jobs(
     shown = {path: f.path for path, f in by_path.items()}
     reach = {f.path: frozenset(shown.get(h, h) for h in included.reach[p]) for p, f in by_path.items()}
     # the names a file declares and the defines its words need matter only where another file includes it
-    wanted = frozenset[str]().union(*reach.values(), *included_in_run(list(by_path.values())).values())
+    in_run = included_in_run(list(by_path.values()))  # the same paths and #include lines as `facts` below
+    wanted = frozenset[str]().union(*reach.values(), *in_run.values())
     reached = [job for job, f in zip(sources, found) if f is not None and f.path in wanted]
     full = {f.path: f for batch in _map(context, "facts", reached) for f in batch if f is not None}
     facts = [full.get(f.path, f) for f in by_path.values()]
     extra_sources = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
-    extra = file_facts(extra_sources, table)
+    extra = file_facts(extra_sources, context.table) if extra_sources else []
     masks = mask_names_of([*facts, *extra] if extra_masks else facts)
     if not masks:
-        return merge_facts(facts, reach, extra)
+        return merge_facts(facts, reach, extra, included=in_run)
     holding = [job for job, f in zip(sources, found) if f is not None]
     uses = [u for batch in _map(replace(context, masks=masks), "masks", holding) for u in batch if u is not None]
     if extra_masks:
-        uses += file_mask_uses(extra_sources, masks, table)
-    return merge_facts(facts, reach, extra, uses)
+        uses += file_mask_uses(extra_sources, masks, context.table)
+    return merge_facts(facts, reach, extra, uses, included=in_run)
 
 
 def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:
@@ -282,7 +314,7 @@ def _cached_per_source(
         if isinstance(r, bytes) and (keys[n] is None or keys[n] not in found)
     }
     todo = [n for n, r in decoded.items() if isinstance(r, SourceFile)]
-    computed = dict(zip(todo, compute([decoded[n] for n in todo])))  # type: ignore[misc]
+    computed = dict(zip(todo, compute([decoded[n] for n in todo]) if todo else ()))  # type: ignore[misc]
     if context.cache is not None:
         context.cache.put_many({k: computed[n] for n, k in enumerate(keys) if k is not None and n in computed})
     return [computed[n] if n in computed else found.get(k) if k is not None else None for n, k in enumerate(keys)]
@@ -332,6 +364,7 @@ def _map(context: Context, phase: str, jobs: Sequence[Job]) -> Generator[list[An
         for batch in batches(jobs):
             yield _PHASES[phase](context, batch)
         return
+    context.table  # noqa: B018  # loaded once, before the workers start (a fork inherits it)
     pool = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     work = ((phase, batch) for batch in batches(jobs))
     initargs = (context, os.getpid())
@@ -340,7 +373,7 @@ def _map(context: Context, phase: str, jobs: Sequence[Job]) -> Generator[list[An
 
 def run(
     jobs: Sequence[Job],
-    table: LookupTable,
+    table: LookupTable | LazyTable,
     settings: Settings,
     *,
     offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,

@@ -65,6 +65,7 @@ class Summary:
     lines_human: int = 0
     directories: dict[str, Rollup] = field(default_factory=dict)
     results: list[FileResult] = field(default_factory=list)  # with keep_files: every result, less its output
+    _directory_of: dict[str, str] = field(default_factory=dict, repr=False, compare=False)  # by a file's folder
 
     def add(self, result: FileResult) -> None:
         self.files[result.status.value] += 1
@@ -91,7 +92,14 @@ class Summary:
 
     def directory(self, path: str) -> str:
         """The roll-up directory of a path: its directory up to ROLLUP_DEPTH below the root ("." for the
-        root itself; a path outside the root keeps its whole directory)."""
+        root itself; a path outside the root keeps its whole directory). Found once per directory."""
+        folder = os.path.dirname(path)
+        found = self._directory_of.get(folder)
+        if found is None:
+            found = self._directory_of[folder] = self._directory(path)
+        return found
+
+    def _directory(self, path: str) -> str:
         rel = os.path.relpath(path, self.root) if self.root else path
         parent = os.path.dirname(rel)
         if not parent or rel.startswith(os.pardir + os.sep):

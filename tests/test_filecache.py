@@ -68,6 +68,25 @@ def test_the_bytes_decide_not_the_cache(tmp_path: Path, cache: Path, monkeypatch
     assert not (cache / FILE_NAME).exists()
 
 
+def test_changed_settings_are_not_served_from_the_cache(tmp_path: Path, cache: Path) -> None:
+    """A rerun with other settings (another ROCm release, another launch syntax) translates anew, in one
+    process or two, and writes what an uncached run with those settings writes; going back to the first
+    settings is served from the cache."""
+    src = tmp_path / "cuda"
+    shutil.copytree(TREE, src)
+    first = _translate(src, tmp_path / "first", "--rocm-version", "6.3")
+    entries = _entries(cache)
+    for n, settings in enumerate((["--rocm-version", "5.2"], ["--kernel-launch", "hip"])):
+        plain = _translate(src, tmp_path / f"plain{n}", "--no-cache", *settings)
+        assert _translate(src, tmp_path / f"cold{n}", *settings) == plain
+        assert _translate(src, tmp_path / f"warm{n}", "-j", "2", *settings) == plain
+        assert _entries(cache) > entries  # computed for these settings, and kept
+        entries = _entries(cache)
+    assert plain != first  # the settings change the output
+    assert _translate(src, tmp_path / "again", "--rocm-version", "6.3") == first
+    assert _entries(cache) == entries
+
+
 def test_eviction_keeps_the_most_recently_used(tmp_path: Path) -> None:
     cache = FileCache(tmp_path / FILE_NAME)
     keys = [key_of(str(n)) for n in range(10)]

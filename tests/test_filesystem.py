@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from hipconv import output, pipeline
+from hipconv import atomic, pipeline
 
 KERNEL = b"#include <cuda_runtime.h>\n__global__ void k() {}\nvoid f() { cudaFree(0); k<<<1, 1>>>(); }\n"
 PLAIN = b"int plain() { return 0; }\n"  # nothing to translate, nothing to find
@@ -112,7 +112,7 @@ def test_a_backup_made_meanwhile_by_another_run_is_kept(src: Path, monkeypatch: 
         Path(target).write_bytes(KERNEL)  # the other run's backup, made just before ours
         real_link(source, target)
 
-    monkeypatch.setattr(output.os, "link", other_run_first)
+    monkeypatch.setattr(atomic.os, "link", other_run_first)
     result = run_cli("translate", src / "kernels" / "k.cu", "--in-place")
     assert result.code == 0 and "note: already exists" in result.stderr
     assert (src / "kernels" / "k.cu.orig").read_bytes() == KERNEL
@@ -122,7 +122,7 @@ def test_backup_without_hard_links_is_created_exclusively(src: Path, monkeypatch
     def no_hard_links(source: str, target: str) -> None:
         raise OSError(errno.EPERM, "Operation not permitted")
 
-    monkeypatch.setattr(output.os, "link", no_hard_links)
+    monkeypatch.setattr(atomic.os, "link", no_hard_links)
     assert run_cli("translate", src, "--in-place").code == 0
     assert (src / "kernels" / "k.cu.orig").read_bytes() == KERNEL
     assert run_cli("translate", src, "--in-place", "--kernel-launch", "hip").code == 0

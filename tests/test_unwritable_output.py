@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, tree
-from hipconv import output
+from hipconv import atomic
 from hipconv.discover import OUTPUT_MARKER
 
 KERNEL = b"#include <cuda_runtime.h>\n__global__ void k(float* p) { *p = 1; }\n"
@@ -74,14 +74,14 @@ def test_output_under_a_regular_file(tmp_path: Path, src: Path, hipcc: Path, kin
 def _failing_writes(monkeypatch: pytest.MonkeyPatch, code: int, *, marker_too: bool) -> None:
     """Every new file fails as a file system failing with `code` makes it fail (the marker of an output tree
     only when marker_too: then the tree cannot be started)."""
-    real = output._filled_temp
+    real = atomic._filled_temp
 
     def failing(dest: Path, content: object, mode: int) -> Path:
         if dest.name == OUTPUT_MARKER and not marker_too:
             return real(dest, content, mode)  # type: ignore[arg-type]
         raise OSError(code, os.strerror(code), str(dest))
 
-    monkeypatch.setattr(output, "_filled_temp", failing)
+    monkeypatch.setattr(atomic, "_filled_temp", failing)
 
 
 FILE_SYSTEM_ERRORS = [errno.EROFS, errno.ENOSPC, errno.EDQUOT]  # the whole output: the run stops
@@ -125,14 +125,14 @@ def test_a_file_that_cannot_be_written_fails_alone(
     tmp_path: Path, src: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
     out = tmp_path / "out"
-    real = output._filled_temp
+    real = atomic._filled_temp
 
     def failing(dest: Path, content: object, mode: int) -> Path:
         if dest.name == "b.cu":
             raise OSError(code, os.strerror(code), str(dest))
         return real(dest, content, mode)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(output, "_filled_temp", failing)
+    monkeypatch.setattr(atomic, "_filled_temp", failing)
     result = run_cli("translate", src, "-o", out)
     assert result.code == 2, result.stderr
     _no_traceback(result.stderr)

@@ -13,6 +13,7 @@ from typing import BinaryIO
 
 from rich.console import Console
 
+from hipconv.atomic import write_atomic, write_named
 from hipconv.build.hipcc import find_hipcc, hip_environment, hip_version
 from hipconv.build.missing import MissingHeaders
 from hipconv.build.plan import (
@@ -40,7 +41,6 @@ from hipconv.console import verbosity
 from hipconv.diagnostics import Severity
 from hipconv.discover import plan
 from hipconv.errors import OutputUnwritable
-from hipconv.output import write_atomic, write_named
 from hipconv.report import print_line, progress_bar, text_bytes
 from hipconv.resources import hip_releases
 from hipconv.rules import load_ruleset

@@ -20,6 +20,7 @@ from typing import BinaryIO
 
 from rich.console import Console
 
+from hipconv.atomic import write_atomic
 from hipconv.build.children import Children
 from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
@@ -38,7 +39,6 @@ from hipconv.build.stage import dynamic_shared
 from hipconv.build.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.errors import OutputUnwritable
-from hipconv.output import write_atomic
 from hipconv.report import progress_bar
 from hipconv.resources import rocm_release
 from hipconv.rules import load_ruleset

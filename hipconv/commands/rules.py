@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hipconv.atomic import write_atomic
 from hipconv.diagnostics import NO_RULE, SHIMMED
 from hipconv.docs import PAGES, REFRESH, generated_pages
 from hipconv.errors import HipconvError
-from hipconv.output import write_atomic
 from hipconv.resources import carried_from, hip_headers, hip_names, span_text, templates_dir
 from hipconv.rules import load_ruleset
 from hipconv.rules.contracts import contracts

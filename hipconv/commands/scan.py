@@ -10,11 +10,11 @@ from typing import Literal
 
 from rich.console import Console
 
+from hipconv.atomic import write_named
 from hipconv.config import FailOn
 from hipconv.console import verbosity
 from hipconv.discover import plan
 from hipconv.excludes import excluded
-from hipconv.output import write_named
 from hipconv.report import print_done, print_line, print_result, print_verbose, progress_bar
 from hipconv.results import FileStatus
 from hipconv.rules import load_ruleset

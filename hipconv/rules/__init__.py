@@ -11,7 +11,7 @@ from pathlib import Path
 
 from hipconv.errors import ConfigError
 from hipconv.resources import data_file, rules_dir
-from hipconv.rules.cache import cached
+from hipconv.rules.cache import cached, entry_path, inputs_digest
 from hipconv.rules.load import load_rules
 from hipconv.rules.model import RuleSet
 
@@ -19,13 +19,29 @@ CUDA_NAMES_FILE = "cuda.names"  # every bundled CUDA release's names (hipconv/da
 
 
 def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:
+    files, folders = _inputs(extra_dirs)
+    return cached(files, folders, lambda: RuleSet(load_rules(files[:-1]), load_cuda_api()))
+
+
+def cached_ruleset_digest(extra_dirs: Iterable[Path] = ()) -> str | None:
+    """The digest of the rule set that load_ruleset returns, when that one is in the cache (validated by an
+    earlier run: loading it cannot fail), else None. A rerun that finds every file's result in
+    hipconv.filecache needs the digest only."""
+    files, folders = _inputs(extra_dirs)
+    digest = inputs_digest(files, folders)
+    return digest if digest is not None and entry_path(digest).is_file() else None
+
+
+def _inputs(extra_dirs: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """The rule files (the bundled ones, then those of each extra folder), the CUDA inventory names last;
+    and the folders of the rule files (their templates count too)."""
     files = sorted(rules_dir().glob("*.yaml"))
     for extra in extra_dirs:
         if not extra.is_dir():
             raise ConfigError(f"rule directory {extra} does not exist")
         files.extend(sorted(extra.glob("*.yaml")))
     folders = sorted({f.parent for f in files})
-    return cached([*files, data_file(CUDA_NAMES_FILE)], folders, lambda: RuleSet(load_rules(files), load_cuda_api()))
+    return [*files, data_file(CUDA_NAMES_FILE)], folders
 
 
 def load_cuda_api() -> dict[str, str]:

@@ -32,6 +32,26 @@ STALE_TMP_SECONDS = 600
 def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callable[[], RuleSet]) -> RuleSet:
     """The rule set built from `inputs` (and the templates under `template_dirs`), from the cache when
     none of their bytes changed."""
+    digest = inputs_digest(inputs, template_dirs)
+    if digest is None:
+        return build()
+    cache = entry_path(digest)
+    try:
+        found = pickle.loads(cache.read_bytes())
+        if isinstance(found, RuleSet):
+            with contextlib.suppress(OSError):
+                os.utime(cache)  # recently used: kept by evict()
+            return replace(found, digest=digest)
+    except Exception:  # missing, unreadable or from another Python: rebuild it
+        pass
+    ruleset = replace(build(), digest=digest)
+    if _store(cache, ruleset):
+        evict(cache.parent, keep=cache)
+    return ruleset
+
+
+def inputs_digest(inputs: Iterable[Path], template_dirs: Iterable[Path]) -> str | None:
+    """The digest of everything a rule set is built from (None: an input cannot be read)."""
     digest = hashlib.sha256(__version__.encode())
     model = Path(model_module.__file__ or "")
     templates = sorted(
@@ -42,20 +62,13 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
-            return build()
-    cache = cache_dir() / f"{_prefix()}{digest.hexdigest()[:32]}.pickle"
-    try:
-        found = pickle.loads(cache.read_bytes())
-        if isinstance(found, RuleSet):
-            with contextlib.suppress(OSError):
-                os.utime(cache)  # recently used: kept by evict()
-            return replace(found, digest=digest.hexdigest())
-    except Exception:  # missing, unreadable or from another Python: rebuild it
-        pass
-    ruleset = replace(build(), digest=digest.hexdigest())
-    if _store(cache, ruleset):
-        evict(cache.parent, keep=cache)
-    return ruleset
+            return None
+    return digest.hexdigest()
+
+
+def entry_path(digest: str) -> Path:
+    """Where the rule set of this digest is kept."""
+    return cache_dir() / f"{_prefix()}{digest[:32]}.pickle"
 
 
 def _prefix() -> str:
