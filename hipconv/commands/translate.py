@@ -10,7 +10,6 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv import __version__
 from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, Plan, plan
 from hipconv.errors import ConfigError, OutputUnwritable
@@ -33,6 +32,7 @@ from hipconv.rules import load_ruleset
 from hipconv.settings import Settings
 from hipconv.summary import Summary, rollup_root
 from hipconv.translate.compat import COMPAT_HEADER, COMPAT_MARKER, compat_header, is_generated_header
+from hipconv.version import __version__
 
 
 @dataclass(frozen=True)
