@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from hipconv.errors import ConfigError
-from hipconv.results import FileResult, FileStatus, Job
-from hipconv.translate.compat import compat_include_path
+from hipconv.results import FileResult, FileStatus, Job, compat_include_path
 
 # Files with these suffixes are translated; everything else in a tree is copied unchanged.
 SOURCE_SUFFIXES = frozenset(
