@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from hipconv.api import translate_tree
-from hipconv.cli.options import settings_from
-from hipconv.config import Config
+from hipconv.config import Config, settings_from
 from hipconv.resources import build_file
 from hipconv.rules import load_ruleset
 from hipconv.scan.scanner import scan_sources

@@ -13,8 +13,8 @@ from typing import Literal
 from hipconv.buildfiles.cmake import translate_cmake
 from hipconv.buildfiles.common import BuildFileEdits
 from hipconv.buildfiles.make import translate_make
-from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.results import FileResult, FileStatus
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS
 from hipconv.translate.source import SourceFile
 
 BuildFileKind = Literal["cmake", "make"]

@@ -26,12 +26,11 @@ from hipconv.cli.options import (
     offload_archs,
     rocm_version_option,
     rules_dir_option,
-    settings_from,
 )
 from hipconv.commands.build import BuildRequest, build_tree
 from hipconv.commands.programs import ProgramsRequest, build_programs
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
-from hipconv.config import fails_on
+from hipconv.config import fails_on, settings_from
 from hipconv.console import Display
 from hipconv.diagnostics import Severity
 from hipconv.output import OutputMode
@@ -148,6 +147,7 @@ def translate(
         jobs=jobs,
         no_compat=no_compat,
         cuda=cuda_release,
+        offload_archs=archs,
     )
     request = TranslateRequest(
         paths,
@@ -158,7 +158,6 @@ def translate(
         backup_suffix=backup_suffix,
         excludes=config.exclude + exclude,
         rules_dirs=config.rules_dirs + rules_dir,
-        offload_archs=archs,
         report_path=report_path,
         stats=stats,
         force=force,
@@ -297,11 +296,10 @@ def build(
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
     translation = TranslateRequest(
         (src,),
-        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat),
+        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat, offload_archs=archs),
         output=output,
         excludes=config.exclude + exclude,
         rules_dirs=config.rules_dirs + rules_dir,
-        offload_archs=archs,
         force=force,
     )
     if backend != "hipcc":

@@ -87,7 +87,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     translated = translate_paths(translation, console, stdout)
     if translated.failed:
         return BuildOutcome(translated)
-    archs = request.translation.offload_archs
+    archs = request.translation.settings.offload_archs
     objects = (request.build_dir or output / ".hipconv-build").resolve()
     skipped: list[str] = []
     if entries is not None:
@@ -163,7 +163,7 @@ def _write_report(
         hipcc=hipcc,
         hip_version=target.hip_version,
         rocm=str(target.rocm),
-        archs=request.translation.offload_archs,
+        archs=request.translation.settings.offload_archs,
         check_only=request.check_only,
         seconds=seconds,
         skipped=skipped,

@@ -10,7 +10,6 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import OUTPUT_MARKER, Plan, plan
 from hipconv.errors import ConfigError, OutputUnwritable
 from hipconv.filecache import default_cache
@@ -45,7 +44,6 @@ class TranslateRequest:
     backup_suffix: str = ".orig"
     excludes: tuple[str, ...] = ()
     rules_dirs: tuple[Path, ...] = ()
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     report_path: Path | None = None
     stats: bool = False
     force: bool = False
@@ -93,7 +91,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         summary.add(problem)
         print_result(console, problem)
     cache = default_cache(request.cache)
-    results = run(the_plan.jobs, table, request.settings, offload_archs=request.offload_archs, cache=cache)
+    results = run(the_plan.jobs, table, request.settings, cache=cache)
     try:
         with progress_bar(console, len(the_plan.jobs), "translating", shown=the_plan.tree) as (advance, out):
             for result in results:
