@@ -24,8 +24,6 @@ from hipconv.build.children import Children
 from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
 from hipconv.build.plan import (
-    HEADER_SUFFIXES,
-    TU_SUFFIXES,
     Group,
     Unit,
     UnitResult,
@@ -38,6 +36,7 @@ from hipconv.build.stage import dynamic_shared
 from hipconv.build.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.errors import OutputUnwritable
+from hipconv.file_kinds import COMPILED, FileKind, file_kind
 from hipconv.output import write_atomic
 from hipconv.report import progress_bar
 from hipconv.resources import rocm_release
@@ -119,7 +118,7 @@ def _stage(translation: TranslateRequest, staged: Path) -> Path:
     staged_request = replace(translation, settings=settings, output=staged, report_path=None, stats=False, force=True)
     translate_paths(staged_request, quiet, io.BytesIO())
     for path in sorted(staged.rglob("*")):
-        if path.is_file() and path.suffix.lower() in TU_SUFFIXES | HEADER_SUFFIXES:
+        if path.is_file() and file_kind(path.name) in COMPILED | {FileKind.HEADER}:
             body = path.read_bytes()
             adjusted = dynamic_shared(body)
             if adjusted != body:
