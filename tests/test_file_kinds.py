@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, tree
-from hipconv.build.plan import plan_tree
+from hipconv.builder.plan import plan_tree
 from hipconv.file_kinds import FileKind, file_kind
 
 # an included part: CUDA's cooperative groups and a warp shuffle, which needs HIP's warp-sync define

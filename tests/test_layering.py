@@ -1,7 +1,7 @@
 """The package's layering, read from the source with ast (nothing is imported):
 
 - the translator (hipconv/translate/) and the rules (hipconv/rules/) never import the layers built on
-  them (hipconv.scan, hipconv.build, hipconv.commands, hipconv.cli), not even lazily inside a function;
+  them (hipconv.scan, hipconv.builder, hipconv.commands, hipconv.cli), not even lazily inside a function;
 - no import cycle among hipconv's modules (imports run at import time: module level, class bodies,
   if/try blocks; not function bodies, not `if TYPE_CHECKING:` blocks);
 - no module over MAX_MODULE_LINES lines and no function over MAX_FUNCTION_LINES lines, except those in
@@ -20,7 +20,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "hipconv"
 EXCLUDED = (PACKAGE / "data",)
 LOWER_LAYERS = ("hipconv.translate", "hipconv.rules")
-UPPER_LAYERS = ("hipconv.scan", "hipconv.build", "hipconv.commands", "hipconv.cli")
+UPPER_LAYERS = ("hipconv.scan", "hipconv.builder", "hipconv.commands", "hipconv.cli")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 LONG_FUNCTIONS: dict[str, str] = {}  # "hipconv.module.Class.function": "why it is allowed to be long"
@@ -125,7 +125,7 @@ def test_the_walk_sees_every_kind_of_import() -> None:
     assert {"hipconv", "hipconv.translate.lexer", "hipconv.rules.load"} <= set(modules())
     assert any(i.target == "hipconv.translate.lexer" for i in imports("hipconv.translate.syntax"))
     source = (
-        "import os\nfrom hipconv.scan import checks\nfrom hipconv import build\n"
+        "import os\nfrom hipconv.scan import checks\nfrom hipconv import builder\n"
         "def f():\n    from ..commands import translate\n"
         "if TYPE_CHECKING:\n    import hipconv.cli\n"
         "class C:\n    try:\n        from . import syntax\n"
@@ -134,7 +134,7 @@ def test_the_walk_sees_every_kind_of_import() -> None:
     found = {(i.target, i.at_import_time) for i in _walk("hipconv.translate.lexer", ast.parse(source).body, True)}
     assert found == {
         ("hipconv.scan.checks", True),
-        ("hipconv.build", True),
+        ("hipconv.builder", True),
         ("hipconv.commands.translate", False),
         ("hipconv.cli", False),
         ("hipconv.translate.syntax", True),

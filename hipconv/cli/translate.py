@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from hipconv.build.report import print_groups, print_programs
+from hipconv.builder.report import print_groups, print_programs
 from hipconv.cli.options import (
     EXIT_ERROR,
     EXIT_OK,

@@ -13,9 +13,9 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv.build.hipcc import find_hipcc, hip_environment, hip_version
-from hipconv.build.missing import MissingHeaders
-from hipconv.build.plan import (
+from hipconv.builder.hipcc import find_hipcc, hip_environment, hip_version
+from hipconv.builder.missing import MissingHeaders
+from hipconv.builder.plan import (
     Group,
     Unit,
     UnitResult,
@@ -26,7 +26,7 @@ from hipconv.build.plan import (
     plan_compile_commands,
     plan_tree,
 )
-from hipconv.build.report import (
+from hipconv.builder.report import (
     json_report,
     markdown_report,
     print_flag_notes,
@@ -34,7 +34,7 @@ from hipconv.build.report import (
     print_target,
     summary_table,
 )
-from hipconv.build.target import Target, choose_target
+from hipconv.builder.target import Target, choose_target
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.console import verbosity
 from hipconv.diagnostics import Severity

@@ -1,5 +1,5 @@
 """`hipconv build --backend hip-cpu|nvidia`: translate the tree as `hipconv build` does, then link one
-executable per program (hipconv/build/programs.py) and, with --run, run each one.
+executable per program (hipconv/builder/programs.py) and, with --run, run each one.
 
 hip-cpu: the tree is translated a second time into a staging copy, OUTPUT/.hipconv-cpu/src, for the HIP
 release HIP-CPU implements (ROCm 5.2: the warp intrinsics without masks) with hipLaunchKernelGGL launches,
@@ -20,10 +20,10 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv.build.children import Children
-from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
-from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
-from hipconv.build.plan import (
+from hipconv.builder.children import Children
+from hipconv.builder.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
+from hipconv.builder.missing import LibraryIndex, MissingHeaders, packages, tree_headers
+from hipconv.builder.plan import (
     Group,
     Unit,
     UnitResult,
@@ -31,9 +31,9 @@ from hipconv.build.plan import (
     group_failures,
     plan_tree,
 )
-from hipconv.build.programs import Program, ProgramResult, Ran, find_programs
-from hipconv.build.stage import dynamic_shared
-from hipconv.build.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
+from hipconv.builder.programs import Program, ProgramResult, Ran, find_programs
+from hipconv.builder.stage import dynamic_shared
+from hipconv.builder.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.errors import OutputUnwritable
 from hipconv.file_kinds import COMPILED, FileKind, file_kind

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipconv.build.cmake_values import (
+from hipconv.builder.cmake_values import (
     PLATFORM,
     block_end,
     condition,
@@ -43,7 +43,7 @@ from hipconv.build.cmake_values import (
     set_variables,
     source_path,
 )
-from hipconv.build.makeflags import compile_flags
+from hipconv.builder.makeflags import compile_flags
 from hipconv.buildfiles.cmake_syntax import Command, cmake_commands
 from hipconv.file_kinds import COMPILED_AS_HIP, file_kind
 

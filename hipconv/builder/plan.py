@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hipconv.build.children import Children, in_parallel
-from hipconv.build.cmakeflags import cmake_flags
-from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
-from hipconv.build.included import included_sources, nearest_first
-from hipconv.build.makeflags import makefile_flags
-from hipconv.build.missing import MissingHeaders
+from hipconv.builder.children import Children, in_parallel
+from hipconv.builder.cmakeflags import cmake_flags
+from hipconv.builder.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
+from hipconv.builder.included import included_sources, nearest_first
+from hipconv.builder.makeflags import makefile_flags
+from hipconv.builder.missing import MissingHeaders
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
 from hipconv.errors import ConfigError
 from hipconv.file_kinds import COMPILED, COMPILED_AS_HIP, COMPILED_SUFFIXES, FileKind, file_kind

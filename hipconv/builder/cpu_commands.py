@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hipconv.build.children import Children
-from hipconv.build.hipcc import ClangDiagnostic
-from hipconv.build.plan import Unit, UnitResult
-from hipconv.build.programs import Program
-from hipconv.build.toolchains import CpuToolchain, NvidiaToolchain
+from hipconv.builder.children import Children
+from hipconv.builder.hipcc import ClangDiagnostic
+from hipconv.builder.plan import Unit, UnitResult
+from hipconv.builder.programs import Program
+from hipconv.builder.toolchains import CpuToolchain, NvidiaToolchain
 from hipconv.file_kinds import COMPILED_AS_HIP, file_kind
 from hipconv.resources import cache_dir
 
