@@ -34,7 +34,9 @@ from typing import NamedTuple
 REPO = Path(__file__).resolve().parents[1]
 SEEDS = REPO / "tests" / "fixtures"
 CORPORA = REPO.parent / "shared" / "corpora"
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".h"}
+sys.path.insert(0, str(REPO))  # this checkout's hipconv, for its one table of file kinds
+
+from hipconv.file_kinds import TRANSLATED, file_kind  # noqa: E402
 
 
 def seed_files() -> list[tuple[str, bytes]]:
@@ -47,7 +49,7 @@ def seed_files() -> list[tuple[str, bytes]]:
         if "compile: true" not in case.read_text():
             continue
         for path in sorted(case.parent.glob("cuda/**/*")):
-            if path.suffix in SOURCE_SUFFIXES and path.is_file():
+            if file_kind(path.name) in TRANSLATED and path.is_file():
                 seeds.append((path.name, path.read_bytes()))
     if not seeds:
         raise SystemExit(f"no seed sources under {SEEDS}")

@@ -24,9 +24,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from hipconv.cli.options import settings_from
 from hipconv.commands.translate import TranslateRequest, translate_paths
-from hipconv.config import Config
+from hipconv.config import Config, settings_from
 from hipconv.diagnostics import Diagnostic
 from hipconv.errors import ConfigError, SourceError
 from hipconv.results import FileResult, FileStatus, Replacement

@@ -5,7 +5,7 @@ Found by walking up from the working directory to the project root and no furthe
 folder at or above the working directory holding .git, .hg or a pyproject.toml (black's markers);
 without one, the working directory itself: a .hipconv.toml in a parent such as /tmp is never read.
 Every key is checked; a bad key or value is a ConfigError naming the file.
-Command-line flags override what is read here.
+Command-line flags override what is read here: settings_from makes the run's Settings of both.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any, Literal, get_args
 from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
 from hipconv.excludes import compile_patterns
-from hipconv.resources import cuda_release, rocm_release
-from hipconv.settings import KERNEL_LAUNCH_STYLES
+from hipconv.resources import cuda_release, hip_releases, rocm_release
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS, KERNEL_LAUNCH_STYLES, KernelLaunch, Settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -167,3 +167,37 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+
+
+def settings_from(
+    config: Config,
+    rocm_version: str | None,
+    kernel_launch: str | None,
+    *,
+    experimental: bool = False,
+    jobs: int = 1,
+    no_compat: bool = False,
+    cuda: str | None = None,
+    offload_archs: tuple[str, ...] = (),
+) -> Settings:
+    """Command-line values, else the configuration file's, else the defaults (`offload_archs`: those
+    of --offload-arch, checked by the caller; none: DEFAULT_OFFLOAD_ARCHS)."""
+    written_for = cuda or config.cuda_release
+    return Settings(
+        rocm_release(next(v for v in (rocm_version, config.rocm_version, default_rocm()) if v is not None)),
+        KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
+        experimental,
+        jobs,
+        compat=not no_compat and config.compat is not False,
+        cuda=cuda_release(written_for) if written_for is not None else None,
+        include_dirs=tuple(str(d) for d in config.include_dirs),
+        offload_archs=offload_archs or DEFAULT_OFFLOAD_ARCHS,
+    )
+
+
+def default_rocm() -> str:
+    """The newest bundled ROCm release."""
+    releases = hip_releases()
+    if not releases:
+        raise ConfigError("no ROCm inventory is bundled (hipconv/data/hip.releases is missing)")
+    return releases[-1]

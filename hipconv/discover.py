@@ -13,32 +13,9 @@ from typing import NamedTuple
 
 from hipconv.errors import ConfigError
 from hipconv.excludes import TreeFilter, compile_patterns
-from hipconv.results import FileResult, FileStatus, Job
-from hipconv.translate.compat import compat_include_path
+from hipconv.file_kinds import TRANSLATED, file_kind
+from hipconv.results import FileResult, FileStatus, Job, compat_include_path
 
-# Files with these suffixes are translated; everything else in a tree is copied unchanged.
-SOURCE_SUFFIXES = frozenset(
-    {
-        ".cu",
-        ".cuh",
-        ".c",
-        ".cc",
-        ".cpp",
-        ".cxx",
-        ".c++",
-        ".h",
-        ".hh",
-        ".hpp",
-        ".hxx",
-        ".h++",
-        ".inl",
-        ".inc",
-        ".ipp",
-        ".tpp",
-        ".tcc",
-        ".cuinc",
-    }
-)
 # What marks an output directory as hipconv's own, so a rerun may update it.
 OUTPUT_MARKER = ".hipconv-output"
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -157,7 +134,7 @@ def _entry(
         text = os.path.relpath(found.link, os.path.dirname(rel) or os.curdir)
         return Job(found.path, found.path, False, 0, link=text), _under(output, rel)
     assert found.stat is not None
-    translate = os.path.splitext(found.path)[1].lower() in SOURCE_SUFFIXES
+    translate = file_kind(found.path) in TRANSLATED  # the rest is copied unchanged
     mode = stat.S_IMODE(found.stat.st_mode)
     include = compat_include_path(os.path.dirname(rel))  # the header is at the root of the tree
     job = Job(found.path, found.path, translate, found.stat.st_size, mode, compat_include=include)

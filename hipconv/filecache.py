@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hipconv import __version__
 from hipconv.resources import cache_dir
+from hipconv.version import __version__
 
 FILE_NAME = "files.sqlite3"
 MAX_BYTES = 512 * 1024 * 1024

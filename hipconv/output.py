@@ -21,7 +21,6 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv import __version__
 from hipconv.atomic import backup, copy_atomic, make_link, remove_stale_temp_files, write_atomic, write_named
 from hipconv.discover import OUTPUT_MARKER, Plan
 from hipconv.errors import ConfigError, OutputUnwritable
@@ -31,6 +30,7 @@ from hipconv.results import FileResult, FileStatus, Job
 from hipconv.settings import Settings
 from hipconv.summary import Summary
 from hipconv.translate.compat import COMPAT_HEADER, COMPAT_MARKER, compat_header, is_generated_header
+from hipconv.version import __version__
 
 # Errors of the file system that holds the output, not of one file: a write that meets one stops the run.
 _OUTPUT_UNWRITABLE = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})

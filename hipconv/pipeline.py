@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 from hipconv import interrupts
 from hipconv.buildfiles import build_file_kind, translate_build_file
-from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.filecache import FileCache, code_digest, data_digest, key_of
 from hipconv.pool import ordered_map
 from hipconv.results import FileResult, FileStatus, Job
@@ -116,7 +115,6 @@ class Context:
 
     rules: LookupTable | LazyTable
     settings: Settings
-    offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS
     project: Project = NO_PROJECT
     cache: FileCache | None = None  # per-file facts and results kept between runs (hipconv.filecache)
     masks: frozenset[bytes] = frozenset()  # the names passed as a lane mask in the run (masks_batch)
@@ -143,15 +141,14 @@ def translate_jobs(
     table: LookupTable,
     settings: Settings,
     *,
-    offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,
     project: Project = NO_PROJECT,
 ) -> list[FileResult]:
     """Read and translate a batch of files; never raises for a file's sake.
 
-    Build files (CMakeLists.txt, *.cmake, Makefiles) go to hipconv.buildfiles, with `offload_archs`
-    replacing CUDA architectures. `project`: what the run's files tell each other (project_of_jobs).
+    Build files (CMakeLists.txt, *.cmake, Makefiles) go to hipconv.buildfiles, with the settings'
+    offload_archs replacing CUDA architectures. `project`: what the run's files tell each other (project_of_jobs).
     """
-    return translate_batch(Context(table, settings, offload_archs, project), jobs)
+    return translate_batch(Context(table, settings, project), jobs)
 
 
 def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
@@ -162,7 +159,7 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     results: list[FileResult | None] = [found.get(k) if k is not None else None for k in keys]
     todo = [n for n, r in enumerate(results) if r is None]
     decoded = (r if isinstance(r, FileResult) else decode_job(job, r) for job, r in ((jobs[n], read[n]) for n in todo))
-    built = [_build_file(r, context.offload_archs) for r in decoded]
+    built = [_build_file(r, context.settings.offload_archs) for r in decoded]
     sources = [r for r in built if isinstance(r, SourceFile)]
     includes = {job.display: job.compat_include for job in jobs}
     translated = iter(
@@ -190,7 +187,7 @@ def _result_key(context: Context, job: Job, read: bytes | FileResult) -> bytes |
     else:
         return None
     project = context.project.digest(job.display)
-    extra: tuple[str | bytes, ...] = (str(job.translate), job.compat_include, project, *context.offload_archs)
+    extra: tuple[str | bytes, ...] = (str(job.translate), job.compat_include, project)
     return context.key("result", job, data, *extra)
 
 
@@ -376,7 +373,6 @@ def run(
     table: LookupTable | LazyTable,
     settings: Settings,
     *,
-    offload_archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS,
     cache: FileCache | None = None,
 ) -> Generator[FileResult, None, None]:
     """Yield one FileResult per job, in job order. In-process for one job or one file.
@@ -386,7 +382,7 @@ def run(
     `cache`: per-file facts and results are taken from it when the file's bytes are those they were
     computed from, and kept in it (hipconv.filecache); old entries are evicted at the end.
     """
-    context = Context(table, settings, offload_archs, cache=cache)
+    context = Context(table, settings, cache=cache)
     project = project_of_jobs(jobs, table, settings.include_dirs, context=context)
     context = replace(context, project=project)
     results = _map(context, "translate", jobs)

@@ -15,7 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from hipconv import __version__
 from hipconv.console import Display, make_console, plain, verbosity
 from hipconv.diagnostics import Diagnostic, Severity
 from hipconv.results import FileResult, FileStatus
@@ -24,6 +23,7 @@ from hipconv.settings import Settings
 from hipconv.summary import ROLLUP_DEPTH, Api, Rollup, api_of, code_lines, percent
 from hipconv.summary import Summary as Summary  # re-exported: hipconv.report.Summary was its home
 from hipconv.translate.templates import render
+from hipconv.version import __version__
 
 _SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "magenta", Severity.NOTE: "cyan"}
 

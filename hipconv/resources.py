@@ -60,8 +60,8 @@ def data_files(pattern: str) -> list[Path]:
 
 
 def build_file(name: str) -> Path:
-    """Hand-kept facts of `hipconv build` (hipconv/build/packages.yaml: what provides a missing header)."""
-    return _PACKAGE / "build" / name
+    """Hand-kept facts of `hipconv build` (hipconv/builder/packages.yaml: what provides a missing header)."""
+    return _PACKAGE / "builder" / name
 
 
 def cache_dir() -> Path:

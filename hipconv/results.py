@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 from hipconv.diagnostics import Diagnostic
 
+COMPAT_HEADER = "hipconv_compat.h"  # the header of shims a run writes at the root of its output (translate/compat.py)
+
 
 class FileStatus(enum.Enum):
     CONVERTED = "converted"
@@ -64,4 +66,11 @@ class Job:
     size: int = -1  # from discovery's stat; -1 when unknown
     mode: int | None = None  # permission bits for the output file
     link: str | None = None  # a symbolic link inside the input trees: the text of the link to create
-    compat_include: str = "hipconv_compat.h"  # its include of the tree's hipconv_compat.h, when it uses a shim
+    compat_include: str = COMPAT_HEADER  # its include of the tree's hipconv_compat.h, when it uses a shim
+
+
+def compat_include_path(relative_dir: str) -> str:
+    """The include path of hipconv_compat.h at the root of the output tree, from a file in `relative_dir`
+    (a folder of the tree relative to its root, `/`-separated; "" or "." for the root)."""
+    parts = [p for p in relative_dir.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "../" * len(parts) + COMPAT_HEADER

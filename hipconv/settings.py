@@ -49,6 +49,7 @@ class KernelLaunch(str, enum.Enum):
 
 
 KERNEL_LAUNCH_STYLES = tuple(k.value for k in KernelLaunch)
+DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Settings:
     compat: bool = True  # use the shims of hipconv_compat.h where the target lacks a counterpart (--no-compat)
     cuda: Version | None = None  # the CUDA release the code was written for (--cuda-release); None: the newest bundled
     include_dirs: tuple[str, ...] = ()  # where `#include` looks after the including file's folder (include-dirs)
+    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS  # the AMD targets build files name (--offload-arch)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller

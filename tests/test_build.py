@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from helpers import HAS_DEBIAN_CMAKE_HIP, cmake_build_with_debian_hip, run_cli
-from hipconv.build.hipcc import parse_diagnostics
-from hipconv.build.makeflags import makefile_flags
-from hipconv.build.plan import (
+from hipconv.builder.hipcc import parse_diagnostics
+from hipconv.builder.makeflags import makefile_flags
+from hipconv.builder.plan import (
     Unit,
     UnitResult,
     expand_options_files,

@@ -1,4 +1,4 @@
-"""`hipconv build`: what a missing header stands for (hipconv/build/missing.py, packages.yaml), the split of
+"""`hipconv build`: what a missing header stands for (hipconv/builder/missing.py, packages.yaml), the split of
 causes into "a translator could fix this" and "nothing can", and the report's one line per TU (JSON and
 Markdown). Compiler output is recorded (Debian's hipcc 5.2, ROCm 6.3's hipcc-syntax); the end-to-end tests
 use a fake hipcc that prints it, and hipcc-syntax when ../shared has it."""
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from hipconv.build.hipcc import parse_diagnostics
-from hipconv.build.missing import LibraryIndex, MissingHeaders, packages
-from hipconv.build.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Unit, UnitResult, group_failures, holds_code
-from hipconv.build.report import json_report, markdown_report, unit_lines
+from hipconv.builder.hipcc import parse_diagnostics
+from hipconv.builder.missing import LibraryIndex, MissingHeaders, packages
+from hipconv.builder.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Unit, UnitResult, group_failures, holds_code
+from hipconv.builder.report import json_report, markdown_report, unit_lines
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_headers
 from hipconv.rules import load_ruleset

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers import HAS_DEBIAN_CMAKE_HIP, cmake_build_with_debian_hip, run_cli
-from hipconv.build.cmakeflags import cmake_flags
+from hipconv.builder.cmakeflags import cmake_flags
 from hipconv.buildfiles import translate_build_file
 from hipconv.translate.source import SourceFile
 

@@ -12,8 +12,9 @@ from helpers import hip_names, run_cli, tree
 from hipconv.api import translate_source
 from hipconv.diagnostics import Severity
 from hipconv.resources import hip_releases
+from hipconv.results import compat_include_path
 from hipconv.settings import Version
-from hipconv.translate.compat import COMPAT_HEADER, compat_header, compat_include_path, is_generated_header
+from hipconv.translate.compat import COMPAT_HEADER, compat_header, is_generated_header
 
 KERNEL = """#include <cuda_runtime.h>
 __global__ void copy(const float4 *in, float4 *out) {

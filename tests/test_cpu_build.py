@@ -21,13 +21,13 @@ import pytest
 from test_hip_cpu import HIP_CPU, declared_hazards, missing_tools, scan_findings
 
 from helpers import run_cli
-from hipconv.build.cpu_commands import project_flags
-from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics
-from hipconv.build.missing import MissingHeaders
-from hipconv.build.plan import classify
-from hipconv.build.programs import defines_main, group_programs
-from hipconv.build.stage import dynamic_shared
-from hipconv.build.toolchains import no_gpu_reason
+from hipconv.builder.cpu_commands import project_flags
+from hipconv.builder.hipcc import ClangDiagnostic, parse_diagnostics
+from hipconv.builder.missing import MissingHeaders
+from hipconv.builder.plan import classify
+from hipconv.builder.programs import defines_main, group_programs
+from hipconv.builder.stage import dynamic_shared
+from hipconv.builder.toolchains import no_gpu_reason
 from hipconv.diagnostics import CODES
 from hipconv.rules import load_ruleset
 

@@ -9,7 +9,7 @@ reported line fails the test, and so does one that declares a hazard but passes 
 
 HIP-CPU predates the `*_sync` builtins and g++ cannot parse `<<<...>>>`, so the programs are
 translated for ROCm 5.2 (which drops the masks) with hipLaunchKernelGGL launches; the scan runs
-at the newest bundled release, as a user would run it. hipconv/build/hip_cpu_include/ (which
+at the newest bundled release, as a user would run it. hipconv/builder/hip_cpu_include/ (which
 `hipconv build --backend hip-cpu` force-includes too) stands in for the few ROCm device functions
 HIP-CPU lacks (see its headers).
 """
@@ -25,8 +25,7 @@ from pathlib import Path
 import pytest
 
 from hipconv.api import translate_tree
-from hipconv.cli.options import settings_from
-from hipconv.config import Config
+from hipconv.config import Config, settings_from
 from hipconv.resources import build_file
 from hipconv.rules import load_ruleset
 from hipconv.scan.scanner import scan_sources

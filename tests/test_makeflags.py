@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from hipconv.build.makeflags import makefile_flags
+from hipconv.builder.makeflags import makefile_flags
 
 SUFFIXES = [".cu", ".cpp"]
 

@@ -19,6 +19,9 @@ INSTALLED_DATA = (  # what `import hipconv` must find inside the installed packa
     "hipconv/_data/templates/report/summary.md.j2",
     "hipconv/_data/docs/codes.md",  # SARIF's helpUri: the installed copy of the codes' page
     "hipconv/data/cuda.names",
+    "hipconv/builder/packages.yaml",  # hipconv build's data (the package was build/, a name tools skip)
+    "hipconv/builder/hip_cpu.yaml",
+    "hipconv/builder/hip_cpu_include/hipcpu_prelude.h",
 )
 LIST_FILES = "import importlib.metadata as m; print('\\n'.join(str(f) for f in m.files('hipconv')))"
 

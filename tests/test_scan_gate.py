@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from helpers import run_cli
-from hipconv.discover import SOURCE_SUFFIXES
+from hipconv.file_kinds import TRANSLATED_SUFFIXES
 from hipconv.scan.view import FileView
 from hipconv.settings import Settings, Version
 from hipconv.translate.lexer import lex
@@ -195,8 +195,8 @@ def test_a_baseline_the_configuration_names_must_exist(repo: Path) -> None:
 def test_the_hook_runs_on_every_source_suffix_scan_reads_and_nothing_else() -> None:
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     pattern = re.compile(next(h for h in hooks if h["id"] == "hipconv-scan")["files"])
-    assert {".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc", ".cxx"} <= SOURCE_SUFFIXES
-    for suffix in SOURCE_SUFFIXES:
+    assert {".cu", ".cuh", ".h", ".hpp", ".inl", ".cpp", ".cc", ".cxx"} <= TRANSLATED_SUFFIXES
+    for suffix in TRANSLATED_SUFFIXES:
         for name in (f"src/kernel{suffix}", f"src/KERNEL{suffix.upper()}"):
             assert pattern.search(name), name
     for name in ("setup.py", "README.md", "kernel.cu.orig", "notes.txt", "CMakeLists.txt", "Makefile", "a.cuda"):

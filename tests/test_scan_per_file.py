@@ -15,8 +15,7 @@ import pytest
 from conftest import FIXTURES
 
 from helpers import SHARED, run_cli
-from hipconv.cli.options import settings_from
-from hipconv.config import Config
+from hipconv.config import Config, settings_from
 from hipconv.discover import plan
 from hipconv.rules import load_ruleset
 from hipconv.rules.model import LookupTable

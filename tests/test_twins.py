@@ -15,7 +15,8 @@ import pytest
 from conftest import SHARED_INVENTORY
 
 from helpers import ruleset
-from tools.derive.twins import Twin, name_words, shortening, similar
+from tools.derive.name_words import name_words, shortening, similar
+from tools.derive.twins import Twin
 
 REPO = Path(__file__).resolve().parents[1]
 NO_INVENTORY = f"{SHARED_INVENTORY} is not on this machine: the evidence search cannot run"

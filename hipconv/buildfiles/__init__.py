@@ -6,33 +6,24 @@ diagnostics with line and column).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Literal
 
 from hipconv.buildfiles.cmake import translate_cmake
 from hipconv.buildfiles.common import BuildFileEdits
 from hipconv.buildfiles.make import translate_make
-from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
+from hipconv.file_kinds import FileKind, file_kind
 from hipconv.results import FileResult, FileStatus
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS
 from hipconv.translate.source import SourceFile
 
 BuildFileKind = Literal["cmake", "make"]
-CMAKE_NAMES = frozenset({"CMakeLists.txt"})
-CMAKE_SUFFIXES = frozenset({".cmake"})
-MAKE_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile"})
-MAKE_SUFFIXES = frozenset({".mk"})
+_BUILD_FILE_KINDS: dict[FileKind | None, BuildFileKind] = {FileKind.CMAKE: "cmake", FileKind.MAKE: "make"}
 
 
 def build_file_kind(path: str) -> BuildFileKind | None:
-    """'cmake', 'make', or None when the path is not a build file hipconv translates."""
-    name = os.path.basename(path)
-    suffix = os.path.splitext(name)[1].lower()
-    if name in CMAKE_NAMES or suffix in CMAKE_SUFFIXES:
-        return "cmake"
-    if name in MAKE_NAMES or suffix in MAKE_SUFFIXES:
-        return "make"
-    return None
+    """'cmake', 'make', or None when the path is not a build file hipconv translates (hipconv.file_kinds)."""
+    return _BUILD_FILE_KINDS.get(file_kind(path))
 
 
 def translate_build_file(source: SourceFile, archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS) -> FileResult:

@@ -21,8 +21,8 @@ from hipconv.diagnostics import (
     NVCC_FLAG_DROPPED,
     UNKNOWN_NVCC_FLAG,
 )
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS
 
-DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 # HIP declares the *_sync warp builtins only with this defined before its runtime header (ROCm 6.2+; the
 # rules' requires_define). A source file can define it only before its first HIP include, so translated
 # build files and `hipconv build` define it for the whole build; older releases ignore it.

@@ -1,4 +1,4 @@
-"""What the commands' options share: settings from options and configuration, AMD targets, exit codes."""
+"""What the commands' options share: the options themselves, the configuration file, AMD targets, exit codes."""
 
 from __future__ import annotations
 
@@ -11,41 +11,15 @@ from typing import Any, Callable, TypedDict, cast
 
 import click
 
-from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.config import FAIL_ON, Config, find_config, load_config, project_root
 from hipconv.console import COLOR_CHOICES, ColorChoice, Display, Verbosity
-from hipconv.errors import ConfigError
 from hipconv.report import print_verbose, stderr_console
-from hipconv.resources import cuda_release, hip_releases, rocm_release
-from hipconv.settings import KernelLaunch, Settings
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal
 EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (`| head`): 128 + SIGPIPE, quietly, as git and coreutils
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
-
-
-def settings_from(
-    config: Config,
-    rocm_version: str | None,
-    kernel_launch: str | None,
-    *,
-    experimental: bool = False,
-    jobs: int = 1,
-    no_compat: bool = False,
-    cuda: str | None = None,
-) -> Settings:
-    """Command-line values, else the configuration file's, else the defaults."""
-    written_for = cuda or config.cuda_release
-    return Settings(
-        rocm_release(next(v for v in (rocm_version, config.rocm_version, default_rocm()) if v is not None)),
-        KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
-        experimental,
-        jobs,
-        compat=not no_compat and config.compat is not False,
-        cuda=cuda_release(written_for) if written_for is not None else None,
-        include_dirs=tuple(str(d) for d in config.include_dirs),
-    )
 
 
 def no_compat_option() -> Decorator:
@@ -56,14 +30,6 @@ def no_compat_option() -> Decorator:
         help="Write no hipconv_compat.h shims: CUDA APIs the targeted ROCm lacks are reported instead "
         "[default: a shim where HIP can express the API exactly, with a note (HC011)].",
     )
-
-
-def default_rocm() -> str:
-    """The newest bundled ROCm release."""
-    releases = hip_releases()
-    if not releases:
-        raise ConfigError("no ROCm inventory is bundled (hipconv/data/hip.releases is missing)")
-    return releases[-1]
 
 
 def config_at(path: Path | None, display: Display) -> Config:

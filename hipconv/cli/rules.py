@@ -11,7 +11,6 @@ from hipconv.cli.options import (
     EXIT_UNPORTED,
     Decorator,
     chosen_display,
-    default_rocm,
     rocm_version_option,
     rules_dir_option,
 )
@@ -24,6 +23,7 @@ from hipconv.commands.rules import (
     show,
     update_docs,
 )
+from hipconv.config import default_rocm
 from hipconv.console import make_console
 from hipconv.docs import PAGES
 from hipconv.report import coverage_table, print_line, stderr_console

@@ -23,10 +23,9 @@ from hipconv.cli.options import (
     no_compat_option,
     rocm_version_option,
     rules_dir_option,
-    settings_from,
 )
 from hipconv.commands.scan import ScanFormat, ScanRequest, scan_paths
-from hipconv.config import FailOn
+from hipconv.config import FailOn, settings_from
 from hipconv.console import Display
 from hipconv.diagnostics import CODES
 from hipconv.errors import HipconvError

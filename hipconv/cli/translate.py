@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from hipconv.build.report import print_groups, print_programs
+from hipconv.builder.report import print_groups, print_programs
 from hipconv.cli.options import (
     EXIT_ERROR,
     EXIT_OK,
@@ -28,12 +28,11 @@ from hipconv.cli.options import (
     offload_archs,
     rocm_version_option,
     rules_dir_option,
-    settings_from,
 )
 from hipconv.commands.build import BuildRequest, build_tree
 from hipconv.commands.programs import ProgramsRequest, build_programs
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
-from hipconv.config import fails_on
+from hipconv.config import fails_on, settings_from
 from hipconv.console import Display
 from hipconv.diagnostics import Severity
 from hipconv.output import OutputMode
@@ -154,6 +153,7 @@ def translate(
         jobs=jobs,
         no_compat=no_compat,
         cuda=cuda_release,
+        offload_archs=offload_archs(offload_arch),
     )
     request = TranslateRequest(
         paths,
@@ -164,7 +164,6 @@ def translate(
         backup_suffix=backup_suffix,
         **exclusion(config, exclude, respect_gitignore),
         rules_dirs=config.rules_dirs + rules_dir,
-        offload_archs=offload_archs(offload_arch),
         report_path=report_path,
         stats=stats,
         force=force,
@@ -305,11 +304,10 @@ def build(
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
     translation = TranslateRequest(
         (src,),
-        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat),
+        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat, offload_archs=archs),
         output=output,
         **exclusion(config, exclude, respect_gitignore),
         rules_dirs=config.rules_dirs + rules_dir,
-        offload_archs=archs,
         force=force,
     )
     if backend != "hipcc":

@@ -14,9 +14,9 @@ from typing import BinaryIO
 from rich.console import Console
 
 from hipconv.atomic import write_atomic, write_named
-from hipconv.build.hipcc import find_hipcc, hip_environment, hip_version
-from hipconv.build.missing import MissingHeaders
-from hipconv.build.plan import (
+from hipconv.builder.hipcc import find_hipcc, hip_environment, hip_version
+from hipconv.builder.missing import MissingHeaders
+from hipconv.builder.plan import (
     Group,
     Unit,
     UnitResult,
@@ -27,7 +27,7 @@ from hipconv.build.plan import (
     plan_compile_commands,
     plan_tree,
 )
-from hipconv.build.report import (
+from hipconv.builder.report import (
     json_report,
     markdown_report,
     print_flag_notes,
@@ -35,7 +35,7 @@ from hipconv.build.report import (
     print_target,
     summary_table,
 )
-from hipconv.build.target import Target, choose_target
+from hipconv.builder.target import Target, choose_target
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.console import verbosity
 from hipconv.diagnostics import Severity
@@ -101,7 +101,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     translated = translate_paths(translation, console, stdout)
     if translated.failed:
         return BuildOutcome(translated)
-    archs = request.translation.offload_archs
+    archs = request.translation.settings.offload_archs
     objects = (request.build_dir or output / ".hipconv-build").resolve()
     skipped: list[str] = []
     if entries is not None:
@@ -176,7 +176,7 @@ def _write_report(
         hipcc=hipcc,
         hip_version=target.hip_version,
         rocm=str(target.rocm),
-        archs=request.translation.offload_archs,
+        archs=request.translation.settings.offload_archs,
         check_only=request.check_only,
         seconds=seconds,
         skipped=skipped,

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import platform
 
-from hipconv import __version__
 from hipconv.commands.rules import unknown
 from hipconv.diagnostics import CODES, Code
 from hipconv.errors import ToolNotFound
 from hipconv.resources import cuda_releases, hip_releases
+from hipconv.version import __version__
 
 
 def code_lines() -> list[str]:

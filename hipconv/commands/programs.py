@@ -1,5 +1,5 @@
 """`hipconv build --backend hip-cpu|nvidia`: translate the tree as `hipconv build` does, then link one
-executable per program (hipconv/build/programs.py) and, with --run, run each one.
+executable per program (hipconv/builder/programs.py) and, with --run, run each one.
 
 hip-cpu: the tree is translated a second time into a staging copy, OUTPUT/.hipconv-cpu/src, for the HIP
 release HIP-CPU implements (ROCm 5.2: the warp intrinsics without masks) with hipLaunchKernelGGL launches,
@@ -21,12 +21,10 @@ from typing import BinaryIO
 from rich.console import Console
 
 from hipconv.atomic import write_atomic
-from hipconv.build.children import Children
-from hipconv.build.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
-from hipconv.build.missing import LibraryIndex, MissingHeaders, packages, tree_headers
-from hipconv.build.plan import (
-    HEADER_SUFFIXES,
-    TU_SUFFIXES,
+from hipconv.builder.children import Children
+from hipconv.builder.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
+from hipconv.builder.missing import LibraryIndex, MissingHeaders, packages, tree_headers
+from hipconv.builder.plan import (
     Group,
     Unit,
     UnitResult,
@@ -34,11 +32,12 @@ from hipconv.build.plan import (
     group_failures,
     plan_tree,
 )
-from hipconv.build.programs import Program, ProgramResult, Ran, find_programs
-from hipconv.build.stage import dynamic_shared
-from hipconv.build.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
+from hipconv.builder.programs import Program, ProgramResult, Ran, find_programs
+from hipconv.builder.stage import dynamic_shared
+from hipconv.builder.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.errors import OutputUnwritable
+from hipconv.file_kinds import COMPILED, FileKind, file_kind
 from hipconv.report import progress_bar
 from hipconv.resources import rocm_release
 from hipconv.rules import load_ruleset
@@ -119,7 +118,7 @@ def _stage(translation: TranslateRequest, staged: Path) -> Path:
     staged_request = replace(translation, settings=settings, output=staged, report_path=None, stats=False, force=True)
     translate_paths(staged_request, quiet, io.BytesIO())
     for path in sorted(staged.rglob("*")):
-        if path.is_file() and path.suffix.lower() in TU_SUFFIXES | HEADER_SUFFIXES:
+        if path.is_file() and file_kind(path.name) in COMPILED | {FileKind.HEADER}:
             body = path.read_bytes()
             adjusted = dynamic_shared(body)
             if adjusted != body:

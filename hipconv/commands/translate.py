@@ -10,7 +10,6 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv.buildfiles.nvcc_flags import DEFAULT_OFFLOAD_ARCHS
 from hipconv.discover import plan
 from hipconv.filecache import default_cache
 from hipconv.interrupts import Interrupted, deferred
@@ -33,7 +32,6 @@ class TranslateRequest:
     excludes: tuple[str, ...] = ()  # .gitignore patterns (hipconv.excludes)
     respect_gitignore: bool = False  # skip what the trees' .gitignore files ignore
     rules_dirs: tuple[Path, ...] = ()
-    offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS
     report_path: Path | None = None
     stats: bool = False
     force: bool = False
@@ -81,9 +79,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         summary.add(problem)
         print_result(console, problem)
     writer = Writer(the_plan, request.mode, request.in_place, request.backup_suffix, stdout)
-    results = run(
-        the_plan.jobs, table, request.settings, offload_archs=request.offload_archs, cache=default_cache(request.cache)
-    )
+    results = run(the_plan.jobs, table, request.settings, cache=default_cache(request.cache))
     try:
         write_errors, shims = _write_results(results, writer, summary, console)
     except (KeyboardInterrupt, Interrupted):  # every output file is whole or absent (atomic.write_atomic)

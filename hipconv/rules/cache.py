@@ -20,10 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from hipconv import __version__
 from hipconv.resources import cache_dir, templates_dir
 from hipconv.rules import model as model_module
 from hipconv.rules.model import RuleSet
+from hipconv.version import __version__
 
 KEEP_ENTRIES = 4  # rule sets of this version: the bundled one, a few --rules-dir combinations
 STALE_TMP_SECONDS = 600

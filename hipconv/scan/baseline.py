@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hipconv import __version__
 from hipconv.errors import ConfigError
 from hipconv.scan.scanner import FileScan, Finding
+from hipconv.version import __version__
 
 FORMAT_VERSION = 1
 Key = tuple[str, str, str]  # (code, path, fingerprint)

@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hipconv import __version__
 from hipconv.code_pages import CODES_PAGE, anchor, code_markdown, explain
 from hipconv.console import plain, verbosity
 from hipconv.diagnostics import CODES, Diagnostic, Severity
@@ -23,6 +22,7 @@ from hipconv.report import diagnostic_line, print_line
 from hipconv.resources import docs_url
 from hipconv.scan.scanner import FileScan, Finding
 from hipconv.settings import Settings
+from hipconv.version import __version__
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

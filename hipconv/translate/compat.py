@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 
 from hipconv.diagnostics import FULL_MASK_WIDENED, SHIMMED
+from hipconv.results import COMPAT_HEADER as COMPAT_HEADER  # re-exported: its home is the leaf results.py
 from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
 from hipconv.settings import Version
@@ -24,7 +25,6 @@ from hipconv.translate.syntax import Span, int_literal, is_punct, next_code, par
 from hipconv.translate.templates import render
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
 
-COMPAT_HEADER = "hipconv_compat.h"
 # the first line of every generated hipconv_compat.h (templates/compat/hipconv_compat.h.j2): a file of that
 # name without it is the user's, which a run never overwrites
 COMPAT_MARKER = b"// hipconv_compat.h: written by hipconv"
@@ -176,10 +176,3 @@ def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
 def is_generated_header(data: bytes) -> bool:
     """True when `data` is a hipconv_compat.h that hipconv wrote (a later run may rewrite it)."""
     return data.startswith(COMPAT_MARKER)
-
-
-def compat_include_path(relative_dir: str) -> str:
-    """The include path of hipconv_compat.h at the root of the output tree, from a file in `relative_dir`
-    (a folder of the tree relative to its root, `/`-separated; "" or "." for the root)."""
-    parts = [p for p in relative_dir.replace("\\", "/").split("/") if p not in ("", ".")]
-    return "../" * len(parts) + COMPAT_HEADER

@@ -6,13 +6,13 @@ libclang (HipconvError) escapes.
 
 from __future__ import annotations
 
-import os
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from hipconv.diagnostics import OVERLAP, Diagnostic
 from hipconv.errors import HipconvError
+from hipconv.file_kinds import FileKind, file_kind
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
@@ -29,12 +29,6 @@ from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.vector_ops import may_define_operators
 from hipconv.translate.version_macros import WORDS as VERSION_WORDS
 from hipconv.translate.words import file_words
-
-CU_SUFFIXES = frozenset({".cu"})  # nvcc includes the CUDA runtime implicitly into these
-# C++ sources: nvcc compiles those that hold CUDA as CUDA (`nvcc -x cu`), with the runtime too (match_file)
-CPP_SUFFIXES = frozenset({".cpp", ".cc", ".cxx", ".c++", ".cp"})
-# headers: when they include a HIP header, the HIP runtime header goes before it (as in a .cu file)
-HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hh", ".hpp", ".hxx", ".h++", ".inl", ".ipp"})
 
 
 def translate_source(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
@@ -197,15 +191,15 @@ def edited_result(
 
 
 def _is_cu(source: SourceFile) -> bool:
-    return os.path.splitext(source.path)[1].lower() in CU_SUFFIXES
+    return file_kind(source.path) is FileKind.CUDA
 
 
 def _is_cpp(source: SourceFile) -> bool:
-    return os.path.splitext(source.path)[1].lower() in CPP_SUFFIXES
+    return file_kind(source.path) is FileKind.CPP
 
 
-def _is_header(source: SourceFile) -> bool:
-    return os.path.splitext(source.path)[1].lower() in HEADER_SUFFIXES
+def _is_header(source: SourceFile) -> bool:  # when it includes a HIP header, the runtime goes before it
+    return file_kind(source.path) is FileKind.HEADER
 
 
 def needs_translation(source: SourceFile, words: frozenset[bytes], table: LookupTable, settings: Settings) -> bool:

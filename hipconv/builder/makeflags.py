@@ -18,8 +18,8 @@ import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from hipconv.build.make_expand import pattern_match
-from hipconv.build.make_reader import MAKEFILE_NAMES, Makefile, Rule, is_goal
+from hipconv.builder.make_expand import pattern_match
+from hipconv.builder.make_reader import MAKEFILE_NAMES, Makefile, Rule, is_goal
 
 # the flags that shape a TU's compilation (-DX=1, -std, -f/-m options, warnings, optimization, debug info);
 # anything else on the line (linker flags such as -export-dynamic, which clang refuses) is left out

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hipconv.build.hipcc import HipVersion
+from hipconv.builder.hipcc import HipVersion
 from hipconv.diagnostics import Severity
 from hipconv.settings import Version
 

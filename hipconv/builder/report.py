@@ -10,15 +10,15 @@ from typing import Any, NamedTuple
 from rich.console import Console
 from rich.table import Table
 
-from hipconv import __version__
-from hipconv.build.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
-from hipconv.build.programs import ProgramResult
-from hipconv.build.target import Target
+from hipconv.builder.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
+from hipconv.builder.programs import ProgramResult
+from hipconv.builder.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
 from hipconv.diagnostics import CODES, CPU_BUILD_FAILED, HIPCC_FAILED, NVIDIA_BUILD_FAILED, Severity
 from hipconv.report import print_line
 from hipconv.translate.templates import render
+from hipconv.version import __version__
 
 
 class Fix(NamedTuple):

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipconv.build.cmake_values import (
+from hipconv.builder.cmake_values import (
     PLATFORM,
     block_end,
     condition,
@@ -43,10 +43,10 @@ from hipconv.build.cmake_values import (
     set_variables,
     source_path,
 )
-from hipconv.build.makeflags import compile_flags
+from hipconv.builder.makeflags import compile_flags
 from hipconv.buildfiles.cmake_syntax import Command, cmake_commands
+from hipconv.file_kinds import COMPILED_AS_HIP, file_kind
 
-_HIP_SUFFIXES = frozenset({".cu", ".hip"})
 _SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
 _SKIP_WORDS = frozenset({"BEFORE", "AFTER", "SYSTEM"})
 _TARGET_KINDS = frozenset(
@@ -303,7 +303,7 @@ class _Reader:
         return usage
 
     def flags(self, source: str, usage: _Usage, variables: dict[str, str], standard: dict[str, str]) -> list[str]:
-        language = "HIP" if Path(source).suffix.lower() in _HIP_SUFFIXES else "CXX"
+        language = "HIP" if file_kind(source) in COMPILED_AS_HIP else "CXX"
         std = standard.get(language) or (standard.get("CUDA") if language == "HIP" else None)
         if language == "HIP":
             std = std or variables.get("CMAKE_HIP_STANDARD") or variables.get("CMAKE_CUDA_STANDARD")

@@ -17,19 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from hipconv.build.children import Children, in_parallel
-from hipconv.build.cmakeflags import cmake_flags
-from hipconv.build.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
-from hipconv.build.included import included_sources, nearest_first
-from hipconv.build.makeflags import makefile_flags
-from hipconv.build.missing import MissingHeaders
+from hipconv.builder.children import Children, in_parallel
+from hipconv.builder.cmakeflags import cmake_flags
+from hipconv.builder.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
+from hipconv.builder.included import included_sources, nearest_first
+from hipconv.builder.makeflags import makefile_flags
+from hipconv.builder.missing import MissingHeaders
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
 from hipconv.errors import ConfigError
+from hipconv.file_kinds import COMPILED, COMPILED_AS_HIP, COMPILED_SUFFIXES, FileKind, file_kind
 from hipconv.rules.model import RuleKind, RuleSet, RuleStatus
-
-TU_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx", ".c++"})
-HIP_SUFFIXES = frozenset({".cu", ".hip"})  # compiled with -x hip
-HEADER_SUFFIXES = frozenset({".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc"})
 
 
 @dataclass(frozen=True)
@@ -83,7 +80,7 @@ def _command(hipcc: str, flags: Sequence[str], file: str, output: str | None, ar
     words = [hipcc, *([] if defines_it else [f"-D{WARP_SYNC_DEFINE}"]), *flags]
     if not any(w.startswith("--offload-arch") for w in words):
         words += [f"--offload-arch={a}" for a in archs]
-    if Path(file).suffix in HIP_SUFFIXES and "-x" not in words:
+    if file_kind(file) in COMPILED_AS_HIP and "-x" not in words:
         words += ["-x", "hip"]
     return tuple(words + (["-fsyntax-only", file] if output is None else ["-c", file, "-o", output]))
 
@@ -112,14 +109,14 @@ def plan_tree(
     """
     rels = sorted(files)
     header_dirs = sorted(
-        {str((out_root / rel).parent) for rel in rels if Path(rel).suffix in HEADER_SUFFIXES} | {str(out_root)}
+        {str((out_root / rel).parent) for rel in rels if file_kind(rel) is FileKind.HEADER} | {str(out_root)}
     )
-    listed = cmake_flags(out_root, rels, TU_SUFFIXES)  # the sources a CMake target names
-    from_build = {**listed, **makefile_flags(out_root, rels, TU_SUFFIXES, environ)}
-    included = included_sources(out_root, rels, TU_SUFFIXES)
+    listed = cmake_flags(out_root, rels, COMPILED_SUFFIXES)  # the sources a CMake target names
+    from_build = {**listed, **makefile_flags(out_root, rels, COMPILED_SUFFIXES, environ)}
+    included = included_sources(out_root, rels, COMPILED_SUFFIXES)
     units, skipped = [], []
     for rel in rels:
-        if Path(rel).suffix.lower() not in TU_SUFFIXES:
+        if file_kind(rel) not in COMPILED:
             continue
         if rel in included and rel not in listed:  # (a Makefile's pattern rule would compile any source)
             skipped.append(f"{rel}: included by {included[rel]}; built as part of it, not on its own")

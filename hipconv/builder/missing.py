@@ -83,7 +83,7 @@ def _records(data: Any, section: str, path: Path) -> list[dict[str, Any]]:
 
 @functools.cache
 def packages(path: Path | None = None) -> Packages:
-    """hipconv/build/packages.yaml, checked for unknown keys."""
+    """hipconv/builder/packages.yaml, checked for unknown keys."""
     path = path or build_file("packages.yaml")
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     return Packages(

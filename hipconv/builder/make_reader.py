@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hipconv.build.make_expand import Expander, Variable, reference_end
+from hipconv.builder.make_expand import Expander, Variable, reference_end
 
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 MAX_INCLUDES = 64

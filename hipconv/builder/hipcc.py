@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from hipconv.build.children import Children
+from hipconv.builder.children import Children
 from hipconv.errors import ToolNotFound
 
 INSTALL_HINT = (
@@ -97,7 +97,7 @@ def run_hipcc(
     timeout: float = 1800,
     children: Children | None = None,
 ) -> Compiled:
-    """Run a compiler (in a process group of its own, among `children`: see hipconv/build/children.py)."""
+    """Run a compiler (in a process group of its own, among `children`: see hipconv/builder/children.py)."""
     started = time.monotonic()
     try:
         done = (children or Children()).run(command, env=env, cwd=cwd, timeout=timeout)

@@ -18,11 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from hipconv.build.children import Children
-from hipconv.build.hipcc import ClangDiagnostic
-from hipconv.build.plan import HIP_SUFFIXES, Unit, UnitResult
-from hipconv.build.programs import Program
-from hipconv.build.toolchains import CpuToolchain, NvidiaToolchain
+from hipconv.builder.children import Children
+from hipconv.builder.hipcc import ClangDiagnostic
+from hipconv.builder.plan import Unit, UnitResult
+from hipconv.builder.programs import Program
+from hipconv.builder.toolchains import CpuToolchain, NvidiaToolchain
+from hipconv.file_kinds import COMPILED_AS_HIP, file_kind
 from hipconv.resources import cache_dir
 
 _WITH_VALUE = frozenset({"-I", "-isystem", "-iquote", "-idirafter", "-include", "-D", "-U"})
@@ -99,7 +100,7 @@ class Toolchain:
     def compile_unit(self, unit: Unit) -> Unit:
         assert unit.output is not None
         forced = ["-include", str(self.prelude)] if self.prelude else []
-        language = list(self.language) if Path(unit.file).suffix in HIP_SUFFIXES else []
+        language = list(self.language) if file_kind(unit.file) in COMPILED_AS_HIP else []
         command = [
             self.compiler,
             *self.flags,

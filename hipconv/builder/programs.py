@@ -18,8 +18,8 @@ from pathlib import Path
 
 import yaml
 
-from hipconv.build.included import resolve_include
-from hipconv.build.missing import Dependency, LibraryIndex
+from hipconv.builder.included import resolve_include
+from hipconv.builder.missing import Dependency, LibraryIndex
 from hipconv.resources import build_file
 from hipconv.translate.lexer import TokenKind, lex
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
