@@ -24,7 +24,7 @@ def _facts(code: Code) -> list[str]:
     return [unported, f"exit code 1 with: {', '.join(levels + ['--strict'] * code.unported) or 'no option'}"]
 
 
-def explain(code: Code) -> list[str]:
+def explain_code(code: Code) -> list[str]:
     """What `hipconv codes CODE` prints: the title, severity, what fails on it, the hint and the example."""
     lines = [f"{code.code} ({code.severity.value}): {code.title}", *_facts(code)]
     if code.hint:
@@ -42,7 +42,7 @@ def explain(code: Code) -> list[str]:
 
 
 def code_markdown(code: Code, *, heading: str = "##") -> str:
-    """The same as explain, in Markdown, under a heading with the code's anchor."""
+    """The same as explain_code, in Markdown, under a heading with the code's anchor."""
     lines = [f'<a id="{anchor(code)}"></a>', "", f"{heading} {code.code} ({code.severity.value})", "", code.title, ""]
     lines += [f"- {fact}" for fact in _facts(code)] + [""]
     if code.hint:

@@ -314,7 +314,7 @@ def _finite(value: Decimal) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def json_report(comparison: Comparison, max_diffs: int) -> dict[str, Any]:
+def comparison_json(comparison: Comparison, max_diffs: int) -> dict[str, Any]:
     """The stable shape of `--format json` (JSON_VERSION; docs/verify-a-port.md describes it)."""
     shown = comparison.differences if max_diffs == 0 else comparison.differences[:max_diffs]
     return {

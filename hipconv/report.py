@@ -20,7 +20,7 @@ from hipconv.diagnostics import Diagnostic, Severity
 from hipconv.results import FileResult, FileStatus
 from hipconv.rules.coverage import Coverage
 from hipconv.settings import Settings
-from hipconv.summary import ROLLUP_DEPTH, Api, Rollup, api_of, code_lines, percent
+from hipconv.summary import ROLLUP_DEPTH, Api, Rollup, api_of, line_counts, percent
 from hipconv.summary import Summary as Summary  # re-exported: hipconv.report.Summary was its home
 from hipconv.translate.templates import render
 from hipconv.version import __version__
@@ -35,7 +35,7 @@ _STATUS_ORDER = (FileStatus.FAILED, *(s for s in FileStatus if s is not FileStat
 
 
 def file_entry(result: FileResult) -> dict[str, Any]:
-    automatic, human = code_lines(result)
+    automatic, human = line_counts(result)
     entry: dict[str, Any] = {
         "path": result.path,
         "status": result.status.value,
@@ -190,7 +190,7 @@ class _FileRow(NamedTuple):
     def of(cls, result: FileResult) -> _FileRow:
         unported = sum(d.unported for d in result.diagnostics)
         other = len(result.diagnostics) - unported
-        human = code_lines(result)[1]
+        human = line_counts(result)[1]
         return cls(
             result.path, result.status.value, len(result.replacements), unported, other, human, result.diagnostics
         )

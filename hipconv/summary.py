@@ -79,7 +79,7 @@ class Summary:
                 apis[api_of(d)] += 1
         self.unported.update(apis)
         self.unported_files.update(apis.keys())
-        automatic, human = code_lines(result)
+        automatic, human = line_counts(result)
         self.lines_automatic += automatic
         self.lines_human += human
         if result.status is FileStatus.FAILED:
@@ -119,7 +119,7 @@ class Summary:
         return sorted(self.unported.items(), key=lambda item: (-item[1], item[0]))
 
 
-def code_lines(result: FileResult) -> tuple[int, int]:
+def line_counts(result: FileResult) -> tuple[int, int]:
     """(lines translated automatically, lines needing a human) of a translated source file: lines where a
     replacement starts and no unported finding does, and lines where an unported finding does. Build
     files count (0, 0)."""

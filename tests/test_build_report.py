@@ -16,7 +16,7 @@ from helpers import run_cli
 from hipconv.builder.hipcc import parse_diagnostics
 from hipconv.builder.missing import LibraryIndex, MissingHeaders, packages
 from hipconv.builder.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Unit, UnitResult, group_failures, holds_code
-from hipconv.builder.report import json_report, markdown_report, unit_lines
+from hipconv.builder.report import build_json_report, build_markdown_report, unit_lines
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_headers
 from hipconv.rules import load_ruleset
@@ -269,7 +269,7 @@ def test_one_line_per_tu(ruleset: RuleSet, results: list[UnitResult]) -> None:
 
 def test_report_json_and_markdown(ruleset: RuleSet, results: list[UnitResult]) -> None:
     groups = group_failures(results, ruleset, headers_at_52(ruleset))
-    report = json_report(
+    report = build_json_report(
         results,
         groups,
         hipcc="/usr/bin/hipcc",
@@ -296,7 +296,7 @@ def test_report_json_and_markdown(ruleset: RuleSet, results: list[UnitResult]) -
         == "1 TU fails because of missing header hipblas.h: install ROCm's hipBLAS (Debian 12 has no package)"
     )
 
-    markdown = markdown_report(report, results, groups)
+    markdown = build_markdown_report(report, results, groups)
     assert (
         "| `src/gemm.cu` | 1 | src/gemm.cu:2:10: 'hipblas.h' file not found | missing header hipblas.h: install "
         "ROCm's hipBLAS (Debian 12 has no package) | nothing can |"
@@ -362,7 +362,7 @@ def test_a_text_named_like_a_source_is_not_code(ruleset: RuleSet, tmp_path: Path
         ("undeclared", "Copyright", FIX_TRANSLATOR, ("scan.cu",)),  # the same error in code is counted as before
         ("not-code", "no C or C++ code", FIX_NOT_CODE, ("LICENSE.scan.cu",)),
     ]
-    report = json_report(
+    report = build_json_report(
         results,
         groups,
         hipcc="hipcc",
@@ -374,7 +374,7 @@ def test_a_text_named_like_a_source_is_not_code(ruleset: RuleSet, tmp_path: Path
         skipped=[],
     )
     assert report["summary"]["failed_by_fix"] == {"translator": 1, "none": 0, "not-code": 1}
-    markdown = markdown_report(report, results, groups)
+    markdown = build_markdown_report(report, results, groups)
     assert (
         "Failed TUs by the cause of their first error: 1 that a translator could fix, 0 that nothing can, "
         "1 that hold no code." in markdown

@@ -395,3 +395,38 @@ def test_no_package_is_named_like_build_output() -> None:
     """Tools and ignore files skip build/ and dist/ folders (a Python .gitignore's unanchored build/)."""
     named = [p for p in PACKAGE.rglob("*") if p.is_dir() and p.name in ("build", "dist") and any(p.rglob("*.py"))]
     assert not named, f"rename these packages: {named}"
+
+
+# Public names that several modules define on purpose, each meaning the same kind of thing in its module.
+SHARED_NAMES = {
+    "T": "a TypeVar, local to the generic functions of its module",
+    "CODE": "a matcher's own diagnostic code (translate/*: one per construct)",
+    "NOTE_CODE": "a matcher's own note code",
+    "RULE_ID": "the rule id a matcher's edits carry",
+    "WORDS": "the words that gate a matcher (translate.words prefilter)",
+}
+
+
+def public_definitions() -> dict[str, list[str]]:
+    """Public name -> the modules that define it at module level (classes, functions, assignments)."""
+    found: dict[str, list[str]] = {}
+    for name in modules():
+        for node in tree_of(name).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined = [node.name]
+            elif isinstance(node, ast.Assign):
+                defined = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                defined = [node.target.id]
+            else:
+                continue
+            for public in (d for d in defined if not d.startswith("_") and d != "__version__"):
+                found.setdefault(public, []).append(name)
+    return found
+
+
+def test_each_public_name_means_one_thing() -> None:
+    colliding = {n: m for n, m in public_definitions().items() if len(m) > 1 and n not in SHARED_NAMES}
+    assert not colliding, "public names defined in several modules (rename one, or list it in SHARED_NAMES):\n" + (
+        "\n".join(f"{n}: {', '.join(m)}" for n, m in sorted(colliding.items()))
+    )

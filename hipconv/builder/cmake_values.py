@@ -163,5 +163,5 @@ def source_path(word: str, here: str) -> str:
     return os.path.normpath(os.path.join(here, word))
 
 
-def inside(path: Path, root: Path) -> bool:
+def within_root(path: Path, root: Path) -> bool:
     return not os.path.relpath(path.resolve(), root).startswith("..")

@@ -39,9 +39,9 @@ from hipconv.builder.cmake_values import (
     condition,
     evaluate_genex,
     foreach_items,
-    inside,
     set_variables,
     source_path,
+    within_root,
 )
 from hipconv.builder.makeflags import compile_flags
 from hipconv.buildfiles.cmake_syntax import Command, cmake_commands
@@ -52,7 +52,7 @@ _SKIP_WORDS = frozenset({"BEFORE", "AFTER", "SYSTEM"})
 _TARGET_KINDS = frozenset(
     {"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL"}
 )
-MAX_DEPTH = 32  # nested calls, includes and subdirectories
+MAX_CMAKE_DEPTH = 32  # nested calls, includes and subdirectories
 
 
 @dataclass
@@ -123,7 +123,7 @@ class _Reader:
     # ------------------------------------------------------------ files
 
     def read_file(self, path: Path, directory: _Directory, variables: dict[str, str]) -> None:
-        if self.depth > MAX_DEPTH:
+        if self.depth > MAX_CMAKE_DEPTH:
             return
         try:
             commands = list(cmake_commands(path.read_bytes()))
@@ -206,14 +206,14 @@ class _Reader:
         """add_subdirectory, include, and the commands that give flags."""
         if name == "add_subdirectory" and words:
             sub = Path(here, words[0])
-            if (sub / "CMakeLists.txt").is_file() and inside(sub, self.root):
+            if (sub / "CMakeLists.txt").is_file() and within_root(sub, self.root):
                 self.depth += 1
-                if self.depth <= MAX_DEPTH:
+                if self.depth <= MAX_CMAKE_DEPTH:
                     self.read_directory(sub.resolve(), directory)
                 self.depth -= 1
         elif name == "include" and words:
             path = Path(here if not words[0].startswith("/") else "/", words[0])
-            if path.suffix == ".cmake" and path.is_file() and inside(path, self.root):
+            if path.suffix == ".cmake" and path.is_file() and within_root(path, self.root):
                 self.read_file(path, directory, variables)
         else:
             self.usage_command(name, words, directory, here)
@@ -272,7 +272,7 @@ class _Reader:
         for n, word in enumerate(words):
             scope[f"ARGV{n}"] = word
         self.depth += 1
-        if self.depth <= MAX_DEPTH:
+        if self.depth <= MAX_CMAKE_DEPTH:
             self.run(body_commands, directory, scope)
         self.depth -= 1
         for param, value in saved.items():

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_DEPTH = 64  # nested expansions: `X = $(X) more` would recurse forever in make too (it stops with an error)
+MAX_EXPANSION_DEPTH = (
+    64  # nested expansions: `X = $(X) more` would recurse forever in make too (it stops with an error)
+)
 _FUNCTION = re.compile(r"([a-z-]+)[ \t]+(.*)", re.S)
 _AUTOMATIC = re.compile(r"([@<^+*?|%])([DF])")
 
@@ -82,7 +84,7 @@ class Expander:
     def expand(self, text: str, local: Mapping[str, str] | None = None) -> str:
         if "$" not in text:
             return text
-        if self.depth > MAX_DEPTH:
+        if self.depth > MAX_EXPANSION_DEPTH:
             return ""
         self.depth += 1
         try:

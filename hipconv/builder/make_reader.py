@@ -34,7 +34,7 @@ _BUILTIN_RULES = (
 
 
 @dataclass
-class Rule:
+class MakeRule:
     targets: list[str]
     prerequisites: list[str]  # order-only ones included: they are made first as well
     recipe: list[str] = field(default_factory=list)  # unexpanded command lines
@@ -81,8 +81,8 @@ class Makefile:
         self.variables.update({n: Variable(v, False, "command line") for n, v in (overrides or {}).items()})
         self.variables["CURDIR"] = Variable(str(directory), False, "file")
         self.expander = Expander(self.variables, directory, self.read_text)
-        self.rules: list[Rule] = []
-        self.builtin = [Rule([t], [p], [r]) for t, p, r in _BUILTIN_RULES]
+        self.rules: list[MakeRule] = []
+        self.builtin = [MakeRule([t], [p], [r]) for t, p, r in _BUILTIN_RULES]
         self.default_goal: str | None = None
         self.exported: set[str] = set(environ)
         self._conditions: list[tuple[bool, bool]] = []  # (this branch is read, a branch was read)
@@ -107,7 +107,7 @@ class Makefile:
         return True
 
     def read_text(self, text: str) -> None:
-        in_rule: Rule | None = None
+        in_rule: MakeRule | None = None
         for line in logical_lines(text):
             if in_rule is not None and line.startswith("\t") and self._define is None:
                 if self.reading and not _CONDITIONAL.match(line.strip()):
@@ -119,7 +119,7 @@ class Makefile:
             elif code.strip():
                 in_rule = self._line(code.strip(), in_rule)
 
-    def _line(self, code: str, in_rule: Rule | None) -> Rule | None:
+    def _line(self, code: str, in_rule: MakeRule | None) -> MakeRule | None:
         """One line outside a recipe; the rule whose recipe follows (the one before, after a blank line)."""
         conditional = _CONDITIONAL.match(code)
         if conditional:
@@ -225,7 +225,7 @@ class Makefile:
             result = same if keyword == "ifeq" else not same
         return result, result
 
-    def _rule(self, code: str) -> Rule | None:
+    def _rule(self, code: str) -> MakeRule | None:
         semicolon = top_level(code, ";")
         head, inline = (code[:semicolon], code[semicolon + 1 :].strip()) if semicolon >= 0 else (code, "")
         expanded = self.expander.expand(head)
@@ -239,7 +239,7 @@ class Makefile:
         static = ""
         if top_level(rest, ":") >= 0:  # targets: target-pattern: prerequisite-patterns
             static, _, rest = rest.partition(":")
-        rule = Rule(targets, rest.replace("|", " ").split(), [inline] if inline else [], static.strip())
+        rule = MakeRule(targets, rest.replace("|", " ").split(), [inline] if inline else [], static.strip())
         self.rules.append(rule)
         if self.default_goal is None:
             self.default_goal = next((t for t in targets if is_goal(t)), None)

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from hipconv.builder.make_expand import pattern_match
-from hipconv.builder.make_reader import MAKEFILE_NAMES, Makefile, Rule, is_goal
+from hipconv.builder.make_reader import MAKEFILE_NAMES, Makefile, MakeRule, is_goal
 
 # the flags that shape a TU's compilation (-DX=1, -std, -f/-m options, warnings, optimization, debug info);
 # anything else on the line (linker flags such as -export-dynamic, which clang refuses) is left out
@@ -28,7 +28,7 @@ _COMPILE_FLAG = re.compile(
 )
 _WITH_VALUE = frozenset({"-o", "-MF", "-MT", "-MQ", "-Xlinker"})
 _PATH_VALUE = frozenset({"-I", "-isystem", "-iquote", "-idirafter", "-include", "-x", "-D", "-U"})
-MAX_DEPTH = 32  # nested prerequisites and sub-makes
+MAX_MAKE_DEPTH = 32  # nested prerequisites and sub-makes
 _SHELL_SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 
 
@@ -67,7 +67,7 @@ class _Walk:
         makefile: str | None = None,
     ) -> Iterator[tuple[Path, list[str]]]:  # fmt: skip
         key = (str(directory), repr(sorted(overrides.items())), tuple(goals))
-        if key in self.seen or self.depth > MAX_DEPTH:
+        if key in self.seen or self.depth > MAX_MAKE_DEPTH:
             return
         self.seen.add(key)
         make = Makefile(self.root, directory, environ, overrides)
@@ -145,7 +145,7 @@ class _Targets:
 
     def __init__(self, make: Makefile) -> None:
         self.make = make
-        self.explicit: dict[str, list[Rule]] = {}
+        self.explicit: dict[str, list[MakeRule]] = {}
         for rule in make.rules:
             for target in rule.targets:
                 if "%" not in target:
@@ -154,7 +154,7 @@ class _Targets:
         self.done: set[str] = set()
 
     def commands(self, target: str, depth: int = 0) -> Iterator[str]:
-        if target in self.done or depth > MAX_DEPTH:
+        if target in self.done or depth > MAX_MAKE_DEPTH:
             return
         self.done.add(target)
         prerequisites, recipe, stem = self._plan(target)

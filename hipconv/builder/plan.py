@@ -298,7 +298,7 @@ _UNDECLARED = re.compile(
     r"'([\w:]+)' (?:was not declared in this scope|does not name a type|has not been declared)"  # g++'s
 )
 _MISSING_HEADER = re.compile(r"'([^']+)' file not found|^([^\s:']+): No such file or directory")  # clang's, g++'s
-HIPCC_LACKS = "the HIP this hipcc uses does not declare it (check --rocm-version)"  # explain()'s, of a HIP name
+HIPCC_LACKS = "the HIP this hipcc uses does not declare it (check --rocm-version)"  # explain_name()'s, of a HIP name
 
 
 def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHeaders, lacks: str = HIPCC_LACKS) -> Cause:
@@ -306,7 +306,7 @@ def classify(diagnostic: ClangDiagnostic, ruleset: RuleSet, headers: MissingHead
     found = _UNDECLARED.search(diagnostic.message)
     if found:
         name = next(g for g in found.groups() if g)
-        origin = explain(name, ruleset, lacks)
+        origin = explain_name(name, ruleset, lacks)
         return Cause("undeclared", name, origin, FIX_NONE if origin.endswith(": unported") else FIX_TRANSLATOR)
     found = _MISSING_HEADER.search(diagnostic.message)
     if found:
@@ -344,7 +344,7 @@ def first_errors(result: UnitResult) -> list[ClangDiagnostic]:
     return [ClangDiagnostic(result.unit.source, 0, 0, "error", f"{compiler} failed: {tail[0]}")]
 
 
-def explain(name: str, ruleset: RuleSet, lacks: str = HIPCC_LACKS) -> str:
+def explain_name(name: str, ruleset: RuleSet, lacks: str = HIPCC_LACKS) -> str:
     """What hipconv knows about an identifier the compiler did not find (a missing header: missing.py);
     `lacks` says that a HIP name hipconv wrote is not declared by what compiled it."""
     rules = [r for r in ruleset.find(name) if r.kind is not RuleKind.INCLUDE]
@@ -371,7 +371,7 @@ def group_failures(
     results: Iterable[UnitResult], ruleset: RuleSet, headers: MissingHeaders | None = None, lacks: str = HIPCC_LACKS
 ) -> list[Group]:
     """Failed TUs grouped by the cause of their errors, most TUs first. `headers` says what a missing header
-    is (with the translated tree and the releases; without it, from the rules alone); `lacks`: explain()'s."""
+    is (with the translated tree and the releases; without it, from the rules alone); `lacks`: explain_name()'s."""
     headers = headers or MissingHeaders(ruleset)
     by_cause: dict[Cause, tuple[list[str], ClangDiagnostic, list[str]]] = {}
     for result in sorted(results, key=lambda r: r.unit.source):

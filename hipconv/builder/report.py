@@ -52,7 +52,7 @@ def print_target(console: Console, target: Target) -> None:
         print_line(console, f"{prefix}hipconv build: {target.message}")
 
 
-def summary_table(results: Sequence[UnitResult], seconds: float, *, check_only: bool) -> Table:
+def build_summary_table(results: Sequence[UnitResult], seconds: float, *, check_only: bool) -> Table:
     failed = sum(not r.ok for r in results)
     table = Table(title="hipconv build" + (" (--check-only)" if check_only else ""), header_style="bold")
     for column in ("TUs", "checked" if check_only else "compiled", "failed", "time"):
@@ -138,7 +138,7 @@ def unit_lines(results: Sequence[UnitResult], groups: Sequence[Group]) -> list[U
     return lines
 
 
-def json_report(
+def build_json_report(
     results: Sequence[UnitResult],
     groups: Sequence[Group],
     *,
@@ -207,8 +207,8 @@ def _unit_json(result: UnitResult, line: UnitLine) -> dict[str, Any]:
     }
 
 
-def markdown_report(report: dict[str, Any], results: Sequence[UnitResult], groups: Sequence[Group]) -> str:
-    """The Markdown form of json_report's `report`: the summary, the causes, then one line per TU."""
+def build_markdown_report(report: dict[str, Any], results: Sequence[UnitResult], groups: Sequence[Group]) -> str:
+    """The Markdown form of build_json_report's `report`: the summary, the causes, then one line per TU."""
     rows = [
         {
             "file": line.file,

@@ -11,8 +11,8 @@ from hipconv.cli.options import display_options
 from hipconv.cli.rules import rules
 from hipconv.cli.scan import scan
 from hipconv.cli.translate import build, translate
-from hipconv.code_pages import explain
-from hipconv.commands.codes import code_lines, find_code, version_lines
+from hipconv.code_pages import explain_code
+from hipconv.commands.codes import code_table_lines, find_code, version_lines
 from hipconv.console import Display
 from hipconv.errors import HipconvError
 
@@ -83,5 +83,5 @@ def debug_tokens(file: Path) -> None:
 @click.argument("code", required=False)
 def codes(code: str | None) -> None:
     """The diagnostic codes and what they mean; with CODE (HC003, hc003), that one explained, with an example."""
-    for line in code_lines() if code is None else explain(find_code(code)):
+    for line in code_table_lines() if code is None else explain_code(find_code(code)):
         click.echo(line)

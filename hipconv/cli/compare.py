@@ -8,7 +8,16 @@ import sys
 import click
 
 from hipconv.cli.options import EXIT_OK, EXIT_UNPORTED, display_options
-from hipconv.compare import ATOL, DEFAULT_IGNORE, RTOL, Rules, compare_outputs, json_report, read_output, text_report
+from hipconv.compare import (
+    ATOL,
+    DEFAULT_IGNORE,
+    RTOL,
+    Rules,
+    compare_outputs,
+    comparison_json,
+    read_output,
+    text_report,
+)
 from hipconv.console import Display
 from hipconv.errors import ConfigError
 from hipconv.report import print_line, stderr_console
@@ -79,7 +88,7 @@ def compare_command(
     stdin = sys.stdin.buffer
     outcome = compare_outputs(read_output(expected, stdin), read_output(actual, stdin), rules, names=(expected, actual))
     if fmt == "json":
-        click.echo(json.dumps(json_report(outcome, max_diffs), indent=2))
+        click.echo(json.dumps(comparison_json(outcome, max_diffs), indent=2))
     else:
         lines, summary = text_report(outcome, max_diffs)
         for line in lines:

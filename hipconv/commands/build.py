@@ -28,12 +28,12 @@ from hipconv.builder.plan import (
     plan_tree,
 )
 from hipconv.builder.report import (
-    json_report,
-    markdown_report,
+    build_json_report,
+    build_markdown_report,
+    build_summary_table,
     print_flag_notes,
     print_groups,
     print_target,
-    summary_table,
 )
 from hipconv.builder.target import Target, choose_target
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
@@ -137,7 +137,7 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     groups = group_failures(results, ruleset, headers)
     print_groups(console, groups)
     if verbosity(console).chatty:
-        console.print(summary_table(results, seconds, check_only=request.check_only))
+        console.print(build_summary_table(results, seconds, check_only=request.check_only))
     if request.report_path is not None:
         _write_report(request, results, groups, hipcc=hipcc, target=target, seconds=seconds, skipped=skipped)
     return BuildOutcome(translated, tuple(results))
@@ -170,7 +170,7 @@ def _write_report(
     skipped: list[str],
 ) -> None:
     assert request.report_path is not None
-    report = json_report(
+    report = build_json_report(
         results,
         groups,
         hipcc=hipcc,
@@ -182,7 +182,7 @@ def _write_report(
         skipped=skipped,
     )
     if request.report_path.suffix.lower() == ".md":
-        data = text_bytes(markdown_report(report, results, groups))
+        data = text_bytes(build_markdown_report(report, results, groups))
     else:
         data = (json.dumps(report, indent=2) + "\n").encode()
     write_named(request.report_path, data, option="--report")

@@ -12,7 +12,7 @@ from hipconv.resources import cuda_releases, hip_releases
 from hipconv.version import __version__
 
 
-def code_lines() -> list[str]:
+def code_table_lines() -> list[str]:
     """One line per code: code, severity, title (tab-separated)."""
     return [f"{c.code}\t{c.severity.value}\t{c.title}" for c in CODES.values()]
 

@@ -45,7 +45,7 @@ from hipconv.settings import KernelLaunch
 
 CPU_RELEASE = "5.2"  # the ROCm release whose HIP HIP-CPU implements (it predates the *_sync builtins)
 STAGE = {"hip-cpu": ".hipconv-cpu", "nvidia": ".hipconv-nvidia"}
-LACKS = {  # what the compiler that failed lacks, for a HIP name hipconv wrote (plan.explain)
+LACKS = {  # what the compiler that failed lacks, for a HIP name hipconv wrote (plan.explain_name)
     "hip-cpu": "HIP-CPU, which implements only part of HIP, does not declare it",
     "nvidia": "HIP's NVIDIA-platform headers do not declare it",
 }

@@ -19,7 +19,14 @@ from hipconv.report import print_done, print_line, print_result, print_verbose, 
 from hipconv.results import FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.scan.baseline import baseline_json, load_baseline, new_findings
-from hipconv.scan.formats import ScanReport, print_failures, print_findings, print_summary, print_text, render
+from hipconv.scan.formats import (
+    ScanReport,
+    print_failures,
+    print_findings,
+    print_summary,
+    print_text,
+    render_scan_report,
+)
 from hipconv.scan.scanner import FileScan, at_or_above, scan_jobs
 from hipconv.settings import Settings
 
@@ -103,7 +110,9 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
     else:
         print_failures(console, report)  # also in the document, but a failure must reach stderr
         verbose = verbosity(console).verbose  # -v: GitHub annotations for notes too
-        text = render(report, request.fmt, verbose=verbose) if request.fmt != "text" else _plain_text(report)
+        text = (
+            render_scan_report(report, request.fmt, verbose=verbose) if request.fmt != "text" else _plain_text(report)
+        )
         if request.output is not None:
             write_named(request.output, text.encode(), option="--output")
         else:

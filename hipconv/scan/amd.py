@@ -15,7 +15,7 @@ from hipconv.diagnostics import (
 )
 from hipconv.scan.device_props import device_props
 from hipconv.scan.ptx import ptx_instruction
-from hipconv.scan.registry import Finding, check
+from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import FileView
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, next_code, parse_call, prev_code
@@ -39,7 +39,7 @@ _SET_ATTRIBUTE_CALLS = frozenset({"cudaFuncSetAttribute", "hipFuncSetAttribute"}
 
 
 @check(INLINE_PTX, "amd.inline-ptx", words=("asm", "__asm__", "__asm"))
-def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def inline_ptx(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     tokens = view.tokens
     for i in view.occurrences(words):
         j = next_code(tokens, i)
@@ -61,7 +61,7 @@ def _string(literal: str) -> str:
 
 
 @check(TEXTURE_REFERENCE, "amd.texture-reference", words=("texture",))
-def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`texture<` as translate.texture_refs recognises it, which reports the API's status there (cudart.texture,
     HC004/HC006); this is the AMD hazard: texture references do not port to what HIP keeps supported."""
     tokens = view.tokens
@@ -74,7 +74,7 @@ def texture_reference(view: FileView, words: frozenset[str]) -> Iterator[Finding
 
 
 @check(DEVICE_PROP_MISSING, "amd.device-prop-field", words=("cudaDeviceProp", "hipDeviceProp_t"))
-def device_prop_field(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def device_prop_field(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`prop.luid` where prop is declared as a cudaDeviceProp (value, pointer or reference)."""
     tokens = view.tokens
     target = view.settings.rocm
@@ -104,7 +104,7 @@ def _declared_names(view: FileView, types: frozenset[str]) -> set[str]:
 
 
 @check(LAUNCH_BOUNDS_OVER_1024, "amd.launch-bounds-1024", words=("__launch_bounds__",))
-def launch_bounds(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def launch_bounds(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     tokens = view.tokens
     for i in view.occurrences(words):
         call = parse_call(tokens, i)
@@ -116,7 +116,7 @@ def launch_bounds(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
 
 
 @check(CACHE_CONFIG_IGNORED, "amd.ignored-func-config", words=_IGNORED_CONFIG_CALLS | _SET_ATTRIBUTE_CALLS)
-def ignored_func_config(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def ignored_func_config(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     for i in view.occurrences(words):
         if view.text(i) in _SET_ATTRIBUTE_CALLS:
             yield from _ignored_func_attribute(view, i)
@@ -124,7 +124,7 @@ def ignored_func_config(view: FileView, words: frozenset[str]) -> Iterator[Findi
             yield view.tokens.starts[i], f"{view.text(i)} is accepted and ignored by HIP on AMD GPUs"
 
 
-def _ignored_func_attribute(view: FileView, i: int) -> Iterator[Finding]:
+def _ignored_func_attribute(view: FileView, i: int) -> Iterator[CheckHit]:
     """`cudaFuncSetAttribute(k, attr, value)` at i with an attribute AMD ignores or a value it cannot honour."""
     tokens = view.tokens
     call = parse_call(tokens, i)

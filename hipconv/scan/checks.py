@@ -9,7 +9,7 @@ Checks see tokens only, so comments and strings never match and every #if branch
 from __future__ import annotations
 
 from hipconv.scan import amd, constant_warp_size, lanes, per_warp_array, wavefront
-from hipconv.scan.registry import Check, Finding, registered
+from hipconv.scan.registry import Check, CheckHit, registered
 
 CHECKS: tuple[Check, ...] = registered()  # by code: wavefront hazards (HC30x) first, then HC31x
-__all__ = ["CHECKS", "Check", "Finding", "amd", "constant_warp_size", "lanes", "per_warp_array", "wavefront"]
+__all__ = ["CHECKS", "Check", "CheckHit", "amd", "constant_warp_size", "lanes", "per_warp_array", "wavefront"]

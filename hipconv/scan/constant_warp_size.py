@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from hipconv.diagnostics import WARP_SIZE_CONSTANT
-from hipconv.scan.registry import Finding, check
+from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import FileView
 from hipconv.settings import Settings, Version
 from hipconv.translate.builtin_variables import uses_builtin_variable
@@ -38,7 +38,7 @@ def constant_warp_size_fix(settings: Settings) -> str:
 
 
 @check(WARP_SIZE_CONSTANT, "wavefront.warp-size-not-constant", words=("warpSize",))
-def warp_size_not_constant(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def warp_size_not_constant(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """warpSize (or a macro defined with it, object- or function-like) as an array bound, a template argument, in
     static_assert, alignas or __launch_bounds__, in a constexpr initialiser or `if constexpr`, as an enumerator or
     a case label, when the target is ROCm 7.0 or later; and in an `#if` at every target, where it is no macro."""

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from hipconv.code_pages import CODES_PAGE, anchor, code_markdown, explain
+from hipconv.code_pages import CODES_PAGE, anchor, code_markdown, explain_code
 from hipconv.console import plain, verbosity
 from hipconv.diagnostics import CODES, Diagnostic, Severity
 from hipconv.report import diagnostic_line, print_line
@@ -87,7 +87,7 @@ def print_summary(console: Console, report: ScanReport) -> None:
     if not verbosity(console).chatty:
         return
     print_line(console, summary_line(report))
-    table = summary_table(report)
+    table = scan_summary_table(report)
     if table.row_count:
         console.print(table)
 
@@ -109,7 +109,7 @@ def summary_line(report: ScanReport) -> str:
     )
 
 
-def summary_table(report: ScanReport) -> Table:
+def scan_summary_table(report: ScanReport) -> Table:
     counts = collections.Counter(f.diagnostic.code for f in report.findings())
     table = Table(title="hipconv scan", show_header=True, header_style="bold")
     for name, justify in (("code", "left"), ("severity", "left"), ("count", "right"), ("meaning", "left")):
@@ -171,7 +171,7 @@ def sarif_rules(docs: str) -> list[dict[str, Any]]:
             "name": c.code,
             "shortDescription": {"text": c.title},
             "fullDescription": {"text": c.title + (f". {c.hint}" if c.hint else "")},
-            "help": {"text": "\n".join(explain(c)), "markdown": code_markdown(c, heading="###")},
+            "help": {"text": "\n".join(explain_code(c)), "markdown": code_markdown(c, heading="###")},
             "helpUri": f"{docs}/{CODES_PAGE}#{anchor(c)}",
             "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]},
         }
@@ -253,7 +253,7 @@ def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(report: ScanReport, fmt: str, *, verbose: bool = False) -> str:
+def render_scan_report(report: ScanReport, fmt: str, *, verbose: bool = False) -> str:
     """JSON, SARIF or GitHub text (the text format prints through rich instead); GitHub's notes with `verbose`."""
     if fmt == "github":
         return render_github(report, notes=verbose)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hipconv.diagnostics import SHUFFLE_WIDTH_BELOW_64
-from hipconv.scan.registry import Finding, check
+from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import SHUFFLES, FileView
 from hipconv.translate.syntax import next_code, parse_call, prev_code
 
@@ -16,7 +16,7 @@ _WIDTHS = frozenset({2, 4, 8, 16, 32})  # a width of 64 (or warpSize) is the who
 
 
 @check(SHUFFLE_WIDTH_BELOW_64, "wavefront.warpsize-lane-beside-width", words=SHUFFLES)
-def warpsize_lane_beside_width(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def warpsize_lane_beside_width(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`__shfl_up_sync(mask, v, i, 32)` in a function that takes `% warpSize` or `& (warpSize - 1)`."""
     for i in view.occurrences(words):
         call = parse_call(view.tokens, i)

@@ -14,7 +14,7 @@ from enum import IntEnum
 from typing import NamedTuple
 
 from hipconv.diagnostics import PER_LANE_ARRAY_32
-from hipconv.scan.registry import Finding, check
+from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import FileView
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import matching_close, matching_open, next_code, prev_code
@@ -39,7 +39,7 @@ class _Use(NamedTuple):
 
 
 @check(PER_LANE_ARRAY_32, "wavefront.per-warp-array-32", words=("__shared__",))
-def per_warp_array_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def per_warp_array_32(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`__shared__ float partial[32]` indexed by a warp id (`[threadIdx.x / 32]`, `[wid]` with `wid = tid /
     warpSize`) and read lane by lane without a guard by the block's wavefronts, or sized 32 or `[BLOCK / 32]` in a
     function (or file) with warp intrinsics, and `[WARP_SIZE]` or `[BLOCK / WARP_SIZE]` wherever WARP_SIZE is
@@ -90,7 +90,7 @@ def _per_warp_message(view: FileView, size: int, index: str, worst: tuple[Guard,
 
 def _warps_per_block(
     view: FileView, inner: list[int], open_: int, warp_size: Callable[[int, int], bool]
-) -> Iterator[Finding]:
+) -> Iterator[CheckHit]:
     """`[BLOCK / 32]`: a shared array sized by the warps of a block."""
     for k in inner:
         if view.is_punct(k, "/") and warp_size(next_code(view.tokens, k), open_):

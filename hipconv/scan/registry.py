@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from hipconv.scan.view import FileView
 
-Finding = tuple[int, str]  # (byte offset into the body, message)
-FindFunction = Callable[[FileView, frozenset[str]], Iterator[Finding]]  # (view, the check's words) -> findings
+CheckHit = tuple[int, str]  # (byte offset into the body, message)
+FindFunction = Callable[[FileView, frozenset[str]], Iterator[CheckHit]]  # (view, the check's words) -> findings
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Check:
     def __post_init__(self) -> None:
         object.__setattr__(self, "words", frozenset(name.encode() for name in self.names))
 
-    def run(self, view: FileView) -> Iterator[Finding]:
+    def run(self, view: FileView) -> Iterator[CheckHit]:
         return self.find(view, self.names)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from hipconv.diagnostics import ACTIVEMASK, LITERAL_WARP_SIZE, SHUFFLE_FROM_16, SYNC_MASK_32, VOTE_IN_32_BITS
 from hipconv.scan.constant_warp_size import ROCM_7, constant_warp_size_fix
-from hipconv.scan.registry import Finding, check
+from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import SHUFFLES, SYNC_INTRINSICS, WARP_INTRINSICS, FileView, ForLoop, WarpSizeDefinition
 from hipconv.translate.lane_masks import MASK_VERDICTS
 from hipconv.translate.lexer import TokenKind
@@ -27,7 +27,7 @@ _LANE_SRC_SHUFFLES = frozenset({"__shfl", "__shfl_sync"})  # their last argument
 
 
 @check(LITERAL_WARP_SIZE, "wavefront.warp-size-literal", words=WARP_INTRINSICS | {"threadIdx", "blockDim", "define"})
-def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`threadIdx.x % 32`, `& 31`, `/ 32`, `>> 5` in warp code; `#define WARP_SIZE 32`, `kWarpSize = 32`;
     `for (...; lane < 32; ...)` beside warp code."""
     kinds = view.tokens.kinds
@@ -41,7 +41,7 @@ def warp_size_literal(view: FileView, words: frozenset[str]) -> Iterator[Finding
         yield from _loop_to_32(view, for_, loop)
 
 
-def _lane_literal(view: FileView, i: int) -> Iterator[Finding]:
+def _lane_literal(view: FileView, i: int) -> Iterator[CheckHit]:
     """`% 32`, `/ 32`, `& 31`, `>> 5` at operator i, in lane arithmetic or near warp code."""
     tokens = view.tokens
     op = view.text(i)
@@ -86,7 +86,7 @@ def _grouped_between_barriers(view: FileView, i: int) -> bool:
     return inside("__syncthreads") and not inside("volatile")
 
 
-def _warp_size_definition(view: FileView, definition: WarpSizeDefinition) -> Finding:
+def _warp_size_definition(view: FileView, definition: WarpSizeDefinition) -> CheckHit:
     name, value = view.text(definition.name), view.text(definition.literal)
     if definition.log2:
         return (
@@ -100,7 +100,7 @@ def _warp_size_definition(view: FileView, definition: WarpSizeDefinition) -> Fin
     )
 
 
-def _loop_to_32(view: FileView, for_: int, loop: ForLoop) -> Iterator[Finding]:
+def _loop_to_32(view: FileView, for_: int, loop: ForLoop) -> Iterator[CheckHit]:
     """`for (...; lane < 32; ...)` (or `<= 31`, `!= 32`) whose body or function uses a warp intrinsic."""
     bound = _bound_32(view, *loop.condition)
     if bound is None:
@@ -134,7 +134,7 @@ def _bound_32(view: FileView, first: int, last: int) -> int | None:
 
 
 @check(SYNC_MASK_32, "wavefront.full-mask-32", words=SYNC_INTRINSICS, covered_by=MASK_VERDICTS)
-def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """0xffffffff, or a name defined as it, as the mask of a *_sync intrinsic: for the masks the translator
     cannot see the value of (a name), and the intrinsics it has no lane-mask rule for (__syncwarp)."""
     tokens = view.tokens
@@ -157,7 +157,7 @@ def full_mask_32(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
 
 
 @check(SHUFFLE_FROM_16, "wavefront.shuffle-offset-16", words=SHUFFLES)
-def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def shuffle_offset_16(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`for (int offset = 16; ...) __shfl_down_sync(...)`, and unrolled shuffles by a literal 16."""
     tokens = view.tokens
     for loop in view.for_loops.values():
@@ -204,7 +204,7 @@ def _loop_from_16(view: FileView, loop: ForLoop) -> int | None:
     "wavefront.ballot-32bit",
     words=("__ballot_sync", "__ballot", "__activemask", "__match_any_sync", "__match_all_sync"),
 )
-def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     """`unsigned m = __ballot_sync(...)`, `__popc(__ballot_sync(...))`, `__popc(m)` of a name given a vote,
     and a vote compared with a 32-bit full mask (`__activemask() == 0xffffffff`)."""
     tokens = view.tokens
@@ -248,7 +248,7 @@ def ballot_32bit(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
 
 def _vote_holder_uses(
     view: FileView, scope: tuple[int, int], names: set[str], votes: frozenset[str]
-) -> Iterator[Finding]:
+) -> Iterator[CheckHit]:
     """In the function body `scope`: names given a vote, passed to a 32-bit bit operation or compared with a
     32-bit full mask."""
     tokens = view.tokens
@@ -273,7 +273,7 @@ def _vote_holder_uses(
             yield from _compared_with_full_mask(view, k, k)
 
 
-def _compared_with_full_mask(view: FileView, first: int, last: int) -> Iterator[Finding]:
+def _compared_with_full_mask(view: FileView, first: int, last: int) -> Iterator[CheckHit]:
     """The vote in tokens first..last (a call or a name), when `==` or `!=` compares it with a 32-bit full mask
     (0xffffffff, or a name defined as it), on either side."""
     tokens = view.tokens
@@ -295,7 +295,7 @@ def _compared_with_full_mask(view: FileView, first: int, last: int) -> Iterator[
 
 
 @check(ACTIVEMASK, "wavefront.activemask", words=("__activemask",))
-def activemask(view: FileView, words: frozenset[str]) -> Iterator[Finding]:
+def activemask(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
     for i in view.occurrences(words):
         if not view.is_punct(next_code(view.tokens, i), "("):
             continue
