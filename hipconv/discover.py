@@ -38,7 +38,7 @@ class Plan:
         return {job.display: job for job in self.jobs}
 
 
-class Found(NamedTuple):
+class WalkEntry(NamedTuple):
     """One entry met while walking: a regular file to read, a problem to report, or an in-tree link."""
 
     path: str
@@ -122,7 +122,7 @@ def plan(
 
 
 def _entry(
-    found: Found, rel: str, output: Path | None, *, in_place: bool
+    found: WalkEntry, rel: str, output: Path | None, *, in_place: bool
 ) -> tuple[Job, Path | None] | FileResult | None:
     """What becomes of one walked entry: a job and its destination, a problem, or nothing. Without
     `output` or `in_place` (--diff, --dry-run) the jobs are those of an -o run, with no destination."""
@@ -223,38 +223,40 @@ def _unreadable(display: str, exc: OSError) -> FileResult:
     return FileResult(display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
 
 
-def _link(path: str, trees: Trees, *, follow: bool) -> Found | None:
+def _link(path: str, trees: Trees, *, follow: bool) -> WalkEntry | None:
     """A symbolic link met in a tree: kept as a link when it points into the named trees, skipped with a
     note when it leads out of them (None: follow it, as --follow-symlinks asks)."""
     try:
         os.stat(path)
     except OSError as exc:
-        return Found(path, problem=_unreadable(path, exc))
+        return WalkEntry(path, problem=_unreadable(path, exc))
     target = os.path.realpath(path)
     place = trees.place(target)
     if place is not None:
-        return Found(path, link=place)
+        return WalkEntry(path, link=place)
     if follow:
         return None
     reason = f"symbolic link to {target}, outside the input tree: not followed (--follow-symlinks follows it)"
-    return Found(path, problem=FileResult(path, FileStatus.SKIPPED, reason=reason))
+    return WalkEntry(path, problem=FileResult(path, FileStatus.SKIPPED, reason=reason))
 
 
-def _unlisted(errors: list[OSError]) -> Iterator[Found]:
+def _unlisted(errors: list[OSError]) -> Iterator[WalkEntry]:
     """The directories os.walk could not list (no permission, a path past PATH_MAX), as failures."""
     while errors:
         exc = errors.pop(0)
         path = os.fsdecode(exc.filename) if exc.filename is not None else "?"
         reason = f"cannot list directory: {exc.strerror or exc}"
-        yield Found(path, problem=FileResult(path, FileStatus.FAILED, reason=reason))
+        yield WalkEntry(path, problem=FileResult(path, FileStatus.FAILED, reason=reason))
 
 
-def _walk(root: Path, trees: Trees, skip: TreeFilter | None, output: Path | None, *, follow: bool) -> Iterator[Found]:
+def _walk(
+    root: Path, trees: Trees, skip: TreeFilter | None, output: Path | None, *, follow: bool
+) -> Iterator[WalkEntry]:
     """Every entry below root, sorted; symbolic links as `_link` decides, loops and unlistable
     directories reported."""
     if not root.is_dir():
         found = _special(root, str(root), named=True)
-        yield Found(str(root), problem=found) if isinstance(found, FileResult) else Found(str(root), stat=found)
+        yield WalkEntry(str(root), problem=found) if isinstance(found, FileResult) else WalkEntry(str(root), stat=found)
         return
     out_real = os.path.realpath(output) if output is not None else None
     chain: dict[str, str] = {}  # real path of each directory on the current walk -> its display path
@@ -277,7 +279,7 @@ def _walk(root: Path, trees: Trees, skip: TreeFilter | None, output: Path | None
                 yield link
             elif target in chain:
                 loop = f"symbolic link loop (points back to {chain[target]}); not followed"
-                yield Found(full, problem=FileResult(full, FileStatus.FAILED, reason=loop))
+                yield WalkEntry(full, problem=FileResult(full, FileStatus.FAILED, reason=loop))
             elif target != out_real:
                 kept.append(d)
         dirnames[:] = kept
@@ -289,9 +291,9 @@ def _walk(root: Path, trees: Trees, skip: TreeFilter | None, output: Path | None
     yield from _unlisted(errors)
 
 
-def _file(path: str, trees: Trees, *, follow: bool) -> Found:
+def _file(path: str, trees: Trees, *, follow: bool) -> WalkEntry:
     link = _link(path, trees, follow=follow) if os.path.islink(path) else None
     if link is not None:
         return link
     found = _special(Path(path), path, named=False)
-    return Found(path, problem=found) if isinstance(found, FileResult) else Found(path, stat=found)
+    return WalkEntry(path, problem=found) if isinstance(found, FileResult) else WalkEntry(path, stat=found)

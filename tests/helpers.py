@@ -21,10 +21,10 @@ from hipconv.diagnostics import CODES
 from hipconv.rules import load_ruleset
 from hipconv.rules.model import RuleSet
 from hipconv.scan.checks import CHECKS
+from hipconv.translate.includes import INSERT_RULE_ID
 from hipconv.translate.lane_masks import mask_rule_id
 from hipconv.translate.launches import LAUNCH_RULE_ID
 from hipconv.translate.lexer import TokenKind, lex
-from hipconv.translate.match import INSERT_RULE_ID
 from hipconv.translate.source import SourceFile
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hipconv"

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hipconv.results import FileStatus
-from hipconv.translate.includes import _directive_last_token
+from hipconv.translate.directives import directive_last_token
 from hipconv.translate.lexer import TokenKind, Tokens, lex, unsplice
 from hipconv.translate.syntax import matching_close
 from tests.test_translate import translate
@@ -87,7 +87,7 @@ def test_matching_close_agrees_with_a_plain_scan_in_any_order(text: str, random)
 
 
 def _plain_directive_end(tokens: Tokens, hash_i: int) -> int:
-    """The walk _directive_last_token replaced: token by token to the first gap whose line break is no splice."""
+    """The walk directive_last_token replaced: token by token to the first gap whose line break is no splice."""
     j = hash_i
     while j + 1 < len(tokens) and b"\n" not in unsplice(tokens.body[tokens.ends[j] : tokens.starts[j + 1]]):
         j += 1
@@ -105,4 +105,4 @@ def test_directive_ends_agree_with_a_plain_walk(pieces: list[str]) -> None:
     tokens = lex("".join(pieces).encode())
     for i in range(len(tokens)):
         if tokens.raw(i) == b"#":
-            assert _directive_last_token(tokens, i) == _plain_directive_end(tokens, i), pieces
+            assert directive_last_token(tokens, i) == _plain_directive_end(tokens, i), pieces

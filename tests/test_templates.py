@@ -11,7 +11,7 @@ from hipconv.rules import load_ruleset
 from hipconv.rules.load import load_rules
 from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
-from hipconv.translate.translator import translate_source
+from hipconv.translate.translator import translate_one
 
 RULES = """\
 defaults: {library: fakednn, kind: function}
@@ -60,7 +60,7 @@ def table(tmp_path_factory: pytest.TempPathFactory):
 
 def run(table, src: str):
     table, settings = table
-    result = translate_source(SourceFile.from_bytes("t.cpp", src.encode()), table, settings)
+    result = translate_one(SourceFile.from_bytes("t.cpp", src.encode()), table, settings)
     return (result.output.decode() if result.output is not None else src), result.diagnostics
 
 

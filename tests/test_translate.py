@@ -10,7 +10,7 @@ from hipconv.results import FileStatus
 from hipconv.rules import load_ruleset
 from hipconv.settings import Settings, Version
 from hipconv.translate.source import SourceFile
-from hipconv.translate.translator import translate_source
+from hipconv.translate.translator import translate_one
 
 
 @functools.cache
@@ -24,7 +24,7 @@ RUNTIME = "#include <hip/hip_runtime.h>\n"  # a .cpp file holding kernel code ge
 
 def translate(src: str, *, rocm: str = "6.3", launch: str = "chevron", path: str = "t.cpp"):
     table, settings = _table(rocm, launch)
-    result = translate_source(SourceFile.from_bytes(path, src.encode()), table, settings)
+    result = translate_one(SourceFile.from_bytes(path, src.encode()), table, settings)
     text = result.output.decode() if result.output is not None else src
     return text, result
 
@@ -519,13 +519,13 @@ def qualified_table(tmp_path_factory: pytest.TempPathFactory):
 )
 def test_qualified_names(qualified_table, src: str, expected: str) -> None:
     table, settings = qualified_table
-    result = translate_source(SourceFile.from_bytes("q.cpp", src.encode()), table, settings)
+    result = translate_one(SourceFile.from_bytes("q.cpp", src.encode()), table, settings)
     assert (result.output.decode() if result.output else src) == expected
 
 
 def test_unsupported_qualified_name_is_reported(qualified_table) -> None:
     table, settings = qualified_table
-    result = translate_source(SourceFile.from_bytes("q.cpp", b"fcub::WarpExchange<int, 4> x;"), table, settings)
+    result = translate_one(SourceFile.from_bytes("q.cpp", b"fcub::WarpExchange<int, 4> x;"), table, settings)
     assert result.output is None
     assert [(d.code, d.symbol) for d in result.diagnostics] == [("HC002", "fcub::WarpExchange")]
 
@@ -573,7 +573,7 @@ def test_cufft_callbacks_are_experimental() -> None:
     assert {d.code for d in result.diagnostics} == {"HC005"}
     table, settings = _table("6.3", "chevron")
     experimental = Settings(settings.rocm, experimental=True)
-    translated = translate_source(
+    translated = translate_one(
         SourceFile.from_bytes("t.cpp", src.encode()), load_ruleset().table(experimental), experimental
     )
     assert translated.output == b"hipfftXtSetCallback(plan, (void**)&cb, HIPFFT_CB_LD_REAL, nullptr);"

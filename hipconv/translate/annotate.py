@@ -3,7 +3,8 @@
     // hipconv: HC002 cudaDeviceFlushGPUDirectRDMAWrites has no HIP equivalent; left unchanged
 
 The markers are edits planned from the findings (diagnostics whose code is `unported`) of the translated
-text, the lines as they are written out (see translator._annotated). A marker holds every unported finding
+text, the lines as they are written out (annotated: a stage of its own, after the matchers' results are
+combined and applied). A marker holds every unported finding
 of its line, in column order, joined by `; `, and is indented like that line. It never lands inside a
 construct that spans lines: a line continued by a line splice (a `#define` body, a directive) or a
 multi-line comment or string literal; it goes above the line where that construct starts.
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from hipconv.diagnostics import Diagnostic
-from hipconv.translate.edits import Edit
-from hipconv.translate.lexer import TokenKind, Tokens, after_splice
+from hipconv.results import FileResult, FileStatus
+from hipconv.translate.edits import Edit, apply
+from hipconv.translate.lexer import TokenKind, Tokens, after_splice, lex
 from hipconv.translate.source import SourceFile
 
 MARKER_PREFIX = "// hipconv: "
@@ -33,6 +36,34 @@ _BLANKS = b" \t"
 def has_markers(body: bytes) -> bool:
     """True when the body may hold markers of an earlier run (the prefilter's question)."""
     return _MARKER_START in body
+
+
+def annotated(
+    result: FileResult,
+    source: SourceFile,
+    tokens: Tokens,
+    findings: Callable[[SourceFile, Tokens], Sequence[Diagnostic]],
+) -> FileResult:
+    """The translation of source (`result`, `tokens` its tokens) with a marker comment above each line
+    that still holds unported CUDA, and without the stale markers of an earlier run (--annotate).
+
+    The markers are planned on the translated text, from its own tokens and `findings` (matching it again
+    changes nothing, translation being idempotent, but tells where the findings are now): each then sits
+    directly above its line as written out, even where a rewrite added or joined lines, and a second run
+    finds it there. The diagnostics reported stay those of the source."""
+    found: Sequence[Diagnostic]
+    if result.output is None:
+        text, text_tokens, found = source, tokens, result.diagnostics
+    elif any(d.unported for d in result.diagnostics) or has_markers(result.output):
+        text = SourceFile.from_bytes(source.path, result.output)
+        text_tokens = lex(text.body)
+        found = findings(text, text_tokens)
+    else:
+        return result
+    markers = marker_edits(text, text_tokens, found)
+    if not markers:
+        return result
+    return replace(result, status=FileStatus.CONVERTED, output=text.output(apply(text.body, markers).data))
 
 
 def marker_text(findings: Sequence[Diagnostic]) -> str:

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hipconv.translate.collector import MatchCollector
+from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
-from hipconv.translate.includes import Directives, line_before_splices
+from hipconv.translate.found import Found
+from hipconv.translate.includes import line_before_splices
 from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import is_punct, prev_code, starts_line
 
@@ -51,7 +52,7 @@ class Branches:
         return " && ".join(earlier + ([grouped(own)] if own is not None else [])) or "1"
 
 
-def branches(c: MatchCollector, directives: Directives) -> Branches:
+def branches(c: Found, directives: Directives) -> Branches:
     """The branch structure of the file (an #endif without its #if, or the reverse, is taken as it comes)."""
     tokens = c.tokens
     starts: list[int] = [0]
@@ -76,11 +77,11 @@ def branches(c: MatchCollector, directives: Directives) -> Branches:
     return Branches(tuple(starts), tuple(paths), tests)
 
 
-def _test(c: MatchCollector, name: str, name_i: int, end: int) -> str | None:
+def _test(c: Found, name: str, name_i: int, end: int) -> str | None:
     """The test of a conditional directive whose tokens end before token `end`, as an #if expression."""
     if name == "else":
         return None
-    rewritten = c.rewritten_tests.get(c.tokens.starts[name_i])  # an #ifdef version_tests made an #if
+    rewritten = c.earlier.rewritten_tests.get(c.tokens.starts[name_i])  # an #ifdef version_tests made an #if
     if rewritten is not None:
         return rewritten[1]
     text = translated_text(c, name_i + 1, end)
@@ -91,7 +92,7 @@ def _test(c: MatchCollector, name: str, name_i: int, end: int) -> str | None:
     return text
 
 
-def translated_text(c: MatchCollector, first: int, end: int, *, rename: bool = True) -> str:
+def translated_text(c: Found, first: int, end: int, *, rename: bool = True) -> str:
     """The code of tokens[first:end] as translation writes it (renamed names, the tests version_tests rewrote;
     comments as a space), or, without `rename`, as written."""
     tokens, identifiers = c.tokens, c.table.identifiers
@@ -100,7 +101,7 @@ def translated_text(c: MatchCollector, first: int, end: int, *, rename: bool = T
     for k in range(first, end):
         if tokens.kinds[k] == TokenKind.COMMENT or tokens.starts[k] < through:
             continue
-        rewritten = c.rewritten_tests.get(tokens.starts[k]) if rename else None
+        rewritten = c.earlier.rewritten_tests.get(tokens.starts[k]) if rename else None
         if rewritten is not None:
             through = rewritten[0]
             out.append((" " if out else "") + rewritten[1])
@@ -168,7 +169,7 @@ def _parenthesized(text: str) -> bool:
     return False
 
 
-def guard(c: MatchCollector, first: int, last: int, condition: str | None, why: str, rule_id: str) -> None:
+def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule_id: str) -> None:
     """Put tokens[first..last] under `#if 0` (condition None) or `#if !(condition)`, each directive on a
     line of its own, with `why` as a comment on the #if line."""
     tokens, body = c.tokens, c.tokens.body

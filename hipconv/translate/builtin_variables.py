@@ -1,6 +1,6 @@
 """CUDA's built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize) used as such, as opposed to a
 host program's own variable, parameter or member of the same name (`int blockDim = 64;`, `dim3 gridDim(4, 4);`,
-`void f(int warpSize)`, `cfg.blockDim`): only a use makes a C++ source CUDA (match._cpp_compiled_as_cuda).
+`void f(int warpSize)`, `cfg.blockDim`): only a use makes a C++ source CUDA (cuda_constructs.cpp_compiled_as_cuda).
 
 A name the file declares or assigns to anywhere is the program's own in the whole file (a built-in is never
 declared and is read-only); a member access (`prop.warpSize`, `cfg->blockDim`, `Launch::gridDim`) is never

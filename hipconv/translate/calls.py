@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import bisect
 import re
+import weakref
 
 from hipconv.diagnostics import CODES, UNFIT_CALL
 from hipconv.errors import RuleSchemaError
 from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
-from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import CodeTexts, code_text, keep_comments
+from hipconv.translate.context import FileContext
 from hipconv.translate.converts import CODE as CONVERT_CODE
 from hipconv.translate.converts import cast_text, converted_arguments, in_place, note_shims
 from hipconv.translate.edits import Edit, Part
+from hipconv.translate.found import Found
 from hipconv.translate.lane_masks import check_lane_mask
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.status import apply_resolution
 from hipconv.translate.syntax import (
     Call,
     Span,
@@ -35,7 +38,7 @@ from hipconv.translate.templates import render_file
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
 
-def pick_overload(c: MatchCollector, i: int, cuda: str, overloads: Overloads, *, called: bool) -> Resolution | None:
+def pick_overload(c: Found, i: int, cuda: str, overloads: Overloads, *, called: bool) -> Resolution | None:
     """The resolution of the overload that fits the use at token i: by the call's argument count, or the
     `uncalled` rule for a use that is not a call. None, with a diagnostic, when none fits."""
     start = c.tokens.starts[i]
@@ -82,7 +85,7 @@ def needs_arguments(rule: Rule) -> bool:
     )
 
 
-def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) -> None:
+def reshape_call(c: Found, i: int, rule: Rule, resolution: Resolution) -> None:
     """The call whose callee is token i, rewritten by the rule's params/args/drops or template."""
     tokens = c.tokens
     start, end = tokens.starts[i], tokens.ends[i]
@@ -128,7 +131,7 @@ def reshape_call(c: MatchCollector, i: int, rule: Rule, resolution: Resolution) 
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
 
-def _insert_casts_and_fills(c: MatchCollector, rule: Rule, call: Call, bound: dict[str, Span]) -> None:
+def _insert_casts_and_fills(c: Found, rule: Rule, call: Call, bound: dict[str, Span]) -> None:
     """In a call whose arguments stay where they are: each cast around its argument, and the fills of the
     omitted optional arguments after the last argument (one insertion per place, in order)."""
     assert rule.params is not None
@@ -146,7 +149,7 @@ def _insert_casts_and_fills(c: MatchCollector, rule: Rule, call: Call, bound: di
     c.edits.extend(Edit.replace(pos, pos, "".join(texts), rule.id) for pos, texts in inserts.items())
 
 
-def _argument(c: MatchCollector, rule: Rule, name: str, bound: dict[str, Span]) -> list[Part]:
+def _argument(c: Found, rule: Rule, name: str, bound: dict[str, Span]) -> list[Part]:
     """The HIP call's argument `name`: the CUDA argument (cast where the rule says and it is not cast
     already), or the rule's fill for an optional one the call omits."""
     if name not in bound:
@@ -193,7 +196,7 @@ def _type_words(text: str) -> str:
     return re.sub(r"\s*\*\s*", "*", " ".join(text.split()))
 
 
-def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, *, reshapes: bool, moves: bool) -> str:
+def _unfit(c: Found, rule: Rule, cuda: str, call: Call, *, reshapes: bool, moves: bool) -> str:
     """Why the call's arguments do not fit the rule's rewrite ("" when they do). `reshapes`: the rewrite
     needs to know which argument is which; `moves`: it rewrites the whole call."""
     assert rule.params is not None and rule.args is not None
@@ -223,7 +226,7 @@ def _unfit(c: MatchCollector, rule: Rule, cuda: str, call: Call, *, reshapes: bo
     return ""
 
 
-def _leave(c: MatchCollector, region: Span, code: str, message: str, rule: Rule | None, cuda: str) -> None:
+def _leave(c: Found, region: Span, code: str, message: str, rule: Rule | None, cuda: str) -> None:
     """Report the call and keep it whole: no rename inside it applies (a half-translated call builds
     against neither API)."""
     c.diag(region[0], code, message, rule, cuda)
@@ -272,7 +275,7 @@ class _TemplateContext:
         return [piece if n % 2 == 0 else self.spans[int(piece)] for n, piece in enumerate(pieces) if n % 2 or piece]
 
 
-def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str, Span], cuda: str) -> None:
+def _render_template(c: Found, rule: Rule, call: Call, bound: dict[str, Span], cuda: str) -> None:
     """Render the rule's template for this call; argument texts travel as spans, so the
     translations inside them (enumerators, nested calls) survive whatever the template does."""
     assert rule.template is not None
@@ -325,7 +328,7 @@ def _render_template(c: MatchCollector, rule: Rule, call: Call, bound: dict[str,
     c.replaced(start, cuda, rule.hip or "", rule.id, rule.library)
 
 
-def _statement_context(c: MatchCollector, call: Call, ctx: _TemplateContext, context: dict[str, object]) -> Span | None:
+def _statement_context(c: Found, call: Call, ctx: _TemplateContext, context: dict[str, object]) -> Span | None:
     """For a statement-scope template: the statement's span, with what the template needs to rebuild it
     (the text before and after the call, its indent, the name it declares); None when it is not a plain one."""
     tokens, body = c.tokens, c.tokens.body
@@ -346,7 +349,7 @@ def _statement_context(c: MatchCollector, call: Call, ctx: _TemplateContext, con
     return region
 
 
-def _shared(c: MatchCollector, call: Call, statement: Span) -> bool:
+def _shared(c: Found, call: Call, statement: Span) -> bool:
     """Whether the statement overlaps that of another call with a statement-scope template: both would
     rebuild it, so neither can (leaving only one would change what a second run does). Unbalanced
     brackets can stretch a statement over its neighbours, so every such call of the file is checked."""
@@ -360,10 +363,15 @@ def _shared(c: MatchCollector, call: Call, statement: Span) -> bool:
     return False
 
 
-def _statement_calls(c: MatchCollector) -> list[tuple[int, Span | None]]:
+# (callee, statement) of each call whose template takes its statement, by file (_statement_calls)
+_STATEMENT_CALLS: weakref.WeakKeyDictionary[FileContext, list[tuple[int, Span | None]]] = weakref.WeakKeyDictionary()
+
+
+def _statement_calls(c: Found) -> list[tuple[int, Span | None]]:
     """(callee, its statement's span) of each call of the file with a statement-scope template; found
     once per file."""
-    if c.statement_calls is None:
+    found = _STATEMENT_CALLS.get(c.ctx)
+    if found is None:
         tokens, found = c.tokens, []
         names = {
             k.encode()
@@ -377,8 +385,8 @@ def _statement_calls(c: MatchCollector) -> list[tuple[int, Span | None]]:
                 extent = statement_extent(tokens, k, close)  # what is not a plain statement counts too:
                 # a directive an insertion puts before it must not change what a second run decides
                 found.append((k, None if extent is None else (tokens.starts[extent[0]], tokens.ends[extent[1]])))
-        c.statement_calls = found
-    return c.statement_calls
+        _STATEMENT_CALLS[c.ctx] = found
+    return found
 
 
 def _takes_statement(resolution: Resolution) -> bool:

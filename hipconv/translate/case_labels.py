@@ -20,10 +20,10 @@ from hipconv.diagnostics import CASE_DROPPED
 from hipconv.resources import hip_enumerator_values
 from hipconv.rules.model import Action, Resolution, RuleKind
 from hipconv.translate.branches import Branches, branches, guard, later_duplicate
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text, keep_comments
+from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
-from hipconv.translate.includes import Directives
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import int_literal, is_punct, matching_close, next_code
 from hipconv.translate.words import inside, token_occurrences
@@ -43,7 +43,7 @@ class _Label(NamedTuple):
     written: str  # the constant as translation writes it
 
 
-def match_case_labels(c: MatchCollector, directives: Directives, words: frozenset[bytes]) -> None:
+def match_case_labels(c: Found, directives: Directives, words: frozenset[bytes]) -> None:
     """Drop the case labels with no HIP counterpart, and the later of two that become one value (in a file
     whose words hold `switch` and `case`)."""
     if not words.issuperset(SWITCH_WORDS):
@@ -67,7 +67,7 @@ def match_case_labels(c: MatchCollector, directives: Directives, words: frozense
             _one_switch(c, group, where)
 
 
-def _switch_body(c: MatchCollector, switch: int) -> tuple[int, int] | None:
+def _switch_body(c: Found, switch: int) -> tuple[int, int] | None:
     """The braces of `switch (...) { ... }` (a switch without braces has no labels to fix here)."""
     tokens = c.tokens
     paren = next_code(tokens, switch)
@@ -77,7 +77,7 @@ def _switch_body(c: MatchCollector, switch: int) -> tuple[int, int] | None:
     return (brace, end) if end is not None else None
 
 
-def _label(c: MatchCollector, case: int) -> _Label | None:
+def _label(c: Found, case: int) -> _Label | None:
     """`case NAME:` or `case LITERAL:`, with what its constant becomes; written "" when it has no
     counterpart in the target (None for any other label)."""
     tokens = c.tokens
@@ -103,7 +103,7 @@ def _label(c: MatchCollector, case: int) -> _Label | None:
     return _Label(case, constant, colon, values.get(rule.hip, rule.hip), rule.hip)
 
 
-def _one_switch(c: MatchCollector, labels: list[_Label], where: Branches) -> None:
+def _one_switch(c: Found, labels: list[_Label], where: Branches) -> None:
     tokens = c.tokens
     kept: dict[int | str, list[_Label]] = {}
     for label in labels:
@@ -133,7 +133,7 @@ def _one_switch(c: MatchCollector, labels: list[_Label], where: Branches) -> Non
         c.diag(tokens.starts[label.case], CODE, f"case {name}: {only}: {same}")
 
 
-def _same_value(c: MatchCollector, label: _Label, first: _Label, line: int) -> str:
+def _same_value(c: Found, label: _Label, first: _Label, line: int) -> str:
     """`it becomes X, as does case Y: of line N`, or, for two names of one value, what they are."""
     other = f"case {c.tokens.text(first.constant)}: of line {line}"
     if label.written == first.written:
@@ -141,7 +141,7 @@ def _same_value(c: MatchCollector, label: _Label, first: _Label, line: int) -> s
     return f"it becomes {label.written}, whose value {label.key} is that of {first.written} ({other})"
 
 
-def _absent(c: MatchCollector, name: str, resolution: Resolution) -> str:
+def _absent(c: Found, name: str, resolution: Resolution) -> str:
     """Why the target has no counterpart for a name."""
     rule = resolution.rule
     assert rule is not None
@@ -152,7 +152,7 @@ def _absent(c: MatchCollector, name: str, resolution: Resolution) -> str:
     return f"{name} has no HIP counterpart" + (f" ({rule.note})" if rule.note else "")
 
 
-def _drop(c: MatchCollector, label: _Label, message: str) -> None:
+def _drop(c: Found, label: _Label, message: str) -> None:
     """The label becomes a comment (`/* case X: */`); what it labels stays."""
     tokens = c.tokens
     start, end = tokens.starts[label.case], tokens.ends[label.colon]

@@ -28,8 +28,8 @@ from typing import NamedTuple
 
 from hipconv.diagnostics import CG_MEMBER_MISSING, CG_MEMBER_RESPELLED
 from hipconv.resources import data_file, expand_spans, hip_releases, span_text
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, matching_open, next_code, prev_code, template_close, template_open
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
@@ -85,7 +85,7 @@ def may_call_members(words: frozenset[bytes]) -> bool:
     return _USES_CG in words and not words.isdisjoint(facts().words)
 
 
-def match_cg_members(c: MatchCollector, words: frozenset[bytes]) -> None:
+def match_cg_members(c: Found, words: frozenset[bytes]) -> None:
     """Report (or rewrite) the member calls on cooperative groups that the targeted HIP group lacks."""
     if not may_call_members(words):
         return
@@ -105,7 +105,7 @@ def match_cg_members(c: MatchCollector, words: frozenset[bytes]) -> None:
             continue
         if any(release in member.groups.get(g, ()) for g in candidates):
             if member.define:  # HIP declares it under an #ifdef (the votes of 6.3's groups)
-                c.defines_needed.add(member.define)
+                c.defines.add(member.define)
             continue
         if groups is not None and _alias_serves(known, member, candidates, release):
             _rename(c, i, name, member.alias, candidates)
@@ -120,7 +120,7 @@ def _alias_serves(known: Facts, member: Member, groups: frozenset[str], release:
     return alias is not None and all(release in alias.groups.get(g, ()) for g in groups)
 
 
-def _rename(c: MatchCollector, i: int, name: str, alias: str, groups: frozenset[str]) -> None:
+def _rename(c: Found, i: int, name: str, alias: str, groups: frozenset[str]) -> None:
     tokens = c.tokens
     c.edits.append(Edit.replace(tokens.starts[i], tokens.ends[i], alias, RULE_ID))
     c.replaced(tokens.starts[i], name, alias, RULE_ID, NAMESPACE)

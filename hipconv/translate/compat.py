@@ -19,8 +19,10 @@ from hipconv.results import COMPAT_HEADER as COMPAT_HEADER  # re-exported: its h
 from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
 from hipconv.settings import Version
-from hipconv.translate.collector import MatchCollector, status_message
+from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
+from hipconv.translate.status import status_message
 from hipconv.translate.syntax import Span, int_literal, is_punct, next_code, parse_call, prev_code
 from hipconv.translate.templates import render
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
@@ -41,7 +43,7 @@ _CG_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::\s*)?cooperative_groups
 _CONVENTIONAL_CG_ALIAS = "cg"  # CUDA's documentation and most code: `namespace cg = cooperative_groups;`
 
 
-def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution) -> None:
+def shim_use(c: Found, i: int, last: int, name: str, resolution: Resolution) -> None:
     """The use of `name` (tokens i..last) that the target lacks: renamed to the rule's shim, or, where the
     shim would change its meaning, reported as the rule reports it without shims."""
     rule = resolution.rule
@@ -63,7 +65,7 @@ def shim_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
         c.diag(full_mask[0], FULL_MASK_WIDENED, message, rule, about_api=False)
 
 
-def rename(c: MatchCollector, start: int, end: int, cuda: str, shim: str, rule_id: str, library: str) -> None:
+def rename(c: Found, start: int, end: int, cuda: str, shim: str, rule_id: str, library: str) -> None:
     c.edits.append(Edit.replace(start, end, shim, rule_id))
     c.replaced(start, cuda, shim, rule_id, library)
     c.shims.add(shim)
@@ -71,7 +73,7 @@ def rename(c: MatchCollector, start: int, end: int, cuda: str, shim: str, rule_i
     c.diag(start, NOTE_CODE, message, None, cuda)
 
 
-def shim_include(c: MatchCollector, path_span: Span, path: str, resolution: Resolution) -> None:
+def shim_include(c: Found, path_span: Span, path: str, resolution: Resolution) -> None:
     """`#include <cuda/header.h>` that the target lacks: it includes hipconv_compat.h instead, whose shims
     stand for the header's API."""
     rule = resolution.rule
@@ -80,15 +82,15 @@ def shim_include(c: MatchCollector, path_span: Span, path: str, resolution: Reso
     start, end = path_span[0] - 1, path_span[1] + 1  # with its quotes or angle brackets
     if body[start : start + 1] not in (b"<", b'"') or body[end - 1 : end] not in (b">", b'"'):
         return
-    c.edits.append(Edit.replace(start, end, f'"{c.compat_include}"', rule.id))
-    c.replaced(path_span[0], path, c.compat_include, rule.id, rule.library)
+    c.edits.append(Edit.replace(start, end, f'"{c.ctx.compat_include}"', rule.id))
+    c.replaced(path_span[0], path, c.ctx.compat_include, rule.id, rule.library)
     c.shims.add(rule.compat)
     c.compat_included = True
     message = f"{path} is not in ROCm {c.settings.rocm}: {COMPAT_HEADER} included instead, with {rule.compat}"
     c.diag(path_span[0], NOTE_CODE, message, None, path)
 
 
-def match_aliased(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> None:
+def match_aliased(c: Found, skip: list[Span], words: frozenset[bytes]) -> None:
     """`cg::reduce(...)`, `cg::plus<float>()`: names of cooperative_groups spelled through a namespace alias
     (declared in the file, or the conventional `cg` in a file that names cooperative_groups) that a shim
     stands for. The full spelling (`cooperative_groups::reduce`) is the identifier matcher's."""
@@ -118,19 +120,20 @@ def match_aliased(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) 
         rename(c, tokens.starts[i], tokens.ends[member], spelled, rule.compat, rule.id, rule.library)
 
 
-def include_line(c: MatchCollector) -> str | None:
-    """The include of hipconv_compat.h that the file needs: when it uses a shim and does not include it yet."""
-    if not c.shims or c.compat_included or _includes_header(c):
+def include_line(ctx: FileContext, shims: frozenset[str], *, compat_included: bool) -> str | None:
+    """The include of hipconv_compat.h that the file needs: when it uses a shim (`shims`, the matchers')
+    and does not include it yet (`compat_included`: a CUDA header's include became it)."""
+    if not shims or compat_included or _includes_header(ctx.tokens.body):
         return None
-    return f'#include "{c.compat_include}"'
+    return f'#include "{ctx.compat_include}"'
 
 
-def _includes_header(c: MatchCollector) -> bool:
+def _includes_header(body: bytes) -> bool:
     name = re.escape(COMPAT_HEADER.encode())
-    return re.search(rb'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + name + rb'"', c.tokens.body, re.M) is not None
+    return re.search(rb'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + name + rb'"', body, re.M) is not None
 
 
-def _mask_problem(c: MatchCollector, last: int, shim: str) -> tuple[str | None, Span | None]:
+def _mask_problem(c: Found, last: int, shim: str) -> tuple[str | None, Span | None]:
     """Why a call of a masked shim cannot be shimmed (its mask is not the full one), else None; and the
     span of the full mask it is called with (None when it has none)."""
     if shim not in MASKED_SHIMS:

@@ -10,8 +10,8 @@ import bisect
 from hipconv.diagnostics import NULL_ARGUMENT_REJECTED
 from hipconv.rules.contracts import contract_words, contracts
 from hipconv.rules.model import Rule
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text
+from hipconv.translate.found import Found
 from hipconv.translate.syntax import next_code, parse_call
 
 CODE = NULL_ARGUMENT_REJECTED
@@ -24,7 +24,7 @@ def contracted_names(words: frozenset[bytes]) -> frozenset[str]:
     return frozenset(w.decode() for w in words & contract_words())
 
 
-def check_contracts(c: MatchCollector, callee: int, name: str, rule: Rule) -> None:
+def check_contracts(c: Found, callee: int, name: str, rule: Rule) -> None:
     """Report each argument of the call at token `callee` that breaks a contract of `name`."""
     call = parse_call(c.tokens, callee)
     if call is None:

@@ -17,18 +17,18 @@ from collections.abc import Callable, Mapping
 from hipconv.diagnostics import CUBLAS_TYPE_UNMAPPED
 from hipconv.rules.conversions import conversion
 from hipconv.rules.model import Rule, RuleKind
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text
 from hipconv.translate.compat import COMPAT_HEADER, NOTE_CODE
 from hipconv.translate.declarations import declared_type_name
 from hipconv.translate.edits import Part
+from hipconv.translate.found import Found
 from hipconv.translate.syntax import Span, next_code
 
 CODE = CUBLAS_TYPE_UNMAPPED
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
 
 
-def converted_arguments(c: MatchCollector, rule: Rule, bound: Mapping[str, Span]) -> dict[str, list[Part]] | str:
+def converted_arguments(c: Found, rule: Rule, bound: Mapping[str, Span]) -> dict[str, list[Part]] | str:
     """The HIP text of each converted argument of the call; or why the call cannot be converted."""
     out: dict[str, list[Part]] = {}
     literals: list[Span] = []
@@ -54,7 +54,7 @@ def converted_arguments(c: MatchCollector, rule: Rule, bound: Mapping[str, Span]
     return out
 
 
-def _passes(c: MatchCollector, target: str, span: Span, text: str) -> bool:
+def _passes(c: Found, target: str, span: Span, text: str) -> bool:
     """The argument is a name the HIP function takes as translated: an enumerator the conversion does not
     list (of another enum: CUBLAS_COMPUTE_32F where the conversion is from cudaDataType to
     hipblasComputeType_t), or a variable whose declaration above gives it a type that becomes `target`
@@ -72,7 +72,7 @@ def _passes(c: MatchCollector, target: str, span: Span, text: str) -> bool:
     return found is not None and found.rewrites and found.rule is not None and found.rule.hip == target
 
 
-def note_shims(c: MatchCollector, rule: Rule, cuda: str, start: int, parts: Mapping[str, list[Part]]) -> None:
+def note_shims(c: Found, rule: Rule, cuda: str, start: int, parts: Mapping[str, list[Part]]) -> None:
     """Each converted argument that goes through a shim: the shim in the file's hipconv_compat.h, and a note."""
     for name, part in parts.items():
         if len(part) == 1:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 
 from hipconv.diagnostics import HALF_ATOMIC_ADD
-from hipconv.translate.collector import MatchCollector
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, next_code, parse_call, prev_code
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens
@@ -25,7 +25,7 @@ _DECLARATOR = frozenset({"*", "&", "const", "volatile", "__restrict__", "__restr
 _NOT_TYPES = frozenset({"return", "case", "sizeof", "else", "do", "goto", "throw", "new", "delete"})  # `return p;`
 
 
-def match_half_atomics(c: MatchCollector, words: frozenset[bytes]) -> None:
+def match_half_atomics(c: Found, words: frozenset[bytes]) -> None:
     """Report each atomicAdd whose first argument is visibly a pointer to a 16-bit float type."""
     if not (_ATOMICS & words) or not (_HALF_WORDS & words):
         return

@@ -10,12 +10,13 @@ from collections.abc import Mapping
 from hipconv.diagnostics import UNFIT_CALL
 from hipconv.rules.model import SCOPE_KINDS, Action, LookupTable, Resolution, Rule, RuleKind
 from hipconv.translate.calls import needs_arguments, pick_overload, reshape_call
-from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.comments import keep_comments
 from hipconv.translate.compat import shim_use
 from hipconv.translate.contracts import check_contracts, contracted_names
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.status import apply_resolution
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.texture_refs import TEXTURE, template_use
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
@@ -23,7 +24,7 @@ from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
 _MAX_QUALIFIERS = 4
 
 
-def match_identifiers(c: MatchCollector, skip: list[Span], words: frozenset[bytes]) -> bool:
+def match_identifiers(c: Found, skip: list[Span], words: frozenset[bytes]) -> bool:
     """Rewrite or report every CUDA API name outside `skip`; True when the file uses any."""
     tokens, identifiers = c.tokens, c.table.identifiers
     skip_starts = [s for s, _ in skip]
@@ -70,7 +71,7 @@ def _other_use(tokens: Tokens, i: int, last: int, name: str, rule: Rule | None) 
     return name == TEXTURE and not template_use(tokens, i)
 
 
-def _rewrite(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution, *, called: bool) -> None:
+def _rewrite(c: Found, i: int, last: int, name: str, resolution: Resolution, *, called: bool) -> None:
     """The use of a name the target has a HIP counterpart for: a call reshaped, a type, a macro, a rename."""
     rule = resolution.rule
     assert rule is not None
@@ -84,7 +85,7 @@ def _rewrite(c: MatchCollector, i: int, last: int, name: str, resolution: Resolu
         apply_resolution(c, c.tokens.starts[i], c.tokens.ends[last], name, resolution, rename=True)
 
 
-def _not_rewritten(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution) -> None:
+def _not_rewritten(c: Found, i: int, last: int, name: str, resolution: Resolution) -> None:
     """A name the target has no HIP counterpart for: shimmed (translate.compat), or reported."""
     if resolution.action is Action.SHIM:
         shim_use(c, i, last, name, resolution)
@@ -96,7 +97,7 @@ _TAG_KEYWORDS = (b"struct", b"union", b"enum", b"class")
 _DEFINEDNESS_DIRECTIVES = (b"ifdef", b"ifndef", b"elifdef", b"elifndef")
 
 
-def _type_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resolution, rule: Rule) -> None:
+def _type_use(c: Found, i: int, last: int, name: str, resolution: Resolution, rule: Rule) -> None:
     """A type whose HIP name is a typedef: after `struct`/`union`/`enum`/`class` (an elaborated type
     specifier) it becomes the HIP tag, or, where HIP's typedef names an anonymous type, loses the keyword;
     a declaration or definition of the tag itself cannot lose it, and is reported."""
@@ -121,7 +122,7 @@ def _type_use(c: MatchCollector, i: int, last: int, name: str, resolution: Resol
         apply_resolution(c, start, end, name, resolution, rename=True)
 
 
-def _tested_for_definition(c: MatchCollector, i: int, name: str) -> bool:
+def _tested_for_definition(c: Found, i: int, name: str) -> bool:
     """True when token i is a definedness test (`#ifdef X`, `#ifndef X`, `defined(X)`, `defined X`) on a
     preprocessor line where every use of the name is one: a line that also uses its value stays whole."""
     tokens = c.tokens
@@ -148,7 +149,7 @@ def _definedness_test(tokens: Tokens, k: int) -> bool:
     return tokens.raw(before) in _DEFINEDNESS_DIRECTIVES and is_punct(tokens, prev_code(tokens, before), "#", "%:")
 
 
-def _leave_value_use(c: MatchCollector, i: int, name: str, rule: Rule) -> None:
+def _leave_value_use(c: Found, i: int, name: str, rule: Rule) -> None:
     """A macro whose HIP counterpart stands only for its being defined, used here otherwise (for its value,
     or beside such a use on its line): reported where the value is used, kept."""
     if _definedness_test(c.tokens, i):

@@ -1,4 +1,4 @@
-"""Preprocessor directives: where they are, and the include paths the rules rewrite."""
+"""Include directives: the include paths the rules rewrite, and the runtime header kept before the HIP ones."""
 
 from __future__ import annotations
 
@@ -6,86 +6,17 @@ import bisect
 from typing import NamedTuple
 
 from hipconv.rules.model import Action, Resolution
-from hipconv.translate.collector import MatchCollector, apply_resolution
 from hipconv.translate.compat import shim_include
+from hipconv.translate.directives import Directives, Includes, directive_last_token, logical_line_end
 from hipconv.translate.edits import Edit, Part
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
-from hipconv.translate.syntax import Span, next_code, starts_line
-from hipconv.translate.words import WORDY_KINDS, token_occurrences
+from hipconv.translate.status import apply_resolution
+from hipconv.translate.syntax import Span, next_code
 
-_MESSAGE_DIRECTIVES = (b"error", b"warning")
 _INCLUDE_DIRECTIVES = ("include", "include_next", "import")
 INSERT_RULE_ID = "insert.top"  # the id of the lines inserted at the top (defines, the runtime include) and
 # of the removal of a runtime include that came after a HIP header (it moves to the top)
-
-
-class Directives(NamedTuple):
-    lines: list[tuple[int, int, str]]  # (`#` token index, name token index, directive name)
-    message_spans: list[Span]  # the text of #error / #warning lines, which is prose
-    defined: set[str]  # macro names the file #defines
-    spans: list[Span]  # every preprocessor line, from its `#` to its end (splices and comments followed)
-
-
-def directive_lines(tokens: Tokens) -> Directives:
-    body = tokens.body
-    found = []
-    message_spans: list[Span] = []
-    defined: set[str] = set()
-    spans: list[Span] = []
-    for i in token_occurrences(tokens, (b"#", b"%:"), (TokenKind.PUNCTUATION,)):
-        if not starts_line(tokens, i):
-            continue
-        last = _directive_last_token(tokens, i)
-        spans.append((tokens.starts[i], logical_line_end(body, tokens.ends[last])))
-        j = next_code(tokens, i)
-        if j > last or tokens.kinds[j] not in WORDY_KINDS:  # `#` alone on its line: a null directive
-            continue
-        name = tokens.text(j).encode()  # spliced (`#in\<newline>clude`), the compiler reads it whole
-        found.append((i, j, name.decode()))
-        if name in _MESSAGE_DIRECTIVES:
-            message_spans.append((tokens.ends[j], logical_line_end(body, tokens.ends[j])))
-        elif name == b"define":
-            k = next_code(tokens, j)
-            if k < len(tokens):
-                defined.add(tokens.text(k))
-    return Directives(found, message_spans, defined, spans)
-
-
-def _directive_last_token(tokens: Tokens, hash_i: int) -> int:
-    """The last token of the preprocessor line starting at token hash_i: the line ends at the first line
-    break outside its tokens (a comment may hold line breaks) and not spliced. Found with `find` and a
-    bisect, not by walking the tokens: this runs for every directive, 300,000 `#include`s included."""
-    body, starts, ends = tokens.body, tokens.starts, tokens.ends
-    pos = ends[hash_i]
-    while True:
-        nl = body.find(b"\n", pos)
-        if nl == -1:
-            return len(tokens) - 1
-        k = bisect.bisect_right(starts, nl, hash_i) - 1  # the token at or before the line break
-        if ends[k] > nl:  # inside the token (a block comment): the line goes on after it
-            pos = ends[k]
-        elif _spliced(body, ends[k], nl):
-            pos = nl + 1
-        else:
-            return k
-
-
-def _spliced(body: bytes, gap_start: int, nl: int) -> bool:
-    """Whether the line break at nl, in a gap starting at gap_start, follows a backslash of that gap."""
-    before = nl - 2 if body[nl - 1 : nl] == b"\r" else nl - 1
-    return before >= gap_start and body[before : before + 1] == b"\\"
-
-
-def logical_line_end(body: bytes, pos: int) -> int:
-    """The end of the line holding pos, following line splices."""
-    while True:
-        nl = body.find(b"\n", pos)
-        if nl == -1:
-            return len(body)
-        if body[nl - 1 : nl] == b"\\" or body[nl - 2 : nl] == b"\\\r":
-            pos = nl + 1
-            continue
-        return nl
 
 
 def _include_path(tokens: Tokens, name_i: int, last: int) -> Span | None:
@@ -105,15 +36,6 @@ def _include_path(tokens: Tokens, name_i: int, last: int) -> Span | None:
     return None
 
 
-class Includes(NamedTuple):
-    spans: list[Span]  # the include lines
-    runtime: bool  # the runtime header is included, and before every HIP header
-    hip: bool  # a HIP header (other than the runtime) is included
-    hip_line: int | None  # where the line of the first HIP include starts, when it is at the file's top level
-    runtime_end: int | None = None  # where the line of the runtime include ends (its line break), when kept
-    quoted: bool = False  # a header is included by a quoted path (a project header, in a .cu file)
-
-
 class _Include(NamedTuple):
     hash_i: int  # the `#` token
     path_span: Span
@@ -122,7 +44,7 @@ class _Include(NamedTuple):
     written: str  # the path as the translation writes it
 
 
-def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: bool) -> Includes:
+def match_includes(c: Found, directives: Directives, *, runtime_first: bool) -> Includes:
     """Rewrite include paths. `runtime_first`: the runtime header must come before the file's first HIP
     header (a .cu file or a header); when the file includes it after one, that include is removed, and
     the caller inserts the runtime again before the first HIP header (Includes.runtime is False)."""
@@ -131,7 +53,7 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
     for hash_i, name_i, name in directives.lines:
         if name not in _INCLUDE_DIRECTIVES:
             continue
-        path_span = _include_path(tokens, name_i, _directive_last_token(tokens, hash_i))
+        path_span = _include_path(tokens, name_i, directive_last_token(tokens, hash_i))
         if path_span is None:
             continue
         path = body[path_span[0] : path_span[1]].decode()
@@ -159,14 +81,14 @@ def match_includes(c: MatchCollector, directives: Directives, *, runtime_first: 
         hip_line = None if hip_line is None else _after_open_comment(tokens, hip_line)
     runtime_end = None
     if runtime is not None and not (late and runtime_first):
-        runtime_end = logical_line_end(body, tokens.ends[_directive_last_token(tokens, found[runtime].hash_i)])
+        runtime_end = logical_line_end(body, tokens.ends[directive_last_token(tokens, found[runtime].hash_i)])
         runtime_end -= body[runtime_end - 1 : runtime_end + 1] == b"\r\n"  # a line goes before the whole CRLF
     quoted = any(body[f.path_span[0] - 1 : f.path_span[0]] == b'"' for f in found)
     kept = runtime is not None and not (late and runtime_first)
     return Includes(spans, kept, hip is not None, hip_line, runtime_end, quoted)
 
 
-def _insert_needed_before(c: MatchCollector, found: list[_Include], directives: Directives) -> None:
+def _insert_needed_before(c: Found, found: list[_Include], directives: Directives) -> None:
     """A HIP header that uses what another one declares without including it (its rule's `after`) gets that
     header right above its include, unless the includes before it provide it (that header or the runtime):
     in its #if branch or one around it, or in every branch of an #if group with an #else, as the CUDA header
@@ -193,7 +115,7 @@ def _insert_needed_before(c: MatchCollector, found: list[_Include], directives: 
             levels[-1] |= _provide_above(c, f, set().union(*levels))
 
 
-def _provide_above(c: MatchCollector, f: _Include, provided: set[str]) -> set[str]:
+def _provide_above(c: Found, f: _Include, provided: set[str]) -> set[str]:
     """Insert the header f's rule needs above it when `provided` lacks it; what f (and that) provides."""
     rule = f.resolution.rule if f.resolution is not None and f.resolution.rewrites else None
     if rule is None or rule.after is None or provided & {rule.after, c.table.runtime_header}:
@@ -254,11 +176,11 @@ def line_before_splices(body: bytes, pos: int) -> int | None:
     return line_start
 
 
-def _remove_line(c: MatchCollector, hash_i: int) -> bool:
+def _remove_line(c: Found, hash_i: int) -> bool:
     """Remove the preprocessor line starting at token hash_i with its line break, keeping the comments on
     it (on a line of their own), line splices inside it included; False when a splice joins code to it."""
     tokens, body = c.tokens, c.tokens.body
-    first, last = hash_i, _directive_last_token(tokens, hash_i)
+    first, last = hash_i, directive_last_token(tokens, hash_i)
     while first > 0 and tokens.kinds[first - 1] == TokenKind.COMMENT and b"\n" not in unsplice(_gap(tokens, first - 1)):
         first -= 1  # comments before the `#` on its line
     line_start = body.rfind(b"\n", 0, tokens.starts[first]) + 1

@@ -7,6 +7,7 @@ mask that one of MASK_VERDICTS covers.
 from __future__ import annotations
 
 import bisect
+import weakref
 
 from hipconv.diagnostics import (
     FULL_MASK_WIDENED,
@@ -16,11 +17,12 @@ from hipconv.diagnostics import (
     MASK_AFTER_EARLY_RETURN,
 )
 from hipconv.rules.model import Rule
-from hipconv.translate.collector import MatchCollector
+from hipconv.translate.context import FileContext
 from hipconv.translate.early_returns import return_above
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.mask_names import MaskName, mask_name, narrow_declaration
+from hipconv.translate.mask_names import MaskName, find_mask, narrow_declaration
 from hipconv.translate.syntax import IntLiteral, Span, int_literal
 
 FULL_MASK_32 = 0xFFFFFFFF
@@ -47,7 +49,20 @@ def mask_rule_id(rule_id: str) -> str:
     return rule_id + ".mask"
 
 
-def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool) -> None:
+# the lane masks given by name, by file and name: found once per file (find_mask reads every use of the name)
+_MASK_NAMES: weakref.WeakKeyDictionary[FileContext, dict[str, MaskName | None]] = weakref.WeakKeyDictionary()
+
+
+def mask_name(ctx: FileContext, name_token: int) -> MaskName | None:
+    """The definition of the name at name_token as one integer literal, in the file or the run; or None."""
+    known = _MASK_NAMES.setdefault(ctx, {})
+    name = ctx.tokens.text(name_token)
+    if name not in known:
+        known[name] = find_mask(ctx.source, ctx.tokens, ctx.table, ctx.project_masks, name)
+    return known[name]
+
+
+def check_lane_mask(c: Found, rule: Rule, span: Span, *, dropped: bool) -> None:
     """The mask argument at span: when kept, a 32-bit literal is widened (HC104 or HC101, see widen());
     when dropped, HC101 for a 32-bit literal and HC102 otherwise; HC103 when its value cannot be seen.
     A name the file defines as one literal (a macro or a const variable) counts as that literal; it is
@@ -57,7 +72,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
     k = bisect.bisect_left(tokens.starts, span[0])
     single = k < len(tokens) and tokens.ends[k] == span[1]
     is_name = single and tokens.kinds[k] == TokenKind.IDENTIFIER
-    named = mask_name(c, k) if is_name else None
+    named = mask_name(c.ctx, k) if is_name else None
     literal = named.value if named else int_literal(text) if single and tokens.kinds[k] == TokenKind.LITERAL else None
     is_32bit = literal is not None and literal.value <= FULL_MASK_32 and "ll" not in literal.suffix
     shown = f"{text} = {literal.digits}{literal.suffix}" if named and literal else text
@@ -70,7 +85,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
             _widen_definition(c, rule, span, named, shown)
         else:
             _cast_here(c, rule, span, shown, "it has uses that are not lane masks")
-    elif literal is None and is_name and (declared := narrow_declaration(c, k)) is not None:
+    elif literal is None and is_name and (declared := narrow_declaration(tokens, k)) is not None:
         _cast_here(c, rule, span, text, f"it is declared {declared}, 32 bits, with a value hipconv cannot widen")
     elif literal is None:
         c.diag(
@@ -82,7 +97,7 @@ def check_lane_mask(c: MatchCollector, rule: Rule, span: Span, *, dropped: bool)
         )
 
 
-def _report_dropped(c: MatchCollector, rule: Rule, span: Span, shown: str, *, is_32bit: bool) -> None:
+def _report_dropped(c: Found, rule: Rule, span: Span, shown: str, *, is_32bit: bool) -> None:
     target = c.settings.rocm
     if is_32bit:
         message = (
@@ -113,30 +128,32 @@ def _verdict(rule: Rule, text: str, literal: IntLiteral) -> tuple[str, str, str]
     return widened, code, f"{what}: written as {widened}, still lanes 0-31 only"
 
 
-def _widen_here(c: MatchCollector, rule: Rule, span: Span, literal: IntLiteral, text: str) -> None:
+def _widen_here(c: Found, rule: Rule, span: Span, literal: IntLiteral, text: str) -> None:
     widened, code, message = _verdict(rule, text, literal)
     _report_verdict(c, rule, span, code, message)
     c.edits.append(Edit.replace(span[0], span[1], widened, mask_rule_id(rule.id)))
 
 
-def _widen_definition(c: MatchCollector, rule: Rule, span: Span, named: MaskName, shown: str) -> None:
+def _widen_definition(c: Found, rule: Rule, span: Span, named: MaskName, shown: str) -> None:
     """Every use of the name is a lane mask: its definition is widened (once, by the file that holds
     it), the value and a variable's type, and each use gets the verdict."""
     tokens = c.tokens
     widened, code, message = _verdict(rule, shown, named.value)
     where = f"; widened where it is defined ({named.where}), since every use of it is a lane mask"
     _report_verdict(c, rule, span, code, message + where)
-    if named.name < 0 or named.name in c.widened_definitions:
+    if named.name < 0:
         return
-    c.widened_definitions.add(named.name)
+    start = tokens.starts[named.literal]
+    if any(e.start == start for e in c.edits):  # widened already, for another use of the name
+        return
     rule_id = mask_rule_id(rule.id)
-    c.edits.append(Edit.replace(tokens.starts[named.literal], tokens.ends[named.literal], widened, rule_id))
+    c.edits.append(Edit.replace(start, tokens.ends[named.literal], widened, rule_id))
     if named.type_tokens is not None:
         first, last = named.type_tokens
         c.edits.append(Edit.replace(tokens.starts[first], tokens.ends[last], named.wider_type(tokens), rule_id))
 
 
-def _report_verdict(c: MatchCollector, rule: Rule, span: Span, code: str, message: str) -> None:
+def _report_verdict(c: Found, rule: Rule, span: Span, code: str, message: str) -> None:
     """The verdict on a widened literal mask; a full mask widened in a function that returns early above the
     call is HC026: the lanes that returned are named by the mask and do not run the call."""
     tokens = c.tokens
@@ -153,7 +170,7 @@ def _report_verdict(c: MatchCollector, rule: Rule, span: Span, code: str, messag
     c.diag(span[0], code, message, rule, about_api=False)
 
 
-def _cast_here(c: MatchCollector, rule: Rule, span: Span, shown: str, why: str) -> None:
+def _cast_here(c: Found, rule: Rule, span: Span, shown: str, why: str) -> None:
     """A 32-bit mask whose definition cannot be widened (`why`): it stays, and the call gets it cast to 64
     bits, lanes 0-31 only (HC101), so that the call compiles."""
     message = (

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from hipconv.diagnostics import UNPARSED_LAUNCH
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.edits import Edit, Part
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.nvcc_syntax import split_chevrons
 from hipconv.translate.syntax import Span, holds_unterminated_literal, parse_launch
@@ -18,7 +18,7 @@ HIP_KERNEL_NAME = "HIP_KERNEL_NAME"
 LAUNCH_RULE_ID = "launch.hipLaunchKernelGGL"
 
 
-def match_launches(c: MatchCollector) -> None:
+def match_launches(c: Found) -> None:
     tokens, body = c.tokens, c.tokens.body
     for i in range(len(tokens)):
         text = body[tokens.starts[i] : tokens.ends[i]] if tokens.kinds[i] == TokenKind.PUNCTUATION else b""

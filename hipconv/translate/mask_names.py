@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from hipconv.rules.model import LookupTable
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.declarations import QUALIFIERS, declaration_type
 from hipconv.translate.lexer import TokenKind, Tokens, lex_many, unsplice
 from hipconv.translate.source import SourceFile
@@ -63,33 +62,26 @@ class ProjectMask(NamedTuple):
     mask_only: bool  # every use of it in the run's files is a lane mask the translation keeps
 
 
-def mask_name(c: MatchCollector, name_token: int) -> MaskName | None:
-    """The definition of the name at name_token as one integer literal, in the file or the run; or None."""
-    if c.mask_names is None:
-        c.mask_names = {}
-    name = c.tokens.text(name_token)
-    if name not in c.mask_names:
-        c.mask_names[name] = _find(c, name)
-    return c.mask_names[name]
-
-
-def _find(c: MatchCollector, name: str) -> MaskName | None:
-    tokens = c.tokens
-    in_project = c.project_masks.get(name)
+def find_mask(
+    source: SourceFile, tokens: Tokens, table: LookupTable, project_masks: Mapping[str, ProjectMask], name: str
+) -> MaskName | None:
+    """The definition of `name` as one integer literal, in the file (source, tokens) or the run (project_masks);
+    or None."""
+    in_project = project_masks.get(name)
     uses = identifier_tokens(tokens, frozenset({name.encode()}))
     for k in uses:
         found = _definition(tokens, k)
         if found is not None:
             literal, type_tokens = found
             value = int_literal(tokens.text(literal))
-            mask_only = all(_is_kept_mask(tokens, c.table, j) for j in uses if j != k)
+            mask_only = all(_is_kept_mask(tokens, table, j) for j in uses if j != k)
             mask_only = mask_only and (in_project is None or in_project.mask_only)
-            line = c.source.line_col(tokens.starts[k])[0]
+            line = source.line_col(tokens.starts[k])[0]
             return None if value is None else MaskName(k, literal, value, type_tokens, mask_only, f"line {line}")
     value = int_literal(in_project.value) if in_project is not None else None
     if in_project is None or value is None:
         return None
-    path = os.path.relpath(in_project.path, os.path.dirname(c.source.path) or ".")
+    path = os.path.relpath(in_project.path, os.path.dirname(source.path) or ".")
     return MaskName(-1, -1, value, None, in_project.mask_only, f"{path}:{in_project.line}")
 
 
@@ -208,11 +200,10 @@ def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:
 _NARROW_MASK_TYPES = frozenset(t for t, wide in WIDER_TYPES.items() if t != wide)  # 32-bit unsigned
 
 
-def narrow_declaration(c: MatchCollector, name_token: int) -> str | None:
+def narrow_declaration(tokens: Tokens, name_token: int) -> str | None:
     """The 32-bit unsigned type (`unsigned`, `uint32_t`, ...) of the variable or parameter named at
     name_token, from its nearest declaration above in the file (`unsigned active = __activemask();`,
     `int f(unsigned mask)`); None when there is none or its type is another."""
-    tokens = c.tokens
     found = declaration_type(tokens, name_token, lambda j: tokens.text(j) in _TYPE_WORDS)
     written = _type_text(tokens, found) if found is not None else None
     return written if written in _NARROW_MASK_TYPES else None

@@ -19,8 +19,8 @@ import bisect
 import re
 
 from hipconv.diagnostics import NVCC_SYNTAX
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.words import inside, token_occurrences
@@ -59,7 +59,7 @@ def glued_keyword(tokens: Tokens, words: frozenset[bytes]) -> bool:
     return False
 
 
-def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[bytes], defined: set[str]) -> None:
+def match_nvcc_syntax(c: Found, skip: list[Span], words: frozenset[bytes], defined: set[str]) -> None:
     """Drop `register` and separate glued keywords (only files naming them pay for the search); `skip`:
     the spans of include paths and directive messages, which hold no code."""
     if _REGISTER in words:
@@ -70,7 +70,7 @@ def match_nvcc_syntax(c: MatchCollector, skip: list[Span], words: frozenset[byte
         _join_spaced_chevrons(c)
 
 
-def _drop_register(c: MatchCollector, skip: list[Span]) -> None:
+def _drop_register(c: Found, skip: list[Span]) -> None:
     tokens = c.tokens
     skip_starts = [s for s, _ in skip]
     for i in token_occurrences(tokens, (_REGISTER,), (TokenKind.KEYWORD,)):
@@ -85,7 +85,7 @@ def _drop_register(c: MatchCollector, skip: list[Span]) -> None:
         c.diag(tokens.starts[i], CODE, message)
 
 
-def _explicit_register_variable(c: MatchCollector, i: int) -> bool:
+def _explicit_register_variable(c: Found, i: int) -> bool:
     """`register T name asm("reg")`: the declaration, up to its `;`, `{` or `)`, names asm."""
     tokens = c.tokens
     k = next_code(tokens, i)
@@ -96,7 +96,7 @@ def _explicit_register_variable(c: MatchCollector, i: int) -> bool:
     return False
 
 
-def _separate_glued_names(c: MatchCollector, defined: set[str]) -> None:
+def _separate_glued_names(c: Found, defined: set[str]) -> None:
     """A CUDA keyword, a macro the file #defines or an <inttypes.h> format macro glued to a string literal
     (any other name would not compile as two tokens either)."""
     tokens, body = c.tokens, c.tokens.body
@@ -115,15 +115,15 @@ def _separate_glued_names(c: MatchCollector, defined: set[str]) -> None:
         c.diag(at, CODE, message)
 
 
-def _in_directive_other_than_define(c: MatchCollector, pos: int) -> bool:
-    spans = c.directive_spans
+def _in_directive_other_than_define(c: Found, pos: int) -> bool:
+    spans = c.ctx.directives.spans
     k = bisect.bisect_right(spans, (pos, len(c.tokens.body))) - 1
     if k < 0 or pos >= spans[k][1]:
         return False
     return _DEFINE.match(unsplice(c.tokens.body[spans[k][0] : spans[k][1]])) is None
 
 
-def _join_spaced_chevrons(c: MatchCollector) -> None:
+def _join_spaced_chevrons(c: Found) -> None:
     """`name << < config >> > (` and the mixed forms: the chevrons of a launch, written whole."""
     tokens, body = c.tokens, c.tokens.body
     for m in _SPACED_OPEN.finditer(body):
@@ -139,7 +139,7 @@ def _join_spaced_chevrons(c: MatchCollector) -> None:
         c.diag(tokens.starts[i], CODE, message)
 
 
-def split_chevrons(c: MatchCollector, i: int) -> tuple[int, int] | None:
+def split_chevrons(c: Found, i: int) -> tuple[int, int] | None:
     """For a launch whose chevrons a formatter split, `name << < config >> > (`, with its `<<` at token i: the
     indexes of the `<` and of the `>` (launches.py rewrites it whole with --kernel-launch hip)."""
     tokens, body = c.tokens, c.tokens.body
@@ -153,7 +153,7 @@ def split_chevrons(c: MatchCollector, i: int) -> tuple[int, int] | None:
     return None if close is None else (i + 1, close + 1)
 
 
-def _spaced_close(c: MatchCollector, k: int) -> int | None:
+def _spaced_close(c: Found, k: int) -> int | None:
     """The `>>` of a `>> >` closing the launch configuration that starts at token k, when `(` follows it."""
     tokens, body = c.tokens, c.tokens.body
     depth = 0

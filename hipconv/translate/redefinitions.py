@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 from hipconv.translate.branches import branches, guard, later_duplicate, translated_text
 from hipconv.translate.case_labels import CODE
-from hipconv.translate.collector import MatchCollector
-from hipconv.translate.includes import Directives
+from hipconv.translate.directives import Directives
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, matching_close, next_code, prev_code, split_top_level
 from hipconv.translate.words import identifier_tokens, inside, token_occurrences
@@ -37,7 +37,7 @@ class _Definition(NamedTuple):
     cuda: tuple[str, ...]  # its parameter types as written
 
 
-def match_redefinitions(c: MatchCollector, directives: Directives, words: frozenset[bytes]) -> None:
+def match_redefinitions(c: Found, directives: Directives, words: frozenset[bytes]) -> None:
     """Guard out the later of two definitions that translation gives one signature (in a file whose words
     hold two types that become one)."""
     types = words & c.table.merged_types
@@ -68,7 +68,7 @@ def match_redefinitions(c: MatchCollector, directives: Directives, words: frozen
                     _drop(c, d, earlier[verdict.earlier[0]], verdict.condition)
 
 
-def _drop(c: MatchCollector, d: _Definition, first: _Definition, condition: str | None) -> None:
+def _drop(c: Found, d: _Definition, first: _Definition, condition: str | None) -> None:
     tokens = c.tokens
     name, types = d.signature
     hip = f"{name}({', '.join(types)})"
@@ -84,7 +84,7 @@ def _drop(c: MatchCollector, d: _Definition, first: _Definition, condition: str 
         c.diag(at, CODE, f"{name}({', '.join(d.cuda)}) {where} (a redefinition on HIP): {same}", about_api=False)
 
 
-def _definition_around(c: MatchCollector, i: int) -> _Definition | None:
+def _definition_around(c: Found, i: int) -> _Definition | None:
     """The function definition `... name(..., T, ...) { ... }` whose parameter list holds token i."""
     tokens = c.tokens
     open_ = _opening_paren(tokens, i)
@@ -145,7 +145,7 @@ def _declares(tokens: Tokens, before: int) -> bool:
     return is_punct(tokens, before, "*", "&", "&&", ">")
 
 
-def _declaration_start(c: MatchCollector, last: int) -> int:
+def _declaration_start(c: Found, last: int) -> int:
     """The first token of the declaration whose return type ends at token `last`: after the `;` or brace
     before it, or the preprocessor line, comments left out."""
     tokens = c.tokens

@@ -11,9 +11,9 @@ that cannot be seen) is reported as an error and left as it is."""
 from __future__ import annotations
 
 from hipconv.diagnostics import SURFACE_MODE_DROPPED, SURFACE_MODE_UNSUPPORTED
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.comments import code_text
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.syntax import is_punct, next_code, parse_call, prev_code
 from hipconv.translate.words import identifier_tokens
 
@@ -42,7 +42,7 @@ _DROPPABLE = {
 }
 
 
-def match_surface_modes(c: MatchCollector, words: frozenset[bytes]) -> None:
+def match_surface_modes(c: Found, words: frozenset[bytes]) -> None:
     """Drop or report the boundary-mode argument of each surface function call that has one."""
     found = _WORDS & words
     if not found:

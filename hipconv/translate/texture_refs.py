@@ -11,8 +11,9 @@ texture-object forms (`tex1Dfetch<float>(obj, i)`) take an object, never a refer
 
 from __future__ import annotations
 
-from hipconv.translate.collector import MatchCollector, status_message
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.status import status_message
 from hipconv.translate.syntax import is_punct, next_code, parse_call, prev_code, template_close
 from hipconv.translate.words import identifier_tokens
 
@@ -51,7 +52,7 @@ def declared_references(tokens: Tokens) -> dict[str, int]:
     return names
 
 
-def match_texture_fetches(c: MatchCollector, words: frozenset[bytes]) -> None:
+def match_texture_fetches(c: Found, words: frozenset[bytes]) -> None:
     """Report each `tex...(ref, ...)` call whose first argument is a texture reference the file declares."""
     resolution = c.table.identifiers.get(TEXTURE)
     if not (WORDS & words) or resolution is None or resolution.rule is None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from hipconv.diagnostics import OVERLAP, Diagnostic
 from hipconv.errors import HipconvError
@@ -16,12 +15,13 @@ from hipconv.file_kinds import FileKind, file_kind
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
-from hipconv.translate.annotate import has_markers, marker_edits
+from hipconv.translate.annotate import annotated, has_markers
 from hipconv.translate.cg_members import may_call_members
 from hipconv.translate.compat import COMPAT_HEADER
+from hipconv.translate.cuda_constructs import CUDA_CONSTRUCT_WORDS
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
-from hipconv.translate.match import CUDA_CONSTRUCT_WORDS, match_file
+from hipconv.translate.match import match_file
 from hipconv.translate.nvcc_syntax import may_respell
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
@@ -31,7 +31,7 @@ from hipconv.translate.version_macros import WORDS as VERSION_WORDS
 from hipconv.translate.words import file_words
 
 
-def translate_source(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
+def translate_one(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
     """Translate one decoded source."""
     return translate_sources([source], table, settings)[0]
 
@@ -118,45 +118,17 @@ def _translate_tokens(
         compat_include=compat_include,
     )
     result = edited_result(source, found.edits, found.diagnostics, found.replacements, found.shims)
-    return _annotated(result, source, tokens, table, settings, project) if settings.annotate else result
-
-
-def _annotated(
-    result: FileResult,
-    source: SourceFile,
-    tokens: Tokens,
-    table: LookupTable,
-    settings: Settings,
-    project: Project,
-) -> FileResult:
-    """The translation of source (`result`, `tokens` its tokens) with a marker comment above each line
-    that still holds unported CUDA, and without the stale markers of an earlier run (--annotate).
-
-    The markers are planned on the translated text, from its own tokens and findings (matching it again
-    changes nothing, translation being idempotent, but tells where the findings are now): each then sits
-    directly above its line as written out, even where a rewrite added or joined lines, and a second run
-    finds it there. The diagnostics reported stay those of the source."""
-    if result.output is None:
-        text, text_tokens, findings = source, tokens, result.diagnostics
-    elif any(d.unported for d in result.diagnostics) or has_markers(result.output):
-        text = SourceFile.from_bytes(source.path, result.output)
-        text_tokens = lex(text.body)
-        findings = match_file(
-            text,
-            text_tokens,
-            table,
-            settings,
-            is_cu=_is_cu(source),
-            is_cpp=_is_cpp(source),
-            is_header=_is_header(source),
-            project=project,
-        ).diagnostics
-    else:
+    if not settings.annotate:
         return result
-    markers = marker_edits(text, text_tokens, findings)
-    if not markers:
-        return result
-    return replace(result, status=FileStatus.CONVERTED, output=text.output(apply(text.body, markers).data))
+
+    def findings(text: SourceFile, text_tokens: Tokens) -> Sequence[Diagnostic]:  # of the translated text
+        is_cu, is_cpp, is_header = _is_cu(source), _is_cpp(source), _is_header(source)
+        found = match_file(
+            text, text_tokens, table, settings, is_cu=is_cu, is_cpp=is_cpp, is_header=is_header, project=project
+        )
+        return found.diagnostics
+
+    return annotated(result, source, tokens, findings)
 
 
 def edited_result(

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 
 from hipconv.diagnostics import NO_RULE
 from hipconv.resources import cuda_releases
-from hipconv.translate.collector import MatchCollector
+from hipconv.translate.directives import Directives, directive_lines
+from hipconv.translate.found import Found
 from hipconv.translate.identifiers import is_member_or_foreign
-from hipconv.translate.includes import Directives, directive_lines
 from hipconv.translate.lexer import TokenKind, Tokens, lex_many
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.words import identifier_tokens, inside, token_occurrences
@@ -55,7 +55,7 @@ def pastes_cuda_name(body: bytes, words: frozenset[bytes]) -> bool:
 
 
 def match_unknown_api(
-    c: MatchCollector,
+    c: Found,
     skip: list[Span],
     words: frozenset[bytes],
     directives: Directives,
@@ -87,7 +87,7 @@ def match_unknown_api(
         _pasted_names(c, known)
 
 
-def _pasted_names(c: MatchCollector, known: str) -> None:
+def _pasted_names(c: Found, known: str) -> None:
     tokens = c.tokens
     for i in token_occurrences(tokens, (b"##", b"%:%:"), (TokenKind.PUNCTUATION,)):
         left = prev_code(tokens, i)

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 
 from hipconv.diagnostics import VECTOR_OPERATOR
 from hipconv.resources import data_file, expand_spans, hip_releases
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice
 from hipconv.translate.syntax import is_punct, prev_code
 from hipconv.translate.vector_defs import VECTOR_TYPES, OperatorDef, hip_type, read_definition
@@ -67,7 +67,7 @@ def served_in(definition: OperatorDef) -> frozenset[str]:
     return _served().get((op, definition.form, definition.vector), frozenset())
 
 
-def match_vector_operators(c: MatchCollector, words: frozenset[bytes]) -> None:
+def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
     """Disable the file's definitions of operators that the targeted HIP serves the same (HC012)."""
     if not may_define_operators(words):
         return
@@ -92,18 +92,18 @@ def match_vector_operators(c: MatchCollector, words: frozenset[bytes]) -> None:
         _disable(c, found)
 
 
-def _line_start(c: MatchCollector, found: OperatorDef) -> int:
+def _line_start(c: Found, found: OperatorDef) -> int:
     return c.tokens.body.rfind(b"\n", 0, c.tokens.starts[found.first]) + 1
 
 
-def _disabled_already(c: MatchCollector, found: OperatorDef) -> bool:
+def _disabled_already(c: Found, found: OperatorDef) -> bool:
     """The line before the definition is hipconv's `#if 0` (a rerun on hipconv's output)."""
     k = found.first - 1
     directive = c.directive_around(c.tokens.starts[k]) if k >= 0 else None
     return directive is not None and MARK.encode() in c.tokens.body[directive[0] : directive[1]]
 
 
-def _disable(c: MatchCollector, found: OperatorDef) -> None:
+def _disable(c: Found, found: OperatorDef) -> None:
     tokens, body = c.tokens, c.tokens.body
     line_start = _line_start(c, found)
     nl = c.source.newline_at(line_start)

@@ -19,8 +19,8 @@ import bisect
 from typing import NamedTuple
 
 from hipconv.diagnostics import KERNEL_BODY_NOT_COMPILED
-from hipconv.translate.collector import MatchCollector
-from hipconv.translate.includes import Directives
+from hipconv.translate.directives import Directives
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
@@ -32,7 +32,7 @@ from hipconv.translate.version_tests import (
     Test,
     Worlds,
     code_of,
-    comments_in,
+    comments_text,
     hip_reading,
     pp_tokens,
     report_undecidable,
@@ -50,19 +50,19 @@ _OPENERS = ("if", "ifdef", "ifndef")
 _ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
 
 
-class Branch(NamedTuple):
+class MacroBranch(NamedTuple):
     region: Span  # from the end of its directive line to the next directive of its chain
     line: int  # the offset of its directive
     live: bool | None  # compiled for AMD devices after translation (None: not known)
 
 
-def match_version_macros(c: MatchCollector, directives: Directives, words: frozenset[bytes]) -> list[Span]:
+def match_version_macros(c: Found, directives: Directives, words: frozenset[bytes]) -> list[Span]:
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
     if words.isdisjoint(WORDS):
         return []
     w = settings_worlds(c.settings)
     done: list[Span] = []
-    branches: list[Branch] = []
+    branches: list[MacroBranch] = []
     stack: list[tuple[int, bool | None]] = []  # per open chain: its current branch, whether one was taken
     span_starts = [a for a, _ in directives.spans]
     for hash_i, name_i, name in directives.lines:
@@ -82,14 +82,14 @@ def match_version_macros(c: MatchCollector, directives: Directives, words: froze
             stack.append(
                 (len(branches), True if (taken or test) else (None if taken is None or test is None else False))
             )
-            branches.append(Branch((span[1], span[1]), span[0], live))
+            branches.append(MacroBranch((span[1], span[1]), span[0], live))
     _dead_kernels(c, [b for b in branches if b.live is False])
     match_defines(c, w, directives, done)
     match_code_uses(c, w, done)
     return done
 
 
-def _device_test(c: MatchCollector, w: Worlds, name: str, name_i: int, span: Span, done: list[Span]) -> bool | None:
+def _device_test(c: Found, w: Worlds, name: str, name_i: int, span: Span, done: list[Span]) -> bool | None:
     """Rewrite or report one conditional directive; whether it holds on the AMD device pass after translation."""
     tokens = c.tokens
     if name == "else":
@@ -111,7 +111,7 @@ def _device_test(c: MatchCollector, w: Worlds, name: str, name_i: int, span: Spa
         done.append(span)
         pp = _renamed(c, pp)
         said = (tokens.starts[code[0]], tokens.ends[code[-1]])
-        device = rewrite(c, w, Test(pp, said, written(pp), f"#{name}", comments=comments_in(tokens, code)))
+        device = rewrite(c, w, Test(pp, said, written(pp), f"#{name}", comments=comments_text(tokens, code)))
     except Undecidable as why:
         offset = tokens.starts[next(k for k in code if tokens.text(k) in MACROS)]
         report_undecidable(c, w, f"#{name}", offset, pp, str(why))
@@ -137,7 +137,7 @@ def _device_value(pp: list[PPToken], w: Worlds) -> bool | None:
     return None if value not in ("0", "1") else value == "1"
 
 
-def _renamed(c: MatchCollector, pp: list[PPToken]) -> list[PPToken]:
+def _renamed(c: Found, pp: list[PPToken]) -> list[PPToken]:
     """The test with the other names the rules rename (`__CUDACC__`) in their HIP spelling: the rewritten
     line is not matched again."""
     out = []
@@ -148,7 +148,7 @@ def _renamed(c: MatchCollector, pp: list[PPToken]) -> list[PPToken]:
     return out
 
 
-def _defined_test(c: MatchCollector, w: Worlds, name: str, name_i: int, first: int, done: list[Span]) -> bool | None:
+def _defined_test(c: Found, w: Worlds, name: str, name_i: int, first: int, done: list[Span]) -> bool | None:
     """`#ifdef M`: __CUDA_ARCH__ is renamed to __HIP_DEVICE_COMPILE__ (rules); a version macro, which nvcc
     always defines (cuda_runtime_api.h, the compiler) and HIP never does, is rewritten as `defined(M)` is."""
     tokens = c.tokens
@@ -166,7 +166,7 @@ def _defined_test(c: MatchCollector, w: Worlds, name: str, name_i: int, first: i
     return condition_text(device) == "1"
 
 
-def _dead_kernels(c: MatchCollector, dead: list[Branch]) -> None:
+def _dead_kernels(c: Found, dead: list[MacroBranch]) -> None:
     """HC022 for each __global__ function whose whole body is in branches not compiled for AMD devices."""
     if not dead:
         return

@@ -16,8 +16,8 @@ from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
 from hipconv.resources import default_cuda
 from hipconv.settings import Settings, Version
 from hipconv.translate.branches import grouped
-from hipconv.translate.collector import MatchCollector
 from hipconv.translate.edits import Edit
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.pp_expr import (
     Known,
@@ -92,14 +92,14 @@ def written(pp: list[PPToken]) -> str:
     return "".join((" " if t.spaced and n else "") + t.text for n, t in enumerate(pp))
 
 
-def comments_in(tokens: Tokens, code: list[int]) -> str:
+def comments_text(tokens: Tokens, code: list[int]) -> str:
     """The comments between the first and the last code token, each after a space (kept by a rewrite)."""
     if not code:
         return ""
     return "".join(" " + tokens.text(k) for k in range(code[0], code[-1]) if tokens.kinds[k] == TokenKind.COMMENT)
 
 
-def rewrite(c: MatchCollector, w: Worlds, test: Test) -> Value:
+def rewrite(c: Found, w: Worlds, test: Test) -> Value:
     """Replace the test with the condition that selects nvcc's branches under HIP and report it (HC020); the
     test's value on nvcc's device pass (Undecidable, untouched, where no reading is safe)."""
     node = parse(test.pp)
@@ -150,7 +150,7 @@ def hip_reading(pp: list[PPToken], w: Worlds) -> bool | None:
     return None if value not in ("0", "1") else value == "1"
 
 
-def report_undecidable(c: MatchCollector, w: Worlds, where: str, offset: int, pp: list[PPToken], why: str) -> None:
+def report_undecidable(c: Found, w: Worlds, where: str, offset: int, pp: list[PPToken], why: str) -> None:
     """HC021 at offset: the test `where` (`#if`, `#define NEW_GPU`) left unchanged, and what HIP reads it as."""
     reading = hip_reading(pp, w)
     now = {True: "holds on both passes", False: "fails on both passes", None: "depends on the other macros"}[reading]

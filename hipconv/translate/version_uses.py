@@ -13,9 +13,9 @@ from __future__ import annotations
 import bisect
 
 from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
-from hipconv.translate.collector import MatchCollector
+from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
-from hipconv.translate.includes import Directives
+from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.pp_expr import Node, Undecidable, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
@@ -26,7 +26,7 @@ from hipconv.translate.version_tests import (
     Test,
     Worlds,
     code_of,
-    comments_in,
+    comments_text,
     first_macro,
     pp_tokens,
     report_undecidable,
@@ -42,7 +42,7 @@ _TESTED_BY = frozenset(("if", "elif", "ifdef", "ifndef", "elifdef", "elifndef", 
 MACRO_DEVICE_TEST = "__HIP_DEVICE_COMPILE__"
 
 
-def match_defines(c: MatchCollector, w: Worlds, directives: Directives, done: list[Span]) -> None:
+def match_defines(c: Found, w: Worlds, directives: Directives, done: list[Span]) -> None:
     """Rewrite or report each object-like #define whose body is a test of the macros."""
     tokens = c.tokens
     span_starts = [a for a, _ in directives.spans]
@@ -73,7 +73,7 @@ def _is_test(node: Node) -> bool:
     return node.op in _TESTS
 
 
-def _define(c: MatchCollector, w: Worlds, macro: str, code: list[int], use: int | None) -> None:
+def _define(c: Found, w: Worlds, macro: str, code: list[int], use: int | None) -> None:
     tokens = c.tokens
     pp = pp_tokens(tokens, code)
     where, offset = f"#define {macro}", tokens.starts[next(k for k in code if tokens.text(k) in MACROS)]
@@ -89,14 +89,14 @@ def _define(c: MatchCollector, w: Worlds, macro: str, code: list[int], use: int 
         )
         return
     span = (tokens.starts[code[0]], tokens.ends[code[-1]])
-    test = Test(pp, span, written(pp), where, "", comments_in(tokens, code), MACRO_DEVICE_TEST, wrap=True)
+    test = Test(pp, span, written(pp), where, "", comments_text(tokens, code), MACRO_DEVICE_TEST, wrap=True)
     try:
         rewrite(c, w, test)
     except Undecidable as why:
         report_undecidable(c, w, where, offset, pp, str(why))
 
 
-def _use_outside_conditionals(c: MatchCollector, directives: Directives, macro_i: int, own: Span) -> int | None:
+def _use_outside_conditionals(c: Found, directives: Directives, macro_i: int, own: Span) -> int | None:
     """The first use of the macro defined at token macro_i other than in an #if/#elif/#ifdef/#ifndef/#undef
     line of the file (None: only there, or nowhere)."""
     tokens = c.tokens
@@ -111,7 +111,7 @@ def _use_outside_conditionals(c: MatchCollector, directives: Directives, macro_i
     return None
 
 
-def match_code_uses(c: MatchCollector, w: Worlds, done: list[Span]) -> None:
+def match_code_uses(c: Found, w: Worlds, done: list[Span]) -> None:
     """__CUDA_ARCH__ in C++ code (nvcc compiles it on the device pass only): a comparison with a number is
     rewritten to its value there; any other use is reported."""
     tokens = c.tokens
@@ -144,7 +144,7 @@ def match_code_uses(c: MatchCollector, w: Worlds, done: list[Span]) -> None:
             )
             continue
         start, end = tokens.starts[first], tokens.ends[last]
-        c.edits.append(Edit.replace(start, end, f"{value} /* hipconv: {old} */{comments_in(tokens, code)}", RULE_ID))
+        c.edits.append(Edit.replace(start, end, f"{value} /* hipconv: {old} */{comments_text(tokens, code)}", RULE_ID))
         c.diag(
             start,
             VERSION_TEST_REWRITTEN,

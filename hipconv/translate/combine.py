@@ -1,0 +1,74 @@
+"""The combiner: the matchers' results of one file (translate.matchers, in their order) joined into its
+edits, diagnostics and replacements, under the policy on what a rewrite leaves out or keeps whole.
+(Edits that overlap become HC009 when applied: translator.edited_result.)"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hipconv.diagnostics import Diagnostic
+from hipconv.results import Replacement
+from hipconv.translate.edits import Edit
+from hipconv.translate.found import MatchResult
+from hipconv.translate.syntax import Span
+
+
+@dataclass(frozen=True)
+class FileMatches:
+    edits: tuple[Edit, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    replacements: tuple[Replacement, ...]
+    shims: frozenset[str] = frozenset()  # the shims of hipconv_compat.h the file uses (translate.compat)
+
+
+def combine(results: Sequence[MatchResult]) -> FileMatches:
+    """All the matchers' findings, in order, less what was found inside an argument a rewrite dropped
+    (not in the output: neither an API to report nor a replacement to count) and the replacements and
+    edits inside a call kept whole (its names stay, and are reported, but nothing is replaced)."""
+    edits = [e for r in results for e in r.edits]
+    diagnostics = [d for r in results for d in r.diagnostics]
+    replacements = [x for r in results for x in r.replacements]
+    shims = frozenset().union(*(r.shims for r in results))
+    dropped = [s for r in results for s in r.dropped]
+    kept = [s for r in results for s in r.kept]
+    if not dropped and not kept:
+        return FileMatches(tuple(edits), tuple(diagnostics), tuple(replacements), shims)
+    gone, inside_kept = _Cover(dropped), _Cover(kept)
+
+    def lost(offset: int) -> bool:  # inside a dropped argument: a <= offset < b
+        return gone.furthest(offset, True) > offset
+
+    def untouched(edit: Edit) -> bool:  # not inside a kept call, as Edit.contains has it
+        if not edit.parts:  # a deletion may be a kept range itself, which does not contain itself
+            return not any(Edit(a, b, ()).contains(edit) for a, b in kept)
+        if edit.start == edit.end:
+            return inside_kept.furthest(edit.start, False) <= edit.start
+        return inside_kept.furthest(edit.start, True) < edit.end
+
+    anchors = [a for r in results for a in r.anchors]
+    offsets = [o for r in results for o in r.replacement_offsets]
+    return FileMatches(
+        tuple(e for e in edits if untouched(e)),
+        tuple(d for d, (offset, about_api) in zip(diagnostics, anchors) if not (about_api and lost(offset))),
+        tuple(x for x, o in zip(replacements, offsets) if not lost(o) and not inside_kept.furthest(o, False) > o),
+        shims,
+    )
+
+
+class _Cover:
+    """Ranges, asked which one starting at or before an offset reaches furthest: one sort and a
+    bisect per question, where scanning every range per question grows with the square of nested
+    rewrites (each level drops or keeps a range)."""
+
+    def __init__(self, ranges: list[Span]) -> None:
+        ordered = sorted(ranges)
+        self.starts = [a for a, _ in ordered]
+        self.reach = list(itertools.accumulate((b for _, b in ordered), max))
+
+    def furthest(self, offset: int, inclusive: bool) -> int:
+        """The largest end among the ranges that start before offset (at it too, when inclusive); -1 if none."""
+        k = (bisect.bisect_right if inclusive else bisect.bisect_left)(self.starts, offset)
+        return self.reach[k - 1] if k else -1

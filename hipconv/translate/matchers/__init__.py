@@ -1,0 +1,60 @@
+"""The matchers, one per construct, in the order they run (as pyupgrade registers its fixers).
+
+Each is a function (FileContext, Earlier) -> MatchResult: it reads the file's frozen context and the
+results of the matchers before it, and returns its own findings; translate.combine joins them. A new
+kind of rewrite is a module here and a line in MATCHERS. Order matters where a matcher reads what an
+earlier one reported (Earlier): the include paths and version tests the code matchers skip, the
+version tests case_labels and redefinitions read as rewritten, and everything runtime_include reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hipconv.translate.context import FileContext
+from hipconv.translate.found import Earlier, MatchResult
+from hipconv.translate.matchers import (
+    case_labels,
+    cg_aliases,
+    cg_members,
+    half_atomics,
+    identifiers,
+    includes,
+    launches,
+    nvcc_syntax,
+    redefinitions,
+    runtime_include,
+    surfaces,
+    texture_refs,
+    unknown_api,
+    vector_ops,
+    version_macros,
+)
+
+Matcher = Callable[[FileContext, Earlier], MatchResult]
+
+MATCHERS: tuple[Matcher, ...] = (
+    includes.match,  # include directives; takes the include paths and #error/#warning text
+    version_macros.match,  # before the names: it takes over their lines
+    identifiers.match,  # every CUDA API name, calls reshaped
+    cg_aliases.match,
+    half_atomics.match,
+    texture_refs.match,
+    surfaces.match,
+    unknown_api.match,
+    nvcc_syntax.match,
+    vector_ops.match,
+    cg_members.match,
+    case_labels.match,
+    redefinitions.match,
+    launches.match,
+    runtime_include.match,  # last: the defines, runtime include and compat include the others need
+)
+
+
+def run_matchers(ctx: FileContext) -> list[MatchResult]:
+    """Every matcher's result for the file, in order."""
+    results: list[MatchResult] = []
+    for matcher in MATCHERS:
+        results.append(matcher(ctx, Earlier(tuple(results))))
+    return results
