@@ -54,6 +54,34 @@ def test_all_problems_are_reported_at_once() -> None:
     assert sorted(together) == sorted(alone)
 
 
+def test_unsupported_names_merge_into_the_rules_by_name(tmp_path: Path) -> None:
+    """An `unsupported:` group's names are rules of their own: status unsupported, the group's fields over
+    the file's defaults, their own line as origin, and placed among `rules:` by name."""
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "defaults: {library: cudart, kind: function, section: memory}\n"
+        "rules:\n"
+        "  - cuda: cudaAlpha\n"
+        "    hip: hipAlpha\n"
+        "  - cuda: cudaGamma\n"
+        "    hip: hipGamma\n"
+        "unsupported:\n"
+        "  - kind: enumerator\n"
+        "    nvidia: {since: '12.9'}\n"
+        "    names:\n"
+        "      - cudaBeta\n"
+        "      - cudaDelta\n"
+        "  - names: [cudaAaa]\n"
+    )
+    rules = load_rules([path])
+    assert [r.cuda for r in rules] == ["cudaAaa", "cudaAlpha", "cudaBeta", "cudaDelta", "cudaGamma"]
+    beta = rules[2]
+    assert beta.origin == f"{path}:11"
+    assert (beta.status.value, beta.kind.value, beta.section, beta.hip) == ("unsupported", "enumerator", "memory", None)
+    assert dict(beta.nvidia) == {"since": "12.9"}
+    assert (rules[0].kind.value, rules[0].id, rules[0].origin) == ("function", "cudart.cudaAaa", f"{path}:13")
+
+
 def test_shipped_rules_load() -> None:
     loaded = load_ruleset()
     assert len(loaded.rules) > 1000

@@ -3,32 +3,43 @@
 Every problem in every file is collected with its `file:line` and raised together as one
 RuleSchemaError. Keys, types and closed sets of values are checked by schema.check_fields;
 the cross-field rules (a `hip` unless unsupported, explicit drops, ...) live here.
+
+A file lists its rules under `rules:`, and the names that have no HIP counterpart and need no more
+than a kind, section, library or NVIDIA versions under `unsupported:`, in groups sharing those fields,
+one name a line. The loader merges the two by `load_order`, the order the derivation writes rules in.
 """
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
-from hipconv.errors import ConfigError, RuleSchemaError
-from hipconv.resources import rules_dir, templates_dir
+from hipconv.errors import ConfigError
+from hipconv.resources import templates_dir
 from hipconv.rules.conversions import conversion_names
 from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
-from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, Field, check_fields
+from hipconv.rules.nodes import display_path, keyed_nodes, known_fields, plain, raise_problems, read_mapping
+from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, UNSUPPORTED_FIELDS, check_fields
 from hipconv.rules.template_codes import template_problems
 from hipconv.settings import Version
 
-try:  # the C loader is ~10x faster; marks (line numbers) work with both
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-_FILE_KEYS = ("defaults", "rules")
+_FILE_KEYS = ("defaults", "rules", "unsupported")
 _TAGGED_KINDS = (RuleKind.TYPE.value, RuleKind.ENUM.value, RuleKind.CLASS.value)
+
+
+class _Entry(NamedTuple):
+    """One rule of a file before its checks: an entry of `rules:`, or a name of an `unsupported:` group."""
+
+    order: tuple[str, str, str]  # load_order
+    where: str  # file:line
+    node: yaml.Node
+    value: Any
+    group: Mapping[str, Any] | None = None  # the group's fields, for a name of `unsupported:` (value: the name)
 
 
 def load_rules(files: Iterable[Path]) -> tuple[Rule, ...]:
@@ -41,70 +52,14 @@ def load_rules(files: Iterable[Path]) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def raise_problems(problems: list[str], where: str) -> None:
-    if problems:
-        raise RuleSchemaError(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(f"  {p}" for p in problems))
-
-
-def display_path(path: Path) -> str:
-    try:
-        return str(path.relative_to(rules_dir().parent))
-    except ValueError:
-        return str(path)
-
-
-def read_mapping(path: Path, name: str, problems: list[str]) -> yaml.MappingNode | None:
-    """The YAML file's root mapping node (None, with a problem, when it cannot be read or is not one)."""
-    try:
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"{name}: cannot read: {exc}")
-        return None
-    except yaml.YAMLError as exc:
-        problems.append(f"{name}: invalid YAML: {exc}".replace("\n", " "))
-        return None
-    if root is None:
-        return None
-    if not isinstance(root, yaml.MappingNode):
-        problems.append(f"{name}:{root.start_mark.line + 1}: expected a mapping")
-        return None
-    return root
-
-
-def keyed_nodes(node: yaml.MappingNode, name: str, problems: list[str]) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-    """A mapping node's entries by key; a key given twice is a problem."""
-    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    for key_node, value_node in node.value:
-        key = key_node.value
-        if key in out:
-            problems.append(f"{name}:{key_node.start_mark.line + 1}: key {key!r} given twice")
-        out[key] = (key_node, value_node)
-    return out
-
-
-def plain(node: yaml.Node) -> Any:
-    """The Python value of a node."""
-    return _Loader("").construct_document(node)
-
-
-def known_fields(
-    node: yaml.MappingNode,
-    value: Mapping[str, Any],
-    spec: Mapping[str, Field],
-    where: str,
-    problems: list[str],
-    *,
-    named: str = "",
-) -> dict[str, Any]:
-    """An entry's fields whose keys the spec knows; each unknown key is a problem at its own line."""
-    fields: dict[str, Any] = {}
-    file = where.rsplit(":", 1)[0]
-    for key, (key_node, _) in keyed_nodes(node, where, problems).items():
-        if key not in spec:
-            problems.append(f"{file}:{key_node.start_mark.line + 1}{named}: unknown key {key!r}")
-            continue
-        fields[key] = value[key]
-    return fields
+def load_order(entry: Any) -> tuple[str, str, str]:
+    """Where a rule goes in its file: by CUDA name, then ROCm `since`, then `id` (the derivation sorts
+    `rules:` so, and the names of each `unsupported:` group; the loader merges them by it)."""
+    if not isinstance(entry, dict):
+        return ("", "", "")
+    rocm = entry.get("rocm")
+    since = rocm.get("since", "") if isinstance(rocm, dict) else ""
+    return (str(entry.get("cuda", "")), str(since), str(entry.get("id", "")))
 
 
 def _load_file(path: Path, problems: list[str]) -> list[Rule]:
@@ -116,22 +71,63 @@ def _load_file(path: Path, problems: list[str]) -> list[Rule]:
     for key, (node, _) in top.items():
         if key not in _FILE_KEYS:
             problems.append(
-                f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected defaults, rules)"
+                f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected {', '.join(_FILE_KEYS)})"
             )
     defaults = _defaults(top, name, problems)
-    if "rules" not in top:
+    if "rules" not in top and "unsupported" not in top:
         problems.append(f"{name}: no 'rules:' list")
+        return []
+    listed = [_rule_entries(top, name, problems), *_unsupported_entries(top, name, problems)]
+    out = []
+    for entry in heapq.merge(*listed, key=lambda e: e.order):
+        rule = _build_rule(entry, defaults, problems, path.parent)
+        if rule is not None:
+            out.append(rule)
+    return out
+
+
+def _rule_entries(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]) -> list[_Entry]:
+    if "rules" not in top:
         return []
     rnode = top["rules"][1]
     if not isinstance(rnode, yaml.SequenceNode):
         problems.append(f"{name}:{rnode.start_mark.line + 1}: 'rules' must be a list")
         return []
     values = plain(rnode)  # one construction for the whole list; the nodes give line numbers
+    return [_Entry(load_order(v), f"{name}:{n.start_mark.line + 1}", n, v) for n, v in zip(rnode.value, values)]
+
+
+def _unsupported_entries(
+    top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]
+) -> list[list[_Entry]]:
+    """The names of each `unsupported:` group, each with the group's fields and its own line."""
+    if "unsupported" not in top:
+        return []
+    unode = top["unsupported"][1]
+    if not isinstance(unode, yaml.SequenceNode):
+        problems.append(f"{name}:{unode.start_mark.line + 1}: 'unsupported' must be a list")
+        return []
     out = []
-    for entry, value in zip(rnode.value, values):
-        rule = _build_rule(entry, value, defaults, f"{name}:{entry.start_mark.line + 1}", problems, path.parent)
-        if rule is not None:
-            out.append(rule)
+    for node, value in zip(unode.value, plain(unode)):
+        where = f"{name}:{node.start_mark.line + 1}"
+        if not isinstance(node, yaml.MappingNode):
+            problems.append(f"{where}: an unsupported group must be a mapping")
+            continue
+        fields = known_fields(node, value, UNSUPPORTED_FIELDS, where, problems)
+        before = len(problems)
+        check_fields(fields, UNSUPPORTED_FIELDS, where, problems)
+        if "names" not in fields:
+            problems.append(f"{where}: 'names' is required (the group's CUDA names)")
+        if len(problems) > before:
+            continue
+        group = {k: v for k, v in fields.items() if k != "names"}
+        names = keyed_nodes(node, where, [])["names"][1].value  # check_fields: a list of strings
+        out.append(
+            [
+                _Entry((n, "", ""), f"{name}:{m.start_mark.line + 1}", m, n, group)
+                for m, n in zip(names, fields["names"])
+            ]
+        )
     return out
 
 
@@ -149,15 +145,19 @@ def _defaults(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problem
     return defaults
 
 
-def _build_rule(
-    node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str, problems: list[str], source_dir: Path
-) -> Rule | None:
-    if not isinstance(node, yaml.MappingNode):
+def _build_rule(entry: _Entry, defaults: Mapping[str, Any], problems: list[str], source_dir: Path) -> Rule | None:
+    where, value = entry.where, entry.value
+    before = len(problems)
+    if entry.group is not None:
+        own = {**entry.group, "cuda": value, "status": RuleStatus.UNSUPPORTED.value}
+        named = f" ({value})"
+    elif not isinstance(entry.node, yaml.MappingNode):
         problems.append(f"{where}: a rule must be a mapping")
         return None
-    before = len(problems)
-    named = f" ({value['cuda']})" if isinstance(value.get("cuda"), str) else ""
-    fields = {**defaults, **known_fields(node, value, RULE_FIELDS, where, problems, named=named)}
+    else:
+        named = f" ({value['cuda']})" if isinstance(value.get("cuda"), str) else ""
+        own = known_fields(entry.node, value, RULE_FIELDS, where, problems, named=named)
+    fields = {**defaults, **own}
     cuda = fields.get("cuda")
     label = f"{where}{named}" if isinstance(cuda, str) else where
     check_fields(fields, RULE_FIELDS, label, problems)

@@ -76,6 +76,11 @@ RULE_FIELDS: Mapping[str, Field] = {
     "nvidia": Field(FieldType.VERSIONS, keys=NVIDIA_VERSION_KEYS),
 }
 NOT_IN_DEFAULTS = frozenset({"cuda", "id", "tag", "uncalled"})
+# a group of `unsupported:`: names without a HIP counterpart that share these fields (and the file's defaults)
+UNSUPPORTED_FIELDS: Mapping[str, Field] = {
+    **{key: RULE_FIELDS[key] for key in ("kind", "section", "library", "nvidia")},
+    "names": _NAMES,
+}
 
 
 def check_fields(fields: Mapping[str, Any], spec: Mapping[str, Field], label: str, problems: list[str]) -> None:
@@ -156,11 +161,21 @@ def json_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {k: v for k, v in properties.items() if k not in NOT_IN_DEFAULTS},
     }
+    group = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["names"],
+        "properties": {key: _json_field(field) for key, field in UNSUPPORTED_FIELDS.items()},
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "hipconv rule file",
         "type": "object",
         "additionalProperties": False,
-        "required": ["rules"],
-        "properties": {"defaults": defaults, "rules": {"type": "array", "items": {**rule, "required": ["cuda"]}}},
+        "anyOf": [{"required": ["rules"]}, {"required": ["unsupported"]}],
+        "properties": {
+            "defaults": defaults,
+            "rules": {"type": "array", "items": {**rule, "required": ["cuda"]}},
+            "unsupported": {"type": "array", "items": group},
+        },
     }

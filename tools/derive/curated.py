@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from hipconv.rules.load import display_path, keyed_nodes, known_fields, plain, raise_problems, read_mapping
+from hipconv.rules.nodes import display_path, keyed_nodes, known_fields, plain, raise_problems, read_mapping
 from hipconv.rules.schema import RULE_FIELDS, VERSION_PATTERN, Field, FieldType, check_fields
 
 _STRING = Field(FieldType.STRING)

@@ -4,13 +4,16 @@ hipconv's own loader, so that what the derivation writes is what hipconv accepts
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
-from hipconv.rules.load import load_rules
+from hipconv.rules.load import load_order, load_rules
+from hipconv.rules.nodes import load_plain
+from hipconv.rules.schema import UNSUPPORTED_FIELDS
 from tools.derive.cg_members import cg_members
 from tools.derive.conversions import Conversion
 from tools.derive.core import Family
@@ -54,11 +57,49 @@ def flow(rule: Rule) -> Rule:
     }
 
 
+GROUPED = frozenset(UNSUPPORTED_FIELDS) - {"names"}  # what an `unsupported:` group's names share
+
+
 def rule_text(fam: Family) -> str:
-    fam.rules.sort(key=lambda r: (r["cuda"], r.get("rocm", {}).get("since", ""), r.get("id", "")))
-    doc = {"defaults": FlowDict({"library": fam.library, "status": "supported"}), "rules": [flow(r) for r in fam.rules]}
+    fam.rules.sort(key=load_order)
+    listed, groups = unsupported_groups(fam.rules)
+    doc: dict[str, Any] = {
+        "defaults": FlowDict({"library": fam.library, "status": "supported"}),
+        "rules": [flow(r) for r in listed],
+    }
+    if groups:
+        doc["unsupported"] = groups
     body = yaml.dump(doc, Dumper=RuleDumper, sort_keys=False, width=1 << 16, allow_unicode=True)
     return SCHEMA_LINE + fam.header_comment + body
+
+
+def unsupported_groups(rules: list[Rule]) -> tuple[list[Rule], list[dict[str, Any]]]:
+    """The rules to write under `rules:`, and the `unsupported:` groups of the others: the unsupported
+    rules with nothing but the GROUPED fields, by the values they share (the groups in the order of their
+    first name; each group's names sorted, as `rules` is)."""
+    listed: list[Rule] = []
+    groups: dict[str, dict[str, Any]] = {}
+    for rule in rules:
+        if rule.get("status") != "unsupported" or not set(rule) <= GROUPED | {"cuda", "status"}:
+            listed.append(rule)
+            continue
+        shared = {key: rule[key] for key in UNSUPPORTED_FIELDS if key in rule}
+        group = groups.setdefault(repr(shared), {**flow(shared), "names": []})
+        group["names"].append(rule["cuda"])
+    return listed, list(groups.values())
+
+
+def read_family(path: Path) -> Family:
+    """A written rule file as the derivation's Family (`unsupported:` names as rules again, in load order):
+    rule_text of it is the file's text."""
+    text = path.read_text(encoding="utf-8")
+    doc = load_plain(text)
+    rules = [dict(r) for r in doc.get("rules") or ()]
+    for group in doc.get("unsupported") or ():
+        shared = {key: value for key, value in group.items() if key != "names"}
+        rules.extend({"cuda": name, "status": "unsupported", **shared} for name in group["names"])
+    comment = "".join(takewhile(lambda line: line.startswith("#"), text.removeprefix(SCHEMA_LINE).splitlines(True)))
+    return Family(path.name, doc["defaults"]["library"], comment, sorted(rules, key=load_order))
 
 
 def write_text(path: Path, text: str) -> Path:
