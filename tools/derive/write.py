@@ -3,6 +3,7 @@ hipconv's own loader, so that what the derivation writes is what hipconv accepts
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from itertools import takewhile
 from pathlib import Path
@@ -62,15 +63,36 @@ GROUPED = frozenset(UNSUPPORTED_FIELDS) - {"names"}  # what an `unsupported:` gr
 
 def rule_text(fam: Family) -> str:
     fam.rules.sort(key=load_order)
-    listed, groups = unsupported_groups(fam.rules)
+    shared = file_defaults(fam.rules)
+    listed, groups = unsupported_groups([beyond_defaults(r, shared) for r in fam.rules])
     doc: dict[str, Any] = {
-        "defaults": FlowDict({"library": fam.library, "status": "supported"}),
+        "defaults": FlowDict({"library": fam.library, "status": "supported", **shared}),
         "rules": [flow(r) for r in listed],
     }
     if groups:
         doc["unsupported"] = groups
     body = yaml.dump(doc, Dumper=RuleDumper, sort_keys=False, width=1 << 16, allow_unicode=True)
     return SCHEMA_LINE + fam.header_comment + body
+
+
+def file_defaults(rules: list[Rule]) -> dict[str, str]:
+    """The `kind` and `section` a file's defaults set: the most common of its rules' (the first of equals;
+    no section when most rules have none)."""
+    shared = {}
+    for key in ("kind", "section"):
+        counts = Counter(str(r.get(key, "")) for r in rules)
+        if counts and counts.most_common(1)[0][0]:
+            shared[key] = counts.most_common(1)[0][0]
+    return shared
+
+
+def beyond_defaults(rule: Rule, shared: Mapping[str, str]) -> Rule:
+    """A rule as written under defaults `shared`: without the values they set, with `section: ''` where the
+    rule has none but the defaults do."""
+    out = {key: value for key, value in rule.items() if key not in shared or value != shared[key]}
+    if "section" in shared and "section" not in rule:
+        out["section"] = ""
+    return out
 
 
 def unsupported_groups(rules: list[Rule]) -> tuple[list[Rule], list[dict[str, Any]]]:
@@ -90,16 +112,23 @@ def unsupported_groups(rules: list[Rule]) -> tuple[list[Rule], list[dict[str, An
 
 
 def read_family(path: Path) -> Family:
-    """A written rule file as the derivation's Family (`unsupported:` names as rules again, in load order):
-    rule_text of it is the file's text."""
+    """A written rule file as the derivation's Family (`unsupported:` names as rules again, the defaults'
+    kind and section in each rule, in load order): rule_text of it is the file's text."""
     text = path.read_text(encoding="utf-8")
     doc = load_plain(text)
+    defaults = doc["defaults"]
+    shared = {key: defaults[key] for key in ("kind", "section") if key in defaults}
     rules = [dict(r) for r in doc.get("rules") or ()]
     for group in doc.get("unsupported") or ():
-        shared = {key: value for key, value in group.items() if key != "names"}
-        rules.extend({"cuda": name, "status": "unsupported", **shared} for name in group["names"])
+        grouped = {key: value for key, value in group.items() if key != "names"}
+        rules.extend({"cuda": name, "status": "unsupported", **grouped} for name in group["names"])
+    for rule in rules:
+        for key, value in shared.items():
+            rule.setdefault(key, value)
+        if rule.get("section") == "":
+            del rule["section"]
     comment = "".join(takewhile(lambda line: line.startswith("#"), text.removeprefix(SCHEMA_LINE).splitlines(True)))
-    return Family(path.name, doc["defaults"]["library"], comment, sorted(rules, key=load_order))
+    return Family(path.name, defaults["library"], comment, sorted(rules, key=load_order))
 
 
 def write_text(path: Path, text: str) -> Path:
