@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,6 +83,14 @@ def test_unsupported_names_merge_into_the_rules_by_name(tmp_path: Path) -> None:
     assert (beta.status.value, beta.kind.value, beta.section, beta.hip) == ("unsupported", "enumerator", "memory", None)
     assert dict(beta.nvidia) == {"since": "12.9"}
     assert (rules[0].kind.value, rules[0].id, rules[0].origin) == ("function", "cudart.cudaAaa", f"{path}:13")
+
+
+def test_a_warm_start_does_not_import_jsonschema(tmp_path: Path) -> None:
+    """The rule files are checked against their JSON Schema only when the rule cache is cold."""
+    probe = "import sys; from hipconv.rules import load_ruleset; load_ruleset(); print('jsonschema' in sys.modules)"
+    env = {**os.environ, "HIPCONV_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in "12"]
+    assert [run.stdout.strip() for run in runs] == ["True", "False"], [run.stderr for run in runs]
 
 
 def test_shipped_rules_load() -> None:

@@ -1,8 +1,9 @@
 """Read rule files: YAML with line numbers -> validated Rules.
 
 Every problem in every file is collected with its `file:line` and raised together as one
-RuleSchemaError. Keys, types and closed sets of values are checked by schema.check_fields;
-the cross-field rules (a `hip` unless unsupported, explicit drops, ...) live here.
+RuleSchemaError. Keys, types and closed sets of values are checked against the file's JSON Schema
+(hipconv.rules.schema, by hipconv.rules.validate); the cross-field rules (a `hip` unless
+unsupported, explicit drops, ...) live here. The loader runs only when the rule cache is cold.
 
 A file lists its rules under `rules:`, and the names that have no HIP counterpart and need no more
 than a kind, section, library or NVIDIA versions under `unsupported:`, in groups sharing those fields,
@@ -23,12 +24,12 @@ from hipconv.errors import ConfigError
 from hipconv.resources import templates_dir
 from hipconv.rules.conversions import conversion_names
 from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
-from hipconv.rules.nodes import display_path, keyed_nodes, known_fields, plain, raise_problems, read_mapping
-from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, UNSUPPORTED_FIELDS, check_fields
+from hipconv.rules.nodes import display_path, plain, raise_problems, read_mapping
+from hipconv.rules.schema import RULE_FIELDS, json_schema
 from hipconv.rules.template_codes import template_problems
+from hipconv.rules.validate import KeyPath, by_entry, schema_problems
 from hipconv.settings import Version
 
-_FILE_KEYS = ("defaults", "rules", "unsupported")
 _TAGGED_KINDS = (RuleKind.TYPE.value, RuleKind.ENUM.value, RuleKind.CLASS.value)
 
 
@@ -37,16 +38,17 @@ class _Entry(NamedTuple):
 
     order: tuple[str, str, str]  # load_order
     where: str  # file:line
-    node: yaml.Node
     value: Any
+    problems: list[str]  # what the schema found wrong with it
     group: Mapping[str, Any] | None = None  # the group's fields, for a name of `unsupported:` (value: the name)
 
 
 def load_rules(files: Iterable[Path]) -> tuple[Rule, ...]:
     problems: list[str] = []
     rules: list[Rule] = []
+    schema = json_schema()
     for path in files:
-        rules.extend(_load_file(path, problems))
+        rules.extend(_load_file(path, schema, problems))
     _check_conflicts(rules, problems)
     raise_problems(problems, "the rule files")
     return tuple(rules)
@@ -62,122 +64,92 @@ def load_order(entry: Any) -> tuple[str, str, str]:
     return (str(entry.get("cuda", "")), str(since), str(entry.get("id", "")))
 
 
-def _load_file(path: Path, problems: list[str]) -> list[Rule]:
+def _load_file(path: Path, schema: Mapping[str, Any], problems: list[str]) -> list[Rule]:
     name = display_path(path)
     root = read_mapping(path, name, problems)
     if root is None:
         return []
-    top = keyed_nodes(root, name, problems)
-    for key, (node, _) in top.items():
-        if key not in _FILE_KEYS:
-            problems.append(
-                f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected {', '.join(_FILE_KEYS)})"
-            )
-    defaults = _defaults(top, name, problems)
-    if "rules" not in top and "unsupported" not in top:
-        problems.append(f"{name}: no 'rules:' list")
-        return []
-    listed = [_rule_entries(top, name, problems), *_unsupported_entries(top, name, problems)]
+    doc = plain(root)
+    found = by_entry(schema_problems(root, doc, schema, name, top_level="top-level key"))
+    listed = [_rule_entries(root, doc, found, name), *_unsupported_entries(root, doc, found, name)]
+    problems.extend(p for entry, texts in found.items() if entry[:1] != ("rules",) for p in texts)
+    defaults = doc.get("defaults") if isinstance(doc.get("defaults"), dict) else {}
+    sound = ("defaults",) not in found  # else every rule inherits the problem: each is checked, none built
     out = []
     for entry in heapq.merge(*listed, key=lambda e: e.order):
-        rule = _build_rule(entry, defaults, problems, path.parent)
+        rule = _build_rule(entry, defaults, problems, path.parent, sound=sound)
         if rule is not None:
             out.append(rule)
     return out
 
 
-def _rule_entries(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]) -> list[_Entry]:
-    if "rules" not in top:
+def _items(root: yaml.MappingNode, doc: Mapping[str, Any], key: str) -> list[tuple[int, yaml.Node, Any]]:
+    """The nodes and values of the list under `key` ([] when it is missing or not a list)."""
+    node = next((v for k, v in root.value if k.value == key), None)
+    if not isinstance(node, yaml.SequenceNode) or not isinstance(doc.get(key), list):
         return []
-    rnode = top["rules"][1]
-    if not isinstance(rnode, yaml.SequenceNode):
-        problems.append(f"{name}:{rnode.start_mark.line + 1}: 'rules' must be a list")
-        return []
-    values = plain(rnode)  # one construction for the whole list; the nodes give line numbers
-    return [_Entry(load_order(v), f"{name}:{n.start_mark.line + 1}", n, v) for n, v in zip(rnode.value, values)]
+    return [(n, item, value) for n, (item, value) in enumerate(zip(node.value, doc[key]))]
+
+
+def _rule_entries(
+    root: yaml.MappingNode, doc: Mapping[str, Any], found: Mapping[KeyPath, list[str]], name: str
+) -> list[_Entry]:
+    return [
+        _Entry(load_order(value), f"{name}:{node.start_mark.line + 1}", value, found.get(("rules", n), []))
+        for n, node, value in _items(root, doc, "rules")
+    ]
 
 
 def _unsupported_entries(
-    top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]
+    root: yaml.MappingNode, doc: Mapping[str, Any], found: Mapping[KeyPath, list[str]], name: str
 ) -> list[list[_Entry]]:
-    """The names of each `unsupported:` group, each with the group's fields and its own line."""
-    if "unsupported" not in top:
-        return []
-    unode = top["unsupported"][1]
-    if not isinstance(unode, yaml.SequenceNode):
-        problems.append(f"{name}:{unode.start_mark.line + 1}: 'unsupported' must be a list")
-        return []
+    """The names of each `unsupported:` group that fits the schema, each with the group's fields and its own line
+    (the problems of a group that does not are the file's)."""
     out = []
-    for node, value in zip(unode.value, plain(unode)):
-        where = f"{name}:{node.start_mark.line + 1}"
-        if not isinstance(node, yaml.MappingNode):
-            problems.append(f"{where}: an unsupported group must be a mapping")
+    for n, node, value in _items(root, doc, "unsupported"):
+        if ("unsupported", n) in found or not isinstance(node, yaml.MappingNode):
             continue
-        fields = known_fields(node, value, UNSUPPORTED_FIELDS, where, problems)
-        before = len(problems)
-        check_fields(fields, UNSUPPORTED_FIELDS, where, problems)
-        if "names" not in fields:
-            problems.append(f"{where}: 'names' is required (the group's CUDA names)")
-        if len(problems) > before:
-            continue
-        group = {k: v for k, v in fields.items() if k != "names"}
-        names = keyed_nodes(node, where, [])["names"][1].value  # check_fields: a list of strings
+        group = {k: v for k, v in value.items() if k != "names"}
+        names = next(v for k, v in node.value if k.value == "names").value
         out.append(
             [
-                _Entry((n, "", ""), f"{name}:{m.start_mark.line + 1}", m, n, group)
-                for m, n in zip(names, fields["names"])
+                _Entry((cuda, "", ""), f"{name}:{m.start_mark.line + 1}", cuda, [], group)
+                for m, cuda in zip(names, value["names"])
             ]
         )
     return out
 
 
-def _defaults(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]) -> dict[str, Any]:
-    if "defaults" not in top:
-        return {}
-    node = top["defaults"][1]
-    defaults = plain(node)
-    if not isinstance(defaults, dict):
-        problems.append(f"{name}:{node.start_mark.line + 1}: 'defaults' must be a mapping")
-        return {}
-    for key in defaults:
-        if key not in RULE_FIELDS or key in NOT_IN_DEFAULTS:
-            problems.append(f"{name}:{node.start_mark.line + 1}: 'defaults' cannot set {key!r}")
-    return defaults
-
-
-def _build_rule(entry: _Entry, defaults: Mapping[str, Any], problems: list[str], source_dir: Path) -> Rule | None:
+def _build_rule(
+    entry: _Entry, defaults: Mapping[str, Any], problems: list[str], source_dir: Path, *, sound: bool = True
+) -> Rule | None:
     where, value = entry.where, entry.value
     before = len(problems)
+    problems.extend(entry.problems)
     if entry.group is not None:
         own = {**entry.group, "cuda": value, "status": RuleStatus.UNSUPPORTED.value}
-        named = f" ({value})"
-    elif not isinstance(entry.node, yaml.MappingNode):
-        problems.append(f"{where}: a rule must be a mapping")
-        return None
+    elif not isinstance(value, dict):
+        return None  # the schema's problem
     else:
-        named = f" ({value['cuda']})" if isinstance(value.get("cuda"), str) else ""
-        own = known_fields(entry.node, value, RULE_FIELDS, where, problems, named=named)
+        own = value
     fields = {**defaults, **own}
     cuda = fields.get("cuda")
-    label = f"{where}{named}" if isinstance(cuda, str) else where
-    check_fields(fields, RULE_FIELDS, label, problems)
-    _check_identity(fields, where, label, problems)
+    label = f"{where} ({cuda})" if isinstance(cuda, str) else where
+    _check_identity(fields, label, problems)
     _check_call_shape(fields, label, problems)
     _check_use_forms(fields, label, problems)
     template = _template_path(fields, source_dir, label, problems)
     if "scope" in fields and template is None:
         problems.append(f"{label}: 'scope' goes with 'template'")
-    if len(problems) > before:
+    if len(problems) > before or not sound:
         return None
     return _rule(fields, template, where)
 
 
-def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems: list[str]) -> None:
-    """cuda, kind, status, library, hip and the ROCm range, each on its own and together."""
+def _check_identity(fields: Mapping[str, Any], label: str, problems: list[str]) -> None:
+    """cuda, kind, status, library, hip and the ROCm range together (each on its own: the schema)."""
     cuda, kind = fields.get("cuda"), fields.get("kind")
-    if not isinstance(cuda, str) or not cuda:
-        problems.append(f"{where}: 'cuda' is required and must be a string")
-    elif kind != RuleKind.INCLUDE.value and not _is_name(cuda, kind):
+    if isinstance(cuda, str) and kind != RuleKind.INCLUDE.value and not _is_name(cuda, kind):
         problems.append(f"{label}: 'cuda' must be an identifier (qualified with :: only for C++ entities)")
     if "kind" not in fields:
         problems.append(f"{label}: 'kind' must be one of {', '.join(RULE_FIELDS['kind'].choices)}")
@@ -194,7 +166,7 @@ def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems:
     if isinstance(rocm, dict) and isinstance(rocm.get("since"), str) and isinstance(rocm.get("until"), str):
         try:
             ordered = Version.parse(rocm["since"]) < Version.parse(rocm["until"])
-        except ConfigError:  # a malformed version: check_fields reports it
+        except ConfigError:  # a malformed version: the schema reports it
             ordered = True
         if not ordered:
             problems.append(f"{label}: rocm.since must be before rocm.until")
@@ -230,7 +202,7 @@ def _check_fills_and_casts(fields: Mapping[str, Any], args: list[str], label: st
     casts, fill, optional = fields.get("casts", {}), fields.get("fill", {}), fields.get("optional", [])
     converts = fields.get("converts", {})
     if not (isinstance(casts, dict) and isinstance(fill, dict) and isinstance(optional, list)):
-        return  # check_fields reports the type
+        return  # the schema reports the type
     if not isinstance(converts, dict):
         return
     for key, where in (("casts", casts), ("fill", fill), ("converts", converts)):

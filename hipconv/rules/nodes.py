@@ -3,7 +3,6 @@ them as `file:line` lines, for the rule files and the derivation's tools/curated
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,6 @@ import yaml
 
 from hipconv.errors import RuleSchemaError
 from hipconv.resources import rules_dir
-from hipconv.rules.schema import Field
 
 try:  # the C loader is ~10x faster; marks (line numbers) work with both
     from yaml import CSafeLoader as Loader
@@ -49,15 +47,24 @@ def read_mapping(path: Path, name: str, problems: list[str]) -> yaml.MappingNode
     return root
 
 
-def keyed_nodes(node: yaml.MappingNode, name: str, problems: list[str]) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-    """A mapping node's entries by key; a key given twice is a problem."""
-    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    for key_node, value_node in node.value:
-        key = key_node.value
-        if key in out:
-            problems.append(f"{name}:{key_node.start_mark.line + 1}: key {key!r} given twice")
-        out[key] = (key_node, value_node)
-    return out
+def duplicate_keys(root: yaml.Node, name: str) -> list[str]:
+    """A problem for each key given twice in a mapping (YAML keeps the last; a schema sees only that)."""
+    problems = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                if key.value in seen:
+                    problems.append(
+                        (key.start_mark.line + 1, f"{name}:{key.start_mark.line + 1}: key {key.value!r} given twice")
+                    )
+                seen.add(key.value)
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return [text for _, text in sorted(problems)]
 
 
 def load_plain(text: str) -> Any:
@@ -68,23 +75,3 @@ def load_plain(text: str) -> Any:
 def plain(node: yaml.Node) -> Any:
     """The Python value of a node."""
     return Loader("").construct_document(node)
-
-
-def known_fields(
-    node: yaml.MappingNode,
-    value: Mapping[str, Any],
-    spec: Mapping[str, Field],
-    where: str,
-    problems: list[str],
-    *,
-    named: str = "",
-) -> dict[str, Any]:
-    """An entry's fields whose keys the spec knows; each unknown key is a problem at its own line."""
-    fields: dict[str, Any] = {}
-    file = where.rsplit(":", 1)[0]
-    for key, (key_node, _) in keyed_nodes(node, where, problems).items():
-        if key not in spec:
-            problems.append(f"{file}:{key_node.start_mark.line + 1}{named}: unknown key {key!r}")
-            continue
-        fields[key] = value[key]
-    return fields
