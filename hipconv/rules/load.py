@@ -24,7 +24,7 @@ from hipconv.errors import ConfigError
 from hipconv.resources import templates_dir
 from hipconv.rules.conversions import conversion_names
 from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
-from hipconv.rules.nodes import display_path, plain, raise_problems, read_mapping
+from hipconv.rules.nodes import display_path, node_value, raise_problems, read_mapping
 from hipconv.rules.schema import RULE_FIELDS, json_schema
 from hipconv.rules.template_codes import template_problems
 from hipconv.rules.validate import KeyPath, by_entry, schema_problems
@@ -69,7 +69,7 @@ def _load_file(path: Path, schema: Mapping[str, Any], problems: list[str]) -> li
     root = read_mapping(path, name, problems)
     if root is None:
         return []
-    doc = plain(root)
+    doc = node_value(root)
     found = by_entry(schema_problems(root, doc, schema, name, top_level="top-level key"))
     listed = [_rule_entries(root, doc, found, name), *_unsupported_entries(root, doc, found, name)]
     problems.extend(p for entry, texts in found.items() if entry[:1] != ("rules",) for p in texts)

@@ -72,6 +72,6 @@ def load_plain(text: str) -> Any:
     return yaml.load(text, Loader=Loader)
 
 
-def plain(node: yaml.Node) -> Any:
+def node_value(node: yaml.Node) -> Any:
     """The Python value of a node."""
     return Loader("").construct_document(node)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hipconv.rules.nodes import display_path, plain, raise_problems, read_mapping
+from hipconv.rules.nodes import display_path, node_value, raise_problems, read_mapping
 from hipconv.rules.schema import RULE_FIELDS, VERSION_PATTERN, Field, FieldType, json_field
 from hipconv.rules.validate import schema_problems
 
@@ -239,7 +239,7 @@ def read_curated(path: Path) -> dict[str, Any]:
     root = read_mapping(path, name, problems)
     raw: dict[str, Any] = {}
     if root is not None:
-        raw = plain(root)
+        raw = node_value(root)
         problems.extend(problem.text for problem in schema_problems(root, raw, curated_schema(), name))
     raise_problems(problems, name)
     return raw
