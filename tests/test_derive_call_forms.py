@@ -9,7 +9,6 @@ import functools
 from pathlib import Path
 
 import pytest
-import yaml
 from conftest import SHARED_INVENTORY
 
 from tools.derive.call_forms import CallForms
@@ -17,6 +16,7 @@ from tools.derive.core import Deriver, Family
 from tools.derive.curated import Curated
 from tools.derive.enum_consistency import enum_splits
 from tools.derive.inventory import Inventory
+from tools.derive.write import read_family, rule_text
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,12 +34,17 @@ def inventory() -> Inventory:
 @functools.cache
 def committed() -> tuple[Family, ...]:
     """The committed rule files as the derivation's families."""
-    out = []
-    for path in sorted((REPO / "rules").glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        library = doc["defaults"]["library"]
-        out.append(Family(path.name, library, "", [dict(r) for r in doc["rules"]]))
-    return tuple(out)
+    return tuple(read_family(path) for path in sorted((REPO / "rules").glob("*.yaml")))
+
+
+def test_the_committed_rule_files_read_back_as_written() -> None:
+    """read_family undoes rule_text: `unsupported:` groups become the rules they stand for, and writing
+    them again gives each committed file byte for byte."""
+    for fam in committed():
+        assert rule_text(fam) == (REPO / "rules" / fam.file).read_text(encoding="utf-8"), fam.file
+    grouped = [r for fam in committed() for r in fam.rules if r["cuda"] == "CUSPARSE_COLOR_ALG0"]
+    shared = {"status": "unsupported", "kind": "enumerator", "section": "cusparse"}
+    assert grouped == [{"cuda": "CUSPARSE_COLOR_ALG0", **shared}]
 
 
 def rule(cuda: str, hip: str, kind: str) -> dict[str, object]:

@@ -292,6 +292,43 @@ def test_curated_facts_with_an_unknown_key_fail_the_derivation(tmp_path: Path) -
     assert not any((work / "rules").iterdir()) and not any((work / "hipconv" / "data").iterdir())
 
 
+def test_curated_facts_are_checked_against_the_schema_of_their_declarations(tmp_path: Path) -> None:
+    """curated.yaml is validated by the JSON Schema generated from tools/derive/curated.py's Entry and
+    Section declarations: each problem names its line and entry, all at once."""
+    from hipconv.errors import RuleSchemaError
+    from tools.derive.curated import Curated
+
+    curated = tmp_path / "curated.yaml"
+    curated.write_text(
+        "mappings:\n"
+        "  cudaFree:\n"
+        "    hip: 3\n"
+        "    status: gone\n"
+        "rocm_since:\n"
+        "  hipFoo: '6.x'\n"
+        "warp_sync:\n"
+        "  __shfl_sync: {maskless: __shfl}\n"
+        "includes:\n"
+        "  cuda.h: {hip: [a.h, 3]}\n"
+        "libraries:\n"
+        "  cublas:\n"
+        "    unsupported_notes: {'cublas(': a note}\n"
+        "compiler_macros:\n"
+        "  __X__: {hip: __Y__, note: n, note: m}\n"
+    )
+    with pytest.raises(RuleSchemaError) as info:
+        Curated.load(curated)
+    assert str(info.value).splitlines()[1:] == [
+        f"  {curated}:15: key 'note' given twice",
+        f"  {curated}:3 (cudaFree): 'hip' must be a string",
+        f"  {curated}:4 (cudaFree): 'status' must be one of supported, deprecated, experimental, unsupported, removed",
+        f"  {curated}:6 (rocm_since): hipFoo: invalid version '6.x': expected X.Y or X.Y.Z",
+        f"  {curated}:8 (__shfl_sync): 'since' is required",
+        f"  {curated}:10 (cuda.h): 'hip' must be a string or a list of names",
+        f"  {curated}:13: invalid regular expression 'cublas(': missing ), unterminated subpattern at position 6",
+    ]
+
+
 def test_committed_curated_facts_fit_their_schema() -> None:
     from tools.derive.curated import Curated
 

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,6 +55,42 @@ def test_all_problems_are_reported_at_once() -> None:
     alone = [problem for path in CASES for problem in load_problems([path])]
     assert len(together) == len(alone) == sum(len(expected_problems(p)) for p in CASES)
     assert sorted(together) == sorted(alone)
+
+
+def test_unsupported_names_merge_into_the_rules_by_name(tmp_path: Path) -> None:
+    """An `unsupported:` group's names are rules of their own: status unsupported, the group's fields over
+    the file's defaults, their own line as origin, and placed among `rules:` by name."""
+    path = tmp_path / "mine.yaml"
+    path.write_text(
+        "defaults: {library: cudart, kind: function, section: memory}\n"
+        "rules:\n"
+        "  - cuda: cudaAlpha\n"
+        "    hip: hipAlpha\n"
+        "  - cuda: cudaGamma\n"
+        "    hip: hipGamma\n"
+        "unsupported:\n"
+        "  - kind: enumerator\n"
+        "    nvidia: {since: '12.9'}\n"
+        "    names:\n"
+        "      - cudaBeta\n"
+        "      - cudaDelta\n"
+        "  - names: [cudaAaa]\n"
+    )
+    rules = load_rules([path])
+    assert [r.cuda for r in rules] == ["cudaAaa", "cudaAlpha", "cudaBeta", "cudaDelta", "cudaGamma"]
+    beta = rules[2]
+    assert beta.origin == f"{path}:11"
+    assert (beta.status.value, beta.kind.value, beta.section, beta.hip) == ("unsupported", "enumerator", "memory", None)
+    assert dict(beta.nvidia) == {"since": "12.9"}
+    assert (rules[0].kind.value, rules[0].id, rules[0].origin) == ("function", "cudart.cudaAaa", f"{path}:13")
+
+
+def test_a_warm_start_does_not_import_jsonschema(tmp_path: Path) -> None:
+    """The rule files are checked against their JSON Schema only when the rule cache is cold."""
+    probe = "import sys; from hipconv.rules import load_ruleset; load_ruleset(); print('jsonschema' in sys.modules)"
+    env = {**os.environ, "HIPCONV_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in "12"]
+    assert [run.stdout.strip() for run in runs] == ["True", "False"], [run.stderr for run in runs]
 
 
 def test_shipped_rules_load() -> None:

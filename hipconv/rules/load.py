@@ -1,183 +1,155 @@
 """Read rule files: YAML with line numbers -> validated Rules.
 
 Every problem in every file is collected with its `file:line` and raised together as one
-RuleSchemaError. Keys, types and closed sets of values are checked by schema.check_fields;
-the cross-field rules (a `hip` unless unsupported, explicit drops, ...) live here.
+RuleSchemaError. Keys, types and closed sets of values are checked against the file's JSON Schema
+(hipconv.rules.schema, by hipconv.rules.validate); the cross-field rules (a `hip` unless
+unsupported, explicit drops, ...) live here. The loader runs only when the rule cache is cold.
+
+A file lists its rules under `rules:`, and the names that have no HIP counterpart and need no more
+than a kind, section, library or NVIDIA versions under `unsupported:`, in groups sharing those fields,
+one name a line. The loader merges the two by `load_order`, the order the derivation writes rules in.
 """
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
-from hipconv.errors import ConfigError, RuleSchemaError
-from hipconv.resources import rules_dir, templates_dir
+from hipconv.errors import ConfigError
+from hipconv.resources import templates_dir
 from hipconv.rules.conversions import conversion_names
 from hipconv.rules.model import Rule, RuleKind, RuleStatus, Scope, VersionRange, count_list
-from hipconv.rules.schema import NOT_IN_DEFAULTS, RULE_FIELDS, Field, check_fields
+from hipconv.rules.nodes import display_path, node_value, raise_problems, read_mapping
+from hipconv.rules.schema import RULE_FIELDS, json_schema
 from hipconv.rules.template_codes import template_problems
+from hipconv.rules.validate import KeyPath, by_entry, schema_problems
 from hipconv.settings import Version
 
-try:  # the C loader is ~10x faster; marks (line numbers) work with both
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-_FILE_KEYS = ("defaults", "rules")
 _TAGGED_KINDS = (RuleKind.TYPE.value, RuleKind.ENUM.value, RuleKind.CLASS.value)
+
+
+class _Entry(NamedTuple):
+    """One rule of a file before its checks: an entry of `rules:`, or a name of an `unsupported:` group."""
+
+    order: tuple[str, str, str]  # load_order
+    where: str  # file:line
+    value: Any
+    problems: list[str]  # what the schema found wrong with it
+    group: Mapping[str, Any] | None = None  # the group's fields, for a name of `unsupported:` (value: the name)
 
 
 def load_rules(files: Iterable[Path]) -> tuple[Rule, ...]:
     problems: list[str] = []
     rules: list[Rule] = []
+    schema = json_schema()
     for path in files:
-        rules.extend(_load_file(path, problems))
+        rules.extend(_load_file(path, schema, problems))
     _check_conflicts(rules, problems)
     raise_problems(problems, "the rule files")
     return tuple(rules)
 
 
-def raise_problems(problems: list[str], where: str) -> None:
-    if problems:
-        raise RuleSchemaError(f"{len(problems)} problem(s) in {where}:\n" + "\n".join(f"  {p}" for p in problems))
+def load_order(entry: Any) -> tuple[str, str, str]:
+    """Where a rule goes in its file: by CUDA name, then ROCm `since`, then `id` (the derivation sorts
+    `rules:` so, and the names of each `unsupported:` group; the loader merges them by it)."""
+    if not isinstance(entry, dict):
+        return ("", "", "")
+    rocm = entry.get("rocm")
+    since = rocm.get("since", "") if isinstance(rocm, dict) else ""
+    return (str(entry.get("cuda", "")), str(since), str(entry.get("id", "")))
 
 
-def display_path(path: Path) -> str:
-    try:
-        return str(path.relative_to(rules_dir().parent))
-    except ValueError:
-        return str(path)
-
-
-def read_mapping(path: Path, name: str, problems: list[str]) -> yaml.MappingNode | None:
-    """The YAML file's root mapping node (None, with a problem, when it cannot be read or is not one)."""
-    try:
-        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(f"{name}: cannot read: {exc}")
-        return None
-    except yaml.YAMLError as exc:
-        problems.append(f"{name}: invalid YAML: {exc}".replace("\n", " "))
-        return None
-    if root is None:
-        return None
-    if not isinstance(root, yaml.MappingNode):
-        problems.append(f"{name}:{root.start_mark.line + 1}: expected a mapping")
-        return None
-    return root
-
-
-def keyed_nodes(node: yaml.MappingNode, name: str, problems: list[str]) -> dict[str, tuple[yaml.Node, yaml.Node]]:
-    """A mapping node's entries by key; a key given twice is a problem."""
-    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-    for key_node, value_node in node.value:
-        key = key_node.value
-        if key in out:
-            problems.append(f"{name}:{key_node.start_mark.line + 1}: key {key!r} given twice")
-        out[key] = (key_node, value_node)
-    return out
-
-
-def plain(node: yaml.Node) -> Any:
-    """The Python value of a node."""
-    return _Loader("").construct_document(node)
-
-
-def known_fields(
-    node: yaml.MappingNode,
-    value: Mapping[str, Any],
-    spec: Mapping[str, Field],
-    where: str,
-    problems: list[str],
-    *,
-    named: str = "",
-) -> dict[str, Any]:
-    """An entry's fields whose keys the spec knows; each unknown key is a problem at its own line."""
-    fields: dict[str, Any] = {}
-    file = where.rsplit(":", 1)[0]
-    for key, (key_node, _) in keyed_nodes(node, where, problems).items():
-        if key not in spec:
-            problems.append(f"{file}:{key_node.start_mark.line + 1}{named}: unknown key {key!r}")
-            continue
-        fields[key] = value[key]
-    return fields
-
-
-def _load_file(path: Path, problems: list[str]) -> list[Rule]:
+def _load_file(path: Path, schema: Mapping[str, Any], problems: list[str]) -> list[Rule]:
     name = display_path(path)
     root = read_mapping(path, name, problems)
     if root is None:
         return []
-    top = keyed_nodes(root, name, problems)
-    for key, (node, _) in top.items():
-        if key not in _FILE_KEYS:
-            problems.append(
-                f"{name}:{node.start_mark.line + 1}: unknown top-level key {key!r} (expected defaults, rules)"
-            )
-    defaults = _defaults(top, name, problems)
-    if "rules" not in top:
-        problems.append(f"{name}: no 'rules:' list")
-        return []
-    rnode = top["rules"][1]
-    if not isinstance(rnode, yaml.SequenceNode):
-        problems.append(f"{name}:{rnode.start_mark.line + 1}: 'rules' must be a list")
-        return []
-    values = plain(rnode)  # one construction for the whole list; the nodes give line numbers
+    doc = node_value(root)
+    found = by_entry(schema_problems(root, doc, schema, name, top_level="top-level key"))
+    listed = [_rule_entries(root, doc, found, name), *_unsupported_entries(root, doc, found, name)]
+    problems.extend(p for entry, texts in found.items() if entry[:1] != ("rules",) for p in texts)
+    defaults = doc.get("defaults") if isinstance(doc.get("defaults"), dict) else {}
+    sound = ("defaults",) not in found  # else every rule inherits the problem: each is checked, none built
     out = []
-    for entry, value in zip(rnode.value, values):
-        rule = _build_rule(entry, value, defaults, f"{name}:{entry.start_mark.line + 1}", problems, path.parent)
+    for entry in heapq.merge(*listed, key=lambda e: e.order):
+        rule = _build_rule(entry, defaults, problems, path.parent, sound=sound)
         if rule is not None:
             out.append(rule)
     return out
 
 
-def _defaults(top: Mapping[str, tuple[yaml.Node, yaml.Node]], name: str, problems: list[str]) -> dict[str, Any]:
-    if "defaults" not in top:
-        return {}
-    node = top["defaults"][1]
-    defaults = plain(node)
-    if not isinstance(defaults, dict):
-        problems.append(f"{name}:{node.start_mark.line + 1}: 'defaults' must be a mapping")
-        return {}
-    for key in defaults:
-        if key not in RULE_FIELDS or key in NOT_IN_DEFAULTS:
-            problems.append(f"{name}:{node.start_mark.line + 1}: 'defaults' cannot set {key!r}")
-    return defaults
+def _items(root: yaml.MappingNode, doc: Mapping[str, Any], key: str) -> list[tuple[int, yaml.Node, Any]]:
+    """The nodes and values of the list under `key` ([] when it is missing or not a list)."""
+    node = next((v for k, v in root.value if k.value == key), None)
+    if not isinstance(node, yaml.SequenceNode) or not isinstance(doc.get(key), list):
+        return []
+    return [(n, item, value) for n, (item, value) in enumerate(zip(node.value, doc[key]))]
+
+
+def _rule_entries(
+    root: yaml.MappingNode, doc: Mapping[str, Any], found: Mapping[KeyPath, list[str]], name: str
+) -> list[_Entry]:
+    return [
+        _Entry(load_order(value), f"{name}:{node.start_mark.line + 1}", value, found.get(("rules", n), []))
+        for n, node, value in _items(root, doc, "rules")
+    ]
+
+
+def _unsupported_entries(
+    root: yaml.MappingNode, doc: Mapping[str, Any], found: Mapping[KeyPath, list[str]], name: str
+) -> list[list[_Entry]]:
+    """The names of each `unsupported:` group that fits the schema, each with the group's fields and its own line
+    (the problems of a group that does not are the file's)."""
+    out = []
+    for n, node, value in _items(root, doc, "unsupported"):
+        if ("unsupported", n) in found or not isinstance(node, yaml.MappingNode):
+            continue
+        group = {k: v for k, v in value.items() if k != "names"}
+        names = next(v for k, v in node.value if k.value == "names").value
+        out.append(
+            [
+                _Entry((cuda, "", ""), f"{name}:{m.start_mark.line + 1}", cuda, [], group)
+                for m, cuda in zip(names, value["names"])
+            ]
+        )
+    return out
 
 
 def _build_rule(
-    node: yaml.Node, value: Any, defaults: Mapping[str, Any], where: str, problems: list[str], source_dir: Path
+    entry: _Entry, defaults: Mapping[str, Any], problems: list[str], source_dir: Path, *, sound: bool = True
 ) -> Rule | None:
-    if not isinstance(node, yaml.MappingNode):
-        problems.append(f"{where}: a rule must be a mapping")
-        return None
+    where, value = entry.where, entry.value
     before = len(problems)
-    named = f" ({value['cuda']})" if isinstance(value.get("cuda"), str) else ""
-    fields = {**defaults, **known_fields(node, value, RULE_FIELDS, where, problems, named=named)}
+    problems.extend(entry.problems)
+    if entry.group is not None:
+        own = {**entry.group, "cuda": value, "status": RuleStatus.UNSUPPORTED.value}
+    elif not isinstance(value, dict):
+        return None  # the schema's problem
+    else:
+        own = value
+    fields = {**defaults, **own}
     cuda = fields.get("cuda")
-    label = f"{where}{named}" if isinstance(cuda, str) else where
-    check_fields(fields, RULE_FIELDS, label, problems)
-    _check_identity(fields, where, label, problems)
+    label = f"{where} ({cuda})" if isinstance(cuda, str) else where
+    _check_identity(fields, label, problems)
     _check_call_shape(fields, label, problems)
     _check_use_forms(fields, label, problems)
     template = _template_path(fields, source_dir, label, problems)
     if "scope" in fields and template is None:
         problems.append(f"{label}: 'scope' goes with 'template'")
-    if len(problems) > before:
+    if len(problems) > before or not sound:
         return None
     return _rule(fields, template, where)
 
 
-def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems: list[str]) -> None:
-    """cuda, kind, status, library, hip and the ROCm range, each on its own and together."""
+def _check_identity(fields: Mapping[str, Any], label: str, problems: list[str]) -> None:
+    """cuda, kind, status, library, hip and the ROCm range together (each on its own: the schema)."""
     cuda, kind = fields.get("cuda"), fields.get("kind")
-    if not isinstance(cuda, str) or not cuda:
-        problems.append(f"{where}: 'cuda' is required and must be a string")
-    elif kind != RuleKind.INCLUDE.value and not _is_name(cuda, kind):
+    if isinstance(cuda, str) and kind != RuleKind.INCLUDE.value and not _is_name(cuda, kind):
         problems.append(f"{label}: 'cuda' must be an identifier (qualified with :: only for C++ entities)")
     if "kind" not in fields:
         problems.append(f"{label}: 'kind' must be one of {', '.join(RULE_FIELDS['kind'].choices)}")
@@ -194,7 +166,7 @@ def _check_identity(fields: Mapping[str, Any], where: str, label: str, problems:
     if isinstance(rocm, dict) and isinstance(rocm.get("since"), str) and isinstance(rocm.get("until"), str):
         try:
             ordered = Version.parse(rocm["since"]) < Version.parse(rocm["until"])
-        except ConfigError:  # a malformed version: check_fields reports it
+        except ConfigError:  # a malformed version: the schema reports it
             ordered = True
         if not ordered:
             problems.append(f"{label}: rocm.since must be before rocm.until")
@@ -230,7 +202,7 @@ def _check_fills_and_casts(fields: Mapping[str, Any], args: list[str], label: st
     casts, fill, optional = fields.get("casts", {}), fields.get("fill", {}), fields.get("optional", [])
     converts = fields.get("converts", {})
     if not (isinstance(casts, dict) and isinstance(fill, dict) and isinstance(optional, list)):
-        return  # check_fields reports the type
+        return  # the schema reports the type
     if not isinstance(converts, dict):
         return
     for key, where in (("casts", casts), ("fill", fill), ("converts", converts)):

@@ -1,14 +1,12 @@
-"""The shape of a rule file, declared once: the loader checks entries against it and
-`hipconv rules schema` turns it into rules/schema.json for editors.
-
-`check_fields` is the one place that checks keys, types and closed sets of values; the rule
-loader and the rule derivation's curated facts (tools/derive) both report through it.
+"""The shape of a rule file, declared once: `json_schema` turns it into the JSON Schema that the
+loader checks each file against (hipconv.rules.validate) and `hipconv rules schema` writes to
+rules/schema.json for editors. The derivation's curated facts (tools/derive/curated.py) declare
+their shape with the same Fields.
 """
 
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -76,56 +74,15 @@ RULE_FIELDS: Mapping[str, Field] = {
     "nvidia": Field(FieldType.VERSIONS, keys=NVIDIA_VERSION_KEYS),
 }
 NOT_IN_DEFAULTS = frozenset({"cuda", "id", "tag", "uncalled"})
+# a group of `unsupported:`: names without a HIP counterpart that share these fields (and the file's defaults)
+UNSUPPORTED_FIELDS: Mapping[str, Field] = {
+    **{key: RULE_FIELDS[key] for key in ("kind", "section", "library", "nvidia")},
+    "names": _NAMES,
+}
 
 
-def check_fields(fields: Mapping[str, Any], spec: Mapping[str, Field], label: str, problems: list[str]) -> None:
-    """Types and closed sets of values of the known keys of an entry (unknown keys: the caller's to report,
-    with their line)."""
-    for key, value in fields.items():
-        field = spec.get(key)
-        if field is None or (value is None and field.nullable):
-            continue
-        problem = _check_value(key, value, field)
-        if problem:
-            problems.append(f"{label}: {problem}")
-
-
-def _check_value(key: str, value: Any, field: Field) -> str | None:
-    if field.type is FieldType.STRING:
-        if not isinstance(value, str):
-            return f"{key!r} must be a string"
-        if field.choices and value not in field.choices:
-            if field.choices_hint:
-                return f"{key!r} {value!r} is not {field.choices_hint}"
-            return f"{key!r} must be one of {', '.join(field.choices)}"
-    elif field.type is FieldType.BOOL and not isinstance(value, bool):
-        return f"{key!r} must be true or false"
-    elif field.type is FieldType.NAMES and not (isinstance(value, list) and all(isinstance(x, str) for x in value)):
-        return f"{key!r} must be a list of names"
-    elif field.type is FieldType.TEXTS and not (
-        isinstance(value, dict)
-        and all(isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in value.items())
-    ):
-        return f"{key!r} must map names to non-empty strings"
-    elif field.type is FieldType.VERSIONS:
-        return _check_versions(key, value, field.keys)
-    elif field.type is FieldType.MAPPING and not isinstance(value, dict):
-        return f"{key!r} must be a mapping"
-    return None
-
-
-def _check_versions(key: str, value: Any, keys: tuple[str, ...]) -> str | None:
-    if not isinstance(value, dict) or any(k not in keys for k in value):
-        return f"{key!r} takes {' / '.join(keys)}"
-    for name, text in value.items():
-        if not isinstance(text, str):
-            return f'{key}.{name} must be a quoted version string such as "6.2"'
-        if not re.match(VERSION_PATTERN, text.strip()):
-            return f"{key}.{name}: invalid version {text!r}: expected X.Y or X.Y.Z"
-    return None
-
-
-def _json_field(field: Field) -> dict[str, Any]:
+def json_field(field: Field) -> dict[str, Any]:
+    """A field's JSON Schema; hipconv.rules.validate words its messages from it."""
     if field.type is FieldType.VERSIONS:
         return {
             "type": "object",
@@ -135,32 +92,49 @@ def _json_field(field: Field) -> dict[str, Any]:
     if field.type is FieldType.NAMES:
         return {"type": "array", "items": {"type": "string"}}
     if field.type is FieldType.TEXTS:
-        return {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}}
+        return {"type": "object", "additionalProperties": {"type": "string", "pattern": r"\S"}}
     if field.type is FieldType.BOOL:
         return {"type": "boolean"}
     if field.type is FieldType.MAPPING:
         return {"type": "object"}
-    return {"enum": list(field.choices)} if field.choices else {"type": "string"}
+    if field.choices_hint:
+        return {"enum": list(field.choices), "description": field.choices_hint}
+    if field.choices:
+        return {"enum": list(field.choices)}
+    return {"type": ["string", "null"]} if field.nullable else {"type": "string"}
+
+
+def entry_schema(title: str, fields: Mapping[str, Field], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A mapping with the given fields and no others; its title makes it an entry that messages name."""
+    out: dict[str, Any] = {
+        "title": title,
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {key: json_field(field) for key, field in fields.items()},
+    }
+    return {**out, "required": list(required)} if required else out
 
 
 def json_schema() -> dict[str, Any]:
-    """A JSON Schema of a rule file, for editors (`# yaml-language-server: $schema=schema.json`).
+    """The JSON Schema of a rule file: the loader validates each file with it (when the rule cache is
+    cold), and editors read it as rules/schema.json (`# yaml-language-server: $schema=schema.json`).
 
-    Generated from RULE_FIELDS, which the loader validates with; the loader remains the
-    authority (cross-field checks such as `hip` being required live in code).
+    Generated from RULE_FIELDS; the cross-field checks (`hip` required unless unsupported, explicit
+    drops, ...) live in hipconv.rules.load.
     """
-    properties = {key: _json_field(field) for key, field in RULE_FIELDS.items()}
-    rule = {"type": "object", "additionalProperties": False, "properties": properties}
-    defaults = {
-        "type": "object",
-        "additionalProperties": False,
-        "properties": {k: v for k, v in properties.items() if k not in NOT_IN_DEFAULTS},
-    }
+    in_defaults = {k: v for k, v in RULE_FIELDS.items() if k not in NOT_IN_DEFAULTS}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "hipconv rule file",
         "type": "object",
         "additionalProperties": False,
-        "required": ["rules"],
-        "properties": {"defaults": defaults, "rules": {"type": "array", "items": {**rule, "required": ["cuda"]}}},
+        "anyOf": [{"required": ["rules"]}, {"required": ["unsupported"]}],
+        "properties": {
+            "defaults": entry_schema("defaults", in_defaults),
+            "rules": {"type": "array", "items": entry_schema("rule", RULE_FIELDS, ("cuda",))},
+            "unsupported": {
+                "type": "array",
+                "items": entry_schema("group of unsupported names", UNSUPPORTED_FIELDS, ("names",)),
+            },
+        },
     }

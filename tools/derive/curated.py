@@ -1,8 +1,9 @@
 """tools/curated.yaml: the hand-checked facts merged over the mechanical derivation, and their schema.
 
-The file is read with the rule loader's machinery (hipconv.rules.load), so a misspelled key or a
-value of the wrong type is reported like a rule-file problem (`file:line (name): unknown key 'hipp'`),
-every problem at once, and the run stops before deriving anything.
+The Entry and Section declarations generate a JSON Schema (`curated_schema`), which the file is
+checked against as the rule files are (hipconv.rules.validate), so a misspelled key or a value of the
+wrong type is reported like a rule-file problem (`file:line (name): unknown key 'hipp'`), every
+problem at once, and the run stops before deriving anything.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from hipconv.rules.load import display_path, keyed_nodes, known_fields, plain, raise_problems, read_mapping
-from hipconv.rules.schema import RULE_FIELDS, VERSION_PATTERN, Field, FieldType, check_fields
+from hipconv.rules.nodes import display_path, node_value, raise_problems, read_mapping
+from hipconv.rules.schema import RULE_FIELDS, VERSION_PATTERN, Field, FieldType, json_field
+from hipconv.rules.validate import schema_problems
 
 _STRING = Field(FieldType.STRING)
 _HIP = Field(FieldType.STRING, nullable=True)  # `hip: null`: no HIP counterpart
@@ -196,6 +196,42 @@ DOCUMENT = Entry(
 )
 
 
+def curated_schema() -> dict[str, Any]:
+    """The JSON Schema of tools/curated.yaml, generated from the Entry and Section declarations above."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **_entry_schema(DOCUMENT, "curated facts")}
+
+
+def _entry_schema(shape: Entry, title: str = "fact") -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    for key, spec in shape.fields.items():
+        if key in shape.entries:
+            properties[key] = _entry_schema(shape.entries[key])
+        elif key in shape.sections:
+            properties[key] = _section_schema(shape.sections[key])
+        elif key in shape.versions:
+            properties[key] = {"type": "string", "pattern": VERSION_PATTERN}
+        else:
+            properties[key] = json_field(spec)
+        if key in shape.or_names:  # a name or a list of names
+            kinds = properties[key]["type"]
+            properties[key] = {"type": [*kinds, "array"] if isinstance(kinds, list) else [kinds, "array"]}
+            properties[key]["items"] = {"type": "string"}
+    out: dict[str, Any] = {"title": title, "type": "object", "additionalProperties": False, "properties": properties}
+    return {**out, "required": list(shape.required)} if shape.required else out
+
+
+def _section_schema(shape: Section) -> dict[str, Any]:
+    """A mapping of names to entries or values; titled, so that a problem names the section or the entry."""
+    if shape.entry is not None:
+        value = _entry_schema(shape.entry)
+    elif shape.versions:
+        value = {"type": "string", "pattern": VERSION_PATTERN}
+    else:
+        value = json_field(shape.value)
+    out: dict[str, Any] = {"title": "section", "type": "object", "additionalProperties": value}
+    return {**out, "propertyNames": {"format": "regex"}} if shape.patterns else out
+
+
 def read_curated(path: Path) -> dict[str, Any]:
     """The facts of a curated.yaml; RuleSchemaError listing every problem when it does not fit the schema."""
     problems: list[str] = []
@@ -203,56 +239,10 @@ def read_curated(path: Path) -> dict[str, Any]:
     root = read_mapping(path, name, problems)
     raw: dict[str, Any] = {}
     if root is not None:
-        raw = plain(root)
-        _check_entry(root, raw, DOCUMENT, f"{name}:{root.start_mark.line + 1}", "", problems)
+        raw = node_value(root)
+        problems.extend(problem.text for problem in schema_problems(root, raw, curated_schema(), name))
     raise_problems(problems, name)
     return raw
-
-
-def _check_entry(node: yaml.Node, value: Any, shape: Entry, where: str, named: str, problems: list[str]) -> None:
-    if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict):
-        problems.append(f"{where}{named}: expected a mapping")
-        return
-    fields = known_fields(node, value, shape.fields, where, problems, named=named)
-    problems.extend(f"{where}{named}: {key!r} is required" for key in shape.required if key not in fields)
-    spec = {**shape.fields, **{k: _NAMES for k in shape.or_names if isinstance(fields.get(k), list)}}
-    file = where.rsplit(":", 1)[0]
-    for key, (key_node, sub) in keyed_nodes(node, where, []).items():
-        if key not in fields:
-            continue  # unknown: reported by known_fields
-        at = f"{file}:{key_node.start_mark.line + 1}"
-        check_fields({key: fields[key]}, spec, f"{at}{named}", problems)
-        if key in shape.versions:
-            _check_version(fields[key], f"{at}{named}: {key}", problems)
-        if not isinstance(fields[key], dict):
-            continue
-        if key in shape.entries:
-            _check_entry(sub, fields[key], shape.entries[key], at, f" ({key})", problems)
-        elif key in shape.sections:
-            _check_section(sub, fields[key], shape.sections[key], file, problems)
-
-
-def _check_section(node: yaml.Node, value: dict[str, Any], shape: Section, file: str, problems: list[str]) -> None:
-    if not isinstance(node, yaml.MappingNode):
-        return
-    for key, (key_node, sub) in keyed_nodes(node, file, problems).items():
-        where = f"{file}:{key_node.start_mark.line + 1}"
-        if shape.patterns:
-            try:
-                re.compile(key)
-            except re.error as exc:
-                problems.append(f"{where}: invalid regular expression {key!r}: {exc}")
-        if shape.entry is not None:
-            _check_entry(sub, value.get(key), shape.entry, where, f" ({key})", problems)
-            continue
-        check_fields({key: value.get(key)}, {key: shape.value}, where, problems)
-        if shape.versions:
-            _check_version(value.get(key), f"{where} ({key})", problems)
-
-
-def _check_version(value: Any, label: str, problems: list[str]) -> None:
-    if isinstance(value, str) and not re.match(VERSION_PATTERN, value.strip()):
-        problems.append(f"{label}: invalid version {value!r}: expected X.Y or X.Y.Z")
 
 
 def first_note(notes: Mapping[str, str], name: str) -> str | None:

@@ -3,14 +3,18 @@ hipconv's own loader, so that what the derivation writes is what hipconv accepts
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
+from itertools import takewhile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
-from hipconv.rules.load import load_rules
+from hipconv.rules.load import load_order, load_rules
+from hipconv.rules.nodes import load_plain
+from hipconv.rules.schema import UNSUPPORTED_FIELDS
 from tools.derive.cg_members import cg_members
 from tools.derive.conversions import Conversion
 from tools.derive.core import Family
@@ -54,11 +58,77 @@ def flow(rule: Rule) -> Rule:
     }
 
 
+GROUPED = frozenset(UNSUPPORTED_FIELDS) - {"names"}  # what an `unsupported:` group's names share
+
+
 def rule_text(fam: Family) -> str:
-    fam.rules.sort(key=lambda r: (r["cuda"], r.get("rocm", {}).get("since", ""), r.get("id", "")))
-    doc = {"defaults": FlowDict({"library": fam.library, "status": "supported"}), "rules": [flow(r) for r in fam.rules]}
+    fam.rules.sort(key=load_order)
+    shared = file_defaults(fam.rules)
+    listed, groups = unsupported_groups([beyond_defaults(r, shared) for r in fam.rules])
+    doc: dict[str, Any] = {
+        "defaults": FlowDict({"library": fam.library, "status": "supported", **shared}),
+        "rules": [flow(r) for r in listed],
+    }
+    if groups:
+        doc["unsupported"] = groups
     body = yaml.dump(doc, Dumper=RuleDumper, sort_keys=False, width=1 << 16, allow_unicode=True)
     return SCHEMA_LINE + fam.header_comment + body
+
+
+def file_defaults(rules: list[Rule]) -> dict[str, str]:
+    """The `kind` and `section` a file's defaults set: the most common of its rules' (the first of equals;
+    no section when most rules have none)."""
+    shared = {}
+    for key in ("kind", "section"):
+        counts = Counter(str(r.get(key, "")) for r in rules)
+        if counts and counts.most_common(1)[0][0]:
+            shared[key] = counts.most_common(1)[0][0]
+    return shared
+
+
+def beyond_defaults(rule: Rule, shared: Mapping[str, str]) -> Rule:
+    """A rule as written under defaults `shared`: without the values they set, with `section: ''` where the
+    rule has none but the defaults do."""
+    out = {key: value for key, value in rule.items() if key not in shared or value != shared[key]}
+    if "section" in shared and "section" not in rule:
+        out["section"] = ""
+    return out
+
+
+def unsupported_groups(rules: list[Rule]) -> tuple[list[Rule], list[dict[str, Any]]]:
+    """The rules to write under `rules:`, and the `unsupported:` groups of the others: the unsupported
+    rules with nothing but the GROUPED fields, by the values they share (the groups in the order of their
+    first name; each group's names sorted, as `rules` is)."""
+    listed: list[Rule] = []
+    groups: dict[str, dict[str, Any]] = {}
+    for rule in rules:
+        if rule.get("status") != "unsupported" or not set(rule) <= GROUPED | {"cuda", "status"}:
+            listed.append(rule)
+            continue
+        shared = {key: rule[key] for key in UNSUPPORTED_FIELDS if key in rule}
+        group = groups.setdefault(repr(shared), {**flow(shared), "names": []})
+        group["names"].append(rule["cuda"])
+    return listed, list(groups.values())
+
+
+def read_family(path: Path) -> Family:
+    """A written rule file as the derivation's Family (`unsupported:` names as rules again, the defaults'
+    kind and section in each rule, in load order): rule_text of it is the file's text."""
+    text = path.read_text(encoding="utf-8")
+    doc = load_plain(text)
+    defaults = doc["defaults"]
+    shared = {key: defaults[key] for key in ("kind", "section") if key in defaults}
+    rules = [dict(r) for r in doc.get("rules") or ()]
+    for group in doc.get("unsupported") or ():
+        grouped = {key: value for key, value in group.items() if key != "names"}
+        rules.extend({"cuda": name, "status": "unsupported", **grouped} for name in group["names"])
+    for rule in rules:
+        for key, value in shared.items():
+            rule.setdefault(key, value)
+        if rule.get("section") == "":
+            del rule["section"]
+    comment = "".join(takewhile(lambda line: line.startswith("#"), text.removeprefix(SCHEMA_LINE).splitlines(True)))
+    return Family(path.name, defaults["library"], comment, sorted(rules, key=load_order))
 
 
 def write_text(path: Path, text: str) -> Path:
