@@ -104,11 +104,12 @@ def plan(
     jobs: list[Job] = []
     destinations: dict[str, Path | None] = {}
     problems: list[FileResult] = []
+    under_base = os.path.join(os.path.abspath(base), "")  # with a trailing separator
     for root in inputs:
         tree = len(inputs) > 1 or root.is_dir()
         skip = TreeFilter.of(str(root), excludes, gitignore=respect_gitignore)
         for found in _walk(root, trees, skip, output, follow=follow_symlinks):
-            rel = os.path.relpath(os.path.abspath(found.path), os.path.abspath(base)) if tree else root.name
+            rel = _relative(os.path.abspath(found.path), under_base) if tree else root.name
             entry = _entry(found, rel, output, in_place=in_place)
             if isinstance(entry, FileResult):
                 problems.append(entry)
@@ -119,6 +120,14 @@ def plan(
     return Plan(
         tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True, compat_dir=compat_dir
     )
+
+
+def _relative(path: str, under_base: str) -> str:
+    """A normalized absolute path relative to the base (`under_base`: its absolute path and a separator);
+    os.path.relpath's result, without its cost for each file in the base (almost all of them)."""
+    if path.startswith(under_base):
+        return path[len(under_base) :]
+    return os.path.relpath(path, under_base)
 
 
 def _entry(

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from hipconv import interrupts
 from hipconv.buildfiles import build_file_kind, translate_build_file
 from hipconv.filecache import FileCache, code_digest, data_digest, key_of
-from hipconv.pool import ordered_map
+from hipconv.pool import Workers
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules import cached_ruleset_digest, load_ruleset
 from hipconv.rules.model import LookupTable
@@ -217,6 +217,7 @@ def project_of_jobs(
     *,
     extra_masks: bool = False,
     context: Context | None = None,
+    phases: Phases | None = None,
 ) -> Project:
     """What the sources among `jobs` tell each other (project.merge_facts of each one's file_facts), with
     the files they include that the run does not name (include_closure), gathered before translation, so
@@ -225,14 +226,17 @@ def project_of_jobs(
     The lane masks that the files the run does not name define count only with `extra_masks` (a scan:
     what translating the project would do; a translation does not widen a definition in a file it does
     not write). Each file's facts are computed on their own, in the pool of `context` (if its settings
-    ask for more than one job) and kept in its cache; so are the mask uses of the files that hold a mask
-    name."""
+    ask for more than one job; `phases`: the run's, which keeps its pool for the translation) and kept in
+    its cache; so are the mask uses of the files that hold a mask name."""
     context = context if context is not None else Context(table, Settings(rocm=Version.parse("0.0")))
+    if phases is None:
+        with Phases() as phases:
+            return project_of_jobs(jobs, table, include_dirs, extra_masks=extra_masks, context=context, phases=phases)
     sources = [job for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None]
     dirs = [_absolute(d) for d in include_dirs]
     if len(jobs) <= 1 and not _reaches_another(sources, dirs):
         return NO_PROJECT  # one file that reaches no other: as before
-    found = [f for links in _map(context, "links", sources) for f in links]
+    found = [f for links in phases.map(context, "links", sources) for f in links]
     by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
     included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
     shown = {path: f.path for path, f in by_path.items()}
@@ -241,7 +245,7 @@ def project_of_jobs(
     in_run = included_in_run(list(by_path.values()))  # the same paths and #include lines as `facts` below
     wanted = frozenset[str]().union(*reach.values(), *in_run.values())
     reached = [job for job, f in zip(sources, found) if f is not None and f.path in wanted]
-    full = {f.path: f for batch in _map(context, "facts", reached) for f in batch if f is not None}
+    full = {f.path: f for batch in phases.map(context, "facts", reached) for f in batch if f is not None}
     facts = [full.get(f.path, f) for f in by_path.values()]
     extra_sources = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
     extra = file_facts(extra_sources, context.table) if extra_sources else []
@@ -249,7 +253,7 @@ def project_of_jobs(
     if not masks:
         return merge_facts(facts, reach, extra, included=in_run)
     holding = [job for job, f in zip(sources, found) if f is not None]
-    uses = [u for batch in _map(replace(context, masks=masks), "masks", holding) for u in batch if u is not None]
+    uses = [u for batch in phases.map(replace(context, masks=masks), "masks", holding) for u in batch if u is not None]
     if extra_masks:
         uses += file_mask_uses(extra_sources, masks, context.table)
     return merge_facts(facts, reach, extra, uses, included=in_run)
@@ -339,7 +343,8 @@ def batches(jobs: Sequence[Job]) -> Iterator[list[Job]]:
 
 
 class _Worker:
-    """What a pool worker computes with, set once per process (a fork inherits it, spawn pickles it)."""
+    """What a pool worker computes with, set once per process (a fork inherits it, spawn pickles it) and
+    updated between the phases of a run (the project and the mask names: Phases)."""
 
     context: Context
 
@@ -349,23 +354,48 @@ class _Worker:
         cls.context = context
 
     @classmethod
-    def run(cls, task: tuple[str, list[Job]]) -> list[Any]:
+    def run(cls, task: tuple[str, Any]) -> list[Any]:
         phase, batch = task
+        if phase == "context":
+            project, masks = batch
+            cls.context = replace(cls.context, project=project, masks=masks)
+            return []
         return _PHASES[phase](cls.context, batch)
 
 
-def _map(context: Context, phase: str, jobs: Sequence[Job]) -> Generator[list[Any], None, None]:
-    """One phase's function of each batch of jobs, in order: in the worker pool when the settings ask
-    for more than one job and there are several, else in-process."""
-    if context.settings.jobs <= 1 or len(jobs) <= 1:
-        for batch in batches(jobs):
-            yield _PHASES[phase](context, batch)
-        return
-    context.table  # noqa: B018  # loaded once, before the workers start (a fork inherits it)
-    pool = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    work = ((phase, batch) for batch in batches(jobs))
-    initargs = (context, os.getpid())
-    yield from ordered_map(pool, context.settings.jobs, _Worker.run, work, init=_Worker.init, initargs=initargs)
+class Phases:
+    """The phases of one run (project_of_jobs', then the translation), each batch of jobs in-process, or in
+    one worker pool, started by the first phase that asks for it and kept for the others: it is told the
+    project and the mask names when they change."""
+
+    def __init__(self) -> None:
+        self._workers: Workers | None = None
+        self._sent: tuple[Project, frozenset[bytes]] = (NO_PROJECT, frozenset())
+
+    def __enter__(self) -> Phases:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._workers is not None:
+            self._workers.close()
+
+    def map(self, context: Context, phase: str, jobs: Sequence[Job]) -> Generator[list[Any], None, None]:
+        """One phase's function of each batch of jobs, in order: in the worker pool when the settings ask
+        for more than one job and there are several, else in-process."""
+        if context.settings.jobs <= 1 or len(jobs) <= 1:
+            for batch in batches(jobs):
+                yield _PHASES[phase](context, batch)
+            return
+        if self._workers is None:
+            context.table  # noqa: B018  # loaded once, before the workers start (a fork inherits it)
+            pool = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+            initargs = (context, os.getpid())
+            self._workers = Workers(pool, context.settings.jobs, _Worker.run, init=_Worker.init, initargs=initargs)
+            self._sent = (context.project, context.masks)
+        if context.project is not self._sent[0] or context.masks is not self._sent[1]:
+            self._sent = (context.project, context.masks)
+            self._workers.broadcast(("context", self._sent))
+        yield from self._workers.map((phase, batch) for batch in batches(jobs))
 
 
 def run(
@@ -383,13 +413,13 @@ def run(
     computed from, and kept in it (hipconv.filecache); old entries are evicted at the end.
     """
     context = Context(table, settings, cache=cache)
-    project = project_of_jobs(jobs, table, settings.include_dirs, context=context)
-    context = replace(context, project=project)
-    results = _map(context, "translate", jobs)
-    try:
-        for batch in results:
-            yield from batch
-    finally:
-        results.close()  # the workers are killed at once when the caller leaves early
+    with Phases() as phases:
+        project = project_of_jobs(jobs, table, settings.include_dirs, context=context, phases=phases)
+        results = phases.map(replace(context, project=project), "translate", jobs)
+        try:
+            for batch in results:
+                yield from batch
+        finally:
+            results.close()  # the workers are killed at once when the caller leaves early
     if cache is not None:
         cache.evict()

@@ -1,4 +1,4 @@
-"""Worker processes that a signal cannot wedge: `ordered_map` for pipeline.run.
+"""Worker processes that a signal cannot wedge: `Workers` (and `ordered_map`) for pipeline.run.
 
 multiprocessing.Pool and ProcessPoolExecutor share one task pipe and one result pipe among all
 workers, behind locks and helper threads. A worker killed while it holds a lock, or halfway through
@@ -72,24 +72,75 @@ def ordered_map(
 ) -> Generator[R, None, None]:
     """func(item) for each item, computed in `count` worker processes (each runs init(*initargs) first),
     yielded in the items' order. Leaving early (an exception, closing the generator) kills the workers."""
-    work = enumerate(items)
-    workers: list[_Worker] = []
-    try:
-        with interrupts.blocked():  # no worker gets SIGINT or SIGTERM before init has set them up
-            for _ in range(count):
-                workers.append(_start(context, func, init, initargs, workers))
-        for worker in workers:
-            _feed(worker, work)
-        yield from _results(workers, work)
-    except BaseException:
-        for worker in workers:
+    with Workers(context, count, func, init=init, initargs=initargs) as workers:
+        yield from workers.map(items)
+
+
+class Workers:
+    """`count` worker processes computing func(item), each after init(*initargs), kept for several maps (one
+    pool for all the phases of a run: a pool's start costs a fork and a warm-up per worker). A map left
+    early (an exception, closing its generator) kills the workers; leaving the `with` block ends them."""
+
+    def __init__(
+        self,
+        context: BaseContext,
+        count: int,
+        func: Callable[[T], R],
+        *,
+        init: Callable[..., None],
+        initargs: tuple[Any, ...],
+    ) -> None:
+        self._workers: list[_Worker] = []
+        try:
+            with interrupts.blocked():  # no worker gets SIGINT or SIGTERM before init has set them up
+                for _ in range(count):
+                    self._workers.append(_start(context, func, init, initargs, self._workers))
+        except BaseException:
+            self.kill()
+            raise
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is not None:
+            self.kill()
+        self.close()
+
+    def map(self, items: Iterable[Any]) -> Generator[Any, None, None]:
+        """func(item) for each item, yielded in the items' order."""
+        work = enumerate(items)
+        try:
+            for worker in self._workers:
+                _feed(worker, work)
+            yield from _results(self._workers, work)
+        except BaseException:
+            self.kill()
+            raise
+
+    def broadcast(self, item: Any) -> list[Any]:
+        """func(item) in every worker once, all at once (between maps: what the next map's items are computed
+        with); the results in the workers' order."""
+        try:
+            for index, worker in enumerate(self._workers):
+                worker.conn.send(item)
+                worker.pending = index
+            return list(_results(self._workers, iter(())))
+        except BaseException:
+            self.kill()
+            raise
+
+    def kill(self) -> None:
+        for worker in self._workers:
             worker.process.kill()
-        raise
-    finally:
-        for worker in workers:
-            worker.conn.close()  # a worker still waiting for work ends
-        for worker in workers:
+
+    def close(self) -> None:
+        """End the workers: each still waiting for work ends (its pipe closed), and is waited for."""
+        for worker in self._workers:
+            worker.conn.close()
+        for worker in self._workers:
             worker.process.join()
+        self._workers = []
 
 
 def _start(

@@ -1,4 +1,5 @@
-"""hipconv.pool.ordered_map: results in order, errors raised in the parent, workers never left behind."""
+"""hipconv.pool.ordered_map and Workers: results in order, errors raised in the parent, workers never left behind,
+one pool kept for several maps."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 
 from hipconv import interrupts
 from hipconv.errors import ConfigError
-from hipconv.pool import WorkerEnded, ordered_map
+from hipconv.pool import WorkerEnded, Workers, ordered_map
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="fork start method")
 CONTEXT = multiprocessing.get_context("fork")
@@ -94,4 +95,36 @@ def test_leaving_early_kills_the_workers() -> None:
     started = time.monotonic()
     results.close()
     assert time.monotonic() - started < 5
+    assert _no_children_left()
+
+
+_SCALE = [1]  # what a worker multiplies by: set by a broadcast
+
+
+def _scaled(item: tuple[str, int]) -> tuple[int, int]:
+    what, n = item
+    if what == "scale":
+        _SCALE[0] = n
+        return 0, os.getpid()
+    time.sleep(0.01 * (n % 3))
+    return n * _SCALE[0], os.getpid()
+
+
+def test_one_pool_for_several_maps_told_between_them() -> None:
+    with Workers(CONTEXT, 2, _scaled, init=_init, initargs=(os.getpid(),)) as workers:
+        first = list(workers.map(("n", n) for n in range(10)))
+        told = workers.broadcast(("scale", 10))
+        second = list(workers.map(("n", n) for n in range(10)))
+    assert [v for v, _ in first] == list(range(10))
+    assert [v for v, _ in second] == [10 * n for n in range(10)]  # every worker was told
+    assert len({pid for _, pid in told}) == 2
+    assert {pid for _, pid in first + second} == {pid for _, pid in told}  # the same two processes throughout
+    assert _no_children_left()
+
+
+def test_a_map_left_early_kills_the_kept_workers() -> None:
+    with pytest.raises(ConfigError, match="three"):
+        with Workers(CONTEXT, 2, _fail_on_three, init=_init, initargs=(os.getpid(),)) as workers:
+            assert list(workers.map(range(3))) == [0, 1, 2]
+            list(workers.map(range(10)))
     assert _no_children_left()

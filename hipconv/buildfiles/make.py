@@ -29,6 +29,8 @@ _SHELL_NVCC_WORD = re.compile(r"(?<![\w./$-])nvcc(?![\w./-])")
 _COMPILER_REFERENCE = re.compile(r"[@+-]*\$[({]([A-Za-z_][\w.]*)[)}]")
 _REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.]*)[)}]")
 _CONDITIONAL = re.compile(r"\s*(?:ifeq|ifneq|ifdef|ifndef|else|endif)\b")
+_MAKE_COMMENT = re.compile(r"(?<!\\)#")  # make's comment (outside recipes)
+_SHELL_COMMENT = re.compile(r"(?<=\s)#")  # the shell's (in a recipe, after a blank)
 _CUDA_PATH = re.compile(r"CUDA_(?:PATH|HOME|ROOT|DIR|TOOLKIT\w*)|/usr/local/cuda|/opt/cuda")
 _NVCC_FLAG_TEXT = re.compile(r"-gencode|-arch\b|--expt-|-rdc\b|--use_fast_math")
 ROCM_PATH_DEFAULT = "/opt/rocm"
@@ -41,7 +43,7 @@ _MAKE_EVENT = re.compile(r"\$[({]|[)}]|\s+")  # what make_words looks at: a refe
 
 def make_words(line: str) -> list[tuple[str, int]]:
     """Whitespace-separated words of a Makefile line with their offsets; $(...) and ${...} are never split."""
-    if "$" not in line:  # no reference: plain words
+    if "$(" not in line and "${" not in line:  # no reference: plain words
         return [(m.group(), m.start()) for m in _WORD.finditer(line)]
     words: list[tuple[str, int]] = []
     depth, start, plain = 0, None, 0  # plain: where the text not yet looked at starts
@@ -77,6 +79,7 @@ class _Line:
     variable: str | None  # the variable the line's logical line assigns
     value_at: int  # where the value starts in `code` (first lines of assignments)
     continues: bool  # ends with a backslash
+    words: list[tuple[str, int]]  # make_words of `code` less a continuation's backslash (offsets in `code`)
 
 
 def _read_lines(body: bytes) -> list[_Line]:
@@ -90,36 +93,42 @@ def _read_lines(body: bytes) -> list[_Line]:
         else:
             recipe = text.startswith("\t") and in_rule
             variable, value_at = None, 0
-        # a comment: make's (outside recipes), or the shell's (in a recipe, after a blank)
-        code = re.split(r"(?<=\s)#" if recipe else r"(?<!\\)#", text, maxsplit=1)[0]
+        code = (_SHELL_COMMENT if recipe else _MAKE_COMMENT).split(text, maxsplit=1)[0] if "#" in text else text
+        continues = code.rstrip().endswith("\\")
+        words = _line_words(code, continues)
         first = previous is None or not previous.continues
         if first and not recipe:
             assignment = _ASSIGNMENT.match(code)
             if assignment is not None:
                 variable, value_at = assignment.group(1), assignment.end()
                 in_rule = False
-            elif code.strip() and not _CONDITIONAL.match(code):
-                in_rule = ":" in _outside_references(code)
-        line = _Line(offset, code, recipe, first, variable, value_at, code.rstrip().endswith("\\"))
+            elif code.strip() and not _CONDITIONAL.match(code):  # a rule: a colon outside the references
+                in_rule = any(":" in word for word, _ in words if not word.startswith("$"))
+        line = _Line(offset, code, recipe, first, variable, value_at, continues, words)
         lines.append(line)
         previous = line
         offset += len(raw)
     return lines
 
 
-def _outside_references(code: str) -> str:
-    """The text of a line less its $(...) and ${...} references."""
-    return "".join(word for word, _ in make_words(code) if not word.startswith("$"))
+def _line_words(code: str, continues: bool) -> list[tuple[str, int]]:
+    """make_words of a line; a continuation is a word of its own, or glued to the last word (-arch=sm_70\\)."""
+    words = make_words(code)
+    if continues:
+        words[-1] = (words[-1][0][:-1], words[-1][1])
+        if not words[-1][0]:
+            words.pop()
+    return words
 
 
 def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
     """Each logical line (its first physical line) and the words of its value or command, continuations joined."""
     current: tuple[_Line, list[str]] | None = None
     for line in lines:
-        words = [w for w, _ in make_words(line.code[line.value_at :])]
-        if line.continues:  # the continuation: a word of its own, or glued to the last word (-arch=sm_70\)
-            words[-1] = words[-1][:-1]
-        words = [w for w in words if w]
+        if line.value_at:  # an assignment's first line: the words of its value
+            words = [w for w, _ in _line_words(line.code[line.value_at :], line.continues)]
+        else:
+            words = [w for w, _ in line.words]
         if line.first:
             if current is not None:
                 yield current
@@ -199,30 +208,25 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
     logical_start = 0  # where the logical line starts (its first physical line)
     for line in lines:
         logical_start = line.start if line.first else logical_start
-        # byte offsets of the words (build files are almost always ASCII; be exact anyway)
-        if line.code.isascii():
-            words = [(w, line.start + pos) for w, pos in make_words(line.code)]
-        else:
-            words = [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in make_words(line.code)]
-        if line.continues:  # the continuation, a word of its own or glued to the last one ($(CUDA_PATH)/bin/nvcc\)
-            words[-1] = (words[-1][0][:-1], words[-1][1])
-            words = [w for w in words if w[0]]
         first_flag: int | None = None
-        if not line.first:
-            first_flag = 0 if continued_nvcc else None
-        elif line.variable in flag_variables:
-            value_start = line.start + len(line.code[: line.value_at].encode("utf-8"))
-            first_flag = next((n for n, (_, pos) in enumerate(words) if pos >= value_start), len(words))
-        compiler, path_rewritten = _rewrite_nvcc(words, compilers, out)
-        if compiler is not None:
-            first_flag = compiler + 1 if first_flag is None else max(first_flag, compiler + 1)
-        if path_rewritten and rocm_path_at is None:
-            rocm_path_at = 0 if line.recipe else logical_start
-        _report_cuda_paths(words, compilers, out)
-        if first_flag is not None:
-            flags += words[first_flag:]
-        else:
-            _map_libraries(words, out)
+        flag_line = line.variable in flag_variables if line.first else continued_nvcc
+        if flag_line or not _quiet(line.code):
+            words = _byte_words(line)
+            if flag_line and line.first:
+                value_start = line.start + len(line.code[: line.value_at].encode("utf-8"))
+                first_flag = next((n for n, (_, pos) in enumerate(words) if pos >= value_start), len(words))
+            elif flag_line:
+                first_flag = 0
+            compiler, path_rewritten = _rewrite_nvcc(words, compilers, out)
+            if compiler is not None:
+                first_flag = compiler + 1 if first_flag is None else max(first_flag, compiler + 1)
+            if path_rewritten and rocm_path_at is None:
+                rocm_path_at = 0 if line.recipe else logical_start
+            _report_cuda_paths(words, compilers, out)
+            if first_flag is not None:
+                flags += words[first_flag:]
+            else:
+                _map_libraries(words, out)
         continued_nvcc = first_flag is not None and line.continues
         if not continued_nvcc:
             _make_flags(flags, archs, out)
@@ -230,6 +234,18 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
     _make_flags(flags, archs, out)
     if rocm_path_at is not None and not any(line.variable == "ROCM_PATH" for line in lines):
         out.rewrite(rocm_path_at, rocm_path_at, f"ROCM_PATH ?= {ROCM_PATH_DEFAULT}\n", "rocm-path")
+
+
+def _quiet(code: str) -> bool:
+    """A line outside nvcc's flags that no step acts on: no nvcc, no reference, no -l, no CUDA path."""
+    return "$" not in code and "nvcc" not in code and "-l" not in code and not _CUDA_PATH.search(code)
+
+
+def _byte_words(line: _Line) -> list[tuple[str, int]]:
+    """The line's words with their byte offsets in the file (build files are almost always ASCII; be exact)."""
+    if line.code.isascii():
+        return [(w, line.start + pos) for w, pos in line.words]
+    return [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in line.words]
 
 
 def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> tuple[int | None, bool]:
@@ -320,6 +336,8 @@ def _map_libraries(words: list[tuple[str, int]], out: BuildFileEdits) -> None:
 
 def _make_flags(words: list[tuple[str, int]], archs: tuple[str, ...], out: BuildFileEdits) -> None:
     """Map the nvcc arguments of one logical line (its continuation lines too), each where it is written."""
+    if not words:
+        return
     edits, notes = flag_edits(out.source.body, words, archs)
     for start, end, new in edits:
         out.rewrite(start, end, new, "flags")
