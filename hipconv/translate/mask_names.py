@@ -22,7 +22,7 @@ from hipconv.translate.syntax import (
     parse_call,
     prev_code,
 )
-from hipconv.translate.words import SPLICED_WORD, file_words, identifier_tokens
+from hipconv.translate.words import file_words, has_spliced_word, identifier_tokens
 
 # Unsigned integer types and their 64-bit counterparts: a variable's type is widened with its value. A
 # signed variable is not a mask hipconv reads: 0xffffffff in an int is -1, all 64 lanes once converted.
@@ -110,7 +110,7 @@ def file_mask_uses(sources: Sequence[SourceFile], names: frozenset[bytes], table
     candidates = [
         n
         for n, s in enumerate(sources)
-        if (any(name in s.body for name in names) or SPLICED_WORD.search(s.body)) and names & file_words(s.body)
+        if (any(name in s.body for name in names) or has_spliced_word(s.body)) and names & file_words(s.body)
     ]
     uses = [NO_USES] * len(sources)
     for n, tokens in zip(candidates, lex_many([sources[n].body for n in candidates])):

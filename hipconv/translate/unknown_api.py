@@ -44,9 +44,13 @@ _DECLARING_KEYWORDS = frozenset(
 _AFTER_DECLARATOR = ("=", ";", ",", ")", "(", "[", "{", ":")
 
 
+_CUDA_LOOKING_LINE = re.compile(rb"^(?:%s)$" % CUDA_LOOKING.pattern, re.MULTILINE)
+
+
 def cuda_looking(words: Iterable[bytes]) -> frozenset[bytes]:
-    """The words spelled like CUDA API (the prefilter's and the matcher's test)."""
-    return frozenset(w for w in words if CUDA_LOOKING.fullmatch(w))
+    """The words spelled like CUDA API (the prefilter's and the matcher's test): one search of the words
+    a line each, not a match per word."""
+    return frozenset(_CUDA_LOOKING_LINE.findall(b"\n".join(words)))
 
 
 def pastes_cuda_name(body: bytes, words: frozenset[bytes]) -> bool:

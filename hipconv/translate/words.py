@@ -14,15 +14,30 @@ from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-SPLICED_WORD = re.compile(rb"[A-Za-z0-9_]\\\r?\n")  # a line splice right after a name may cut it
+_LINE_SPLICE = re.compile(rb"\\\r?\n")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_RUNS = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte becomes a space
+_DIGITS = b"0123456789"
+
+
+def has_spliced_word(body: bytes) -> bool:
+    """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`)."""
+    if b"\\\n" not in body and b"\\\r\n" not in body:
+        return False
+    return any(body[m.start() - 1] in _WORD_BYTES for m in _LINE_SPLICE.finditer(body, 1))
 
 
 def file_words(body: bytes) -> frozenset[bytes]:
-    """Every identifier-like word of a body (comments and strings included), joining line splices."""
-    if SPLICED_WORD.search(body):
+    """Every identifier-like word of a body (comments and strings included), joining line splices: in each
+    run of letters, digits and `_`, the part from its first non-digit (`0x1f` holds `x1f`)."""
+    if has_spliced_word(body):
         body = unsplice(body)
-    return frozenset(_WORD.findall(body))
+    runs = set(body.translate(_RUNS).split())  # the C-speed split; numbers are the rare runs to fix
+    numeric = {run for run in runs if run[0] in _DIGITS}
+    if numeric:
+        runs -= numeric
+        runs.update(word for word in (run.lstrip(_DIGITS) for run in numeric) if word)
+    return frozenset(runs)
 
 
 def identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
