@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
 
-from hipconv.cli.compare import compare_command
 from hipconv.cli.options import display_options
-from hipconv.cli.rules import rules
-from hipconv.cli.scan import scan
-from hipconv.cli.translate import build, translate
 from hipconv.code_pages import explain_code
 from hipconv.commands.codes import code_table_lines, find_code, version_lines
 from hipconv.console import Display
@@ -29,7 +26,26 @@ class PipeClosed(Exception):
     click, which would turn a broken pipe into exit code 1."""
 
 
+# the command families, imported when named (a translate run loads neither scan's checks nor compare's)
+_FAMILIES = {
+    "translate": ("hipconv.cli.translate", "translate"),
+    "build": ("hipconv.cli.translate", "build"),
+    "scan": ("hipconv.cli.scan", "scan"),
+    "rules": ("hipconv.cli.rules", "rules"),
+    "compare": ("hipconv.cli.compare", "compare_command"),
+}
+
+
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_FAMILIES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _FAMILIES and cmd_name not in self.commands:
+            module, name = _FAMILIES[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -52,10 +68,6 @@ def cli(display: Display) -> None:
     """hipconv: translate CUDA sources to HIP.
 
     -q, -v and --color given here apply to the command (hipconv -q translate ...), as given after it."""
-
-
-for command in (translate, build, scan, rules, compare_command):
-    cli.add_command(command)
 
 
 @cli.group()
