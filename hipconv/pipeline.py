@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 
 from hipconv import interrupts
 from hipconv.buildfiles import build_file_kind, translate_build_file
-from hipconv.filecache import FileCache, code_digest, data_digest, key_of
+from hipconv.file_reads import decode_job, look_up, read_bytes
+from hipconv.filecache import FileCache, code_digest, key_of
 from hipconv.pool import Workers
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules import cached_ruleset_digest, load_ruleset
@@ -39,51 +40,9 @@ from hipconv.translate.project import (
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
 
-MAX_SOURCE_BYTES = 64 * 1024 * 1024
 BATCH_FILES = 64  # files lexed per libclang call (its per-call set-up dominates for small files)
 BATCH_BYTES = 4 * 1024 * 1024
 T = TypeVar("T")
-
-
-def read_job(job: Job) -> SourceFile | FileResult:
-    """Read one file: its SourceFile, or the result that says why there is none."""
-    data = read_bytes(job)
-    return data if isinstance(data, FileResult) else decode_job(job, data)
-
-
-def read_bytes(job: Job) -> bytes | FileResult:
-    """The bytes of a file to translate, or the result of one to copy (with its bytes), or the result that
-    says why there are none.
-
-    A symbolic link is recreated, and a file to copy that is over MAX_SOURCE_BYTES is streamed, by the
-    write stage: neither is read here (their results carry no output)."""
-    if job.link is not None:
-        return FileResult(job.display, FileStatus.LINKED)
-    try:
-        with open(job.path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            if size > MAX_SOURCE_BYTES and not job.translate:
-                return FileResult(job.display, FileStatus.COPIED, size=size)
-            if size > MAX_SOURCE_BYTES:
-                return FileResult(
-                    job.display,
-                    FileStatus.FAILED,
-                    size=size,
-                    reason=f"larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB; not translated",
-                )
-            data = fh.read()
-    except OSError as exc:
-        return FileResult(job.display, FileStatus.FAILED, reason=f"cannot read: {exc.strerror or exc}")
-    if not job.translate:
-        return FileResult(job.display, FileStatus.COPIED, output=data, size=len(data))
-    return data
-
-
-def decode_job(job: Job, data: bytes) -> SourceFile | FileResult:
-    try:
-        return SourceFile.from_bytes(job.display, data)
-    except DecodeFailure as exc:
-        return FileResult(job.display, FileStatus.FAILED, output=data, reason=str(exc), size=len(data))
 
 
 @dataclass(frozen=True)
@@ -123,11 +82,16 @@ class Context:
     def table(self) -> LookupTable:
         return self.rules.table if isinstance(self.rules, LazyTable) else self.rules
 
-    def key(self, kind: str, job: Job, data: bytes, *extra: str | bytes) -> bytes | None:
-        """The cache key of a `kind` of value computed from job's bytes `data` (None: not cached)."""
+    def key(self, kind: str, job: Job, digest: bytes, *extra: str | bytes) -> bytes | None:
+        """The cache key of a `kind` of value computed from job's bytes of this `digest` (None: not cached)."""
         if self.cache is None or not self.rules.digest:
             return None
-        return key_of(kind, self.run_key, job.display, data_digest(data), *extra)
+        return key_of(kind, self.run_key, job.display, digest, *extra)
+
+    @property
+    def usable_cache(self) -> FileCache | None:
+        """The cache, when keys can be made (the rule set has a digest)."""
+        return self.cache if self.rules.digest else None
 
     @functools.cached_property
     def run_key(self) -> bytes:
@@ -153,12 +117,12 @@ def translate_jobs(
 
 def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     """translate_jobs with the context's cache: a file whose key is found is not translated again."""
-    read = [read_bytes(job) for job in jobs]
-    keys = [_result_key(context, job, r) for job, r in zip(jobs, read)]
-    found = context.cache.get_many([k for k in keys if k is not None]) if context.cache is not None else {}
-    results: list[FileResult | None] = [found.get(k) if k is not None else None for k in keys]
-    todo = [n for n, r in enumerate(results) if r is None]
-    decoded = (r if isinstance(r, FileResult) else decode_job(job, r) for job, r in ((jobs[n], read[n]) for n in todo))
+    found = look_up(context.usable_cache, jobs, functools.partial(_result_key, context), _result_data)
+    results: list[FileResult | None] = [found.values.get(k) if k is not None else None for k in found.keys]
+    todo = [n for n, r in enumerate(results) if r is None]  # each was read (found.read)
+    decoded = (
+        r if isinstance(r, FileResult) else decode_job(jobs[n], r) for n, r in ((n, found.read[n]) for n in todo)
+    )
     built = [_build_file(r, context.settings.offload_archs) for r in decoded]
     sources = [r for r in built if isinstance(r, SourceFile)]
     includes = {job.display: job.compat_include for job in jobs}
@@ -170,7 +134,7 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     new = {}
     for n, r in zip(todo, built):
         results[n] = result = next(translated) if isinstance(r, SourceFile) else r
-        key = keys[n]
+        key = found.keys[n]
         if key is not None and result.status is not FileStatus.FAILED:
             new[key] = result
     if context.cache is not None:
@@ -178,17 +142,20 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     return [r for r in results if r is not None]
 
 
-def _result_key(context: Context, job: Job, read: bytes | FileResult) -> bytes | None:
-    """The cache key of a source's translation, or a build file's (None: nothing to translate)."""
+def _result_data(read: bytes | FileResult) -> bytes | None:
+    """The bytes a translation is computed from: a source's, or a build file's (None: nothing to translate)."""
     if isinstance(read, bytes):
-        data = read
-    elif read.status is FileStatus.COPIED and read.output is not None and build_file_kind(read.path) is not None:
-        data = read.output
-    else:
-        return None
-    project = context.project.digest(job.display)
-    extra: tuple[str | bytes, ...] = (str(job.translate), job.compat_include, project)
-    return context.key("result", job, data, *extra)
+        return read
+    if read.status is FileStatus.COPIED and read.output is not None and build_file_kind(read.path) is not None:
+        return read.output
+    return None
+
+
+def _result_key(context: Context, job: Job, digest: bytes) -> bytes | None:
+    """A translation's key: the file's bytes, how it is treated, and the project facts it reads."""
+    return context.key(
+        "result", job, digest, str(job.translate), job.compat_include, context.project.digest(job.display)
+    )
 
 
 def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> SourceFile | FileResult:
@@ -231,12 +198,23 @@ def project_of_jobs(
     context = context if context is not None else Context(table, Settings(rocm=Version.parse("0.0")))
     if phases is None:
         with Phases() as phases:
-            return project_of_jobs(jobs, table, include_dirs, extra_masks=extra_masks, context=context, phases=phases)
+            return _gathered(jobs, include_dirs, extra_masks, context, phases)[0]
+    return _gathered(jobs, include_dirs, extra_masks, context, phases)[0]
+
+
+def _gathered(
+    jobs: Sequence[Job], include_dirs: Sequence[str], extra_masks: bool, context: Context, phases: Phases
+) -> tuple[Project, dict[str, bytes]]:
+    """project_of_jobs, and the digest of each source's bytes as the first phase read them (when the
+    cache is on), by its display path."""
     sources = [job for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None]
     dirs = [_absolute(d) for d in include_dirs]
     if len(jobs) <= 1 and not _reaches_another(sources, dirs):
-        return NO_PROJECT  # one file that reaches no other: as before
-    found = [f for links in phases.map(context, "links", sources) for f in links]
+        return NO_PROJECT, {}  # one file that reaches no other: as before
+    linked = [pair for batch in phases.map(context, "links", sources) for pair in batch]
+    found = [f for f, _ in linked]
+    digests = {job.display: d for job, (_, d) in zip(sources, linked) if d is not None}
+    sources = [replace(job, digest=digests.get(job.display)) for job in sources]
     by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
     included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
     shown = {path: f.path for path, f in by_path.items()}
@@ -251,12 +229,12 @@ def project_of_jobs(
     extra = file_facts(extra_sources, context.table) if extra_sources else []
     masks = mask_names_of([*facts, *extra] if extra_masks else facts)
     if not masks:
-        return merge_facts(facts, reach, extra, included=in_run)
+        return merge_facts(facts, reach, extra, included=in_run), digests
     holding = [job for job, f in zip(sources, found) if f is not None]
     uses = [u for batch in phases.map(replace(context, masks=masks), "masks", holding) for u in batch if u is not None]
     if extra_masks:
         uses += file_mask_uses(extra_sources, masks, context.table)
-    return merge_facts(facts, reach, extra, uses, included=in_run)
+    return merge_facts(facts, reach, extra, uses, included=in_run), digests
 
 
 def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:
@@ -280,9 +258,10 @@ def _decoded(path: str, body: bytes) -> SourceFile | None:
         return None
 
 
-def links_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
-    """file_links of each job's source (None for a file that cannot be read or decoded)."""
-    return _cached_per_source(context, "links", jobs, file_links)
+def links_batch(context: Context, jobs: Sequence[Job]) -> list[tuple[FileFacts | None, bytes | None]]:
+    """file_links of each job's source (None for a file that cannot be read or decoded), with the digest of
+    its bytes (None: not known, the cache is off), which the later phases look the cache up with."""
+    return list(zip(*_per_source(context, "links", jobs, file_links)))
 
 
 def facts_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
@@ -298,6 +277,10 @@ def masks_batch(context: Context, jobs: Sequence[Job]) -> list[MaskUses | None]:
     )
 
 
+def _bytes_only(read: bytes | FileResult) -> bytes | None:
+    return read if isinstance(read, bytes) else None
+
+
 def _cached_per_source(
     context: Context,
     kind: str,
@@ -306,19 +289,28 @@ def _cached_per_source(
     *extra: bytes,
 ) -> list[T | None]:
     """compute() of the jobs' sources, those found in the context's cache (by `kind`) taken from it."""
-    read = [read_bytes(job) for job in jobs]
-    keys = [context.key(kind, job, r, *extra) if isinstance(r, bytes) else None for job, r in zip(jobs, read)]
-    found = context.cache.get_many([k for k in keys if k is not None]) if context.cache is not None else {}
-    decoded = {
-        n: decode_job(jobs[n], r)
-        for n, r in enumerate(read)
-        if isinstance(r, bytes) and (keys[n] is None or keys[n] not in found)
-    }
-    todo = [n for n, r in decoded.items() if isinstance(r, SourceFile)]
+    return _per_source(context, kind, jobs, compute, *extra)[0]
+
+
+def _per_source(
+    context: Context,
+    kind: str,
+    jobs: Sequence[Job],
+    compute: Callable[[list[SourceFile]], Sequence[T]],
+    *extra: bytes,
+) -> tuple[list[T | None], list[bytes | None]]:
+    """_cached_per_source, and the digest of each job's bytes (when the cache is on)."""
+    found = look_up(context.usable_cache, jobs, lambda job, d: context.key(kind, job, d, *extra), _bytes_only)
+    decoded = {n: decode_job(jobs[n], r) for n, r in found.read.items() if isinstance(r, bytes)}
+    todo = [n for n, r in decoded.items() if isinstance(r, SourceFile) and found.keys[n] not in found.values]
     computed = dict(zip(todo, compute([decoded[n] for n in todo]) if todo else ()))  # type: ignore[misc]
     if context.cache is not None:
-        context.cache.put_many({k: computed[n] for n, k in enumerate(keys) if k is not None and n in computed})
-    return [computed[n] if n in computed else found.get(k) if k is not None else None for n, k in enumerate(keys)]
+        context.cache.put_many({k: computed[n] for n, k in enumerate(found.keys) if k is not None and n in computed})
+    values = [
+        computed[n] if n in computed else found.values.get(k) if k is not None else None
+        for n, k in enumerate(found.keys)
+    ]
+    return values, found.digests
 
 
 _PHASES: dict[str, Callable[[Context, Sequence[Job]], list[Any]]] = {
@@ -414,7 +406,9 @@ def run(
     """
     context = Context(table, settings, cache=cache)
     with Phases() as phases:
-        project = project_of_jobs(jobs, table, settings.include_dirs, context=context, phases=phases)
+        project, digests = _gathered(jobs, settings.include_dirs, False, context, phases)
+        if digests:  # the translation looks the cache up without reading a file again
+            jobs = [replace(job, digest=digests[job.display]) if job.display in digests else job for job in jobs]
         results = phases.map(replace(context, project=project), "translate", jobs)
         try:
             for batch in results:

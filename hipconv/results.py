@@ -67,6 +67,8 @@ class Job:
     mode: int | None = None  # permission bits for the output file
     link: str | None = None  # a symbolic link inside the input trees: the text of the link to create
     compat_include: str = COMPAT_HEADER  # its include of the tree's hipconv_compat.h, when it uses a shim
+    digest: bytes | None = None  # of its bytes as this run first read them (pipeline): later phases look up
+    # the cache with it, and read the file only when they must compute
 
 
 def compat_include_path(relative_dir: str) -> str:

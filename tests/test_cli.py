@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, tree
-from hipconv import pipeline
+from hipconv import file_reads
 
 KERNEL = (
     b"#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
@@ -171,7 +171,7 @@ def test_empty_and_crlf_files(tmp_path: Path) -> None:
 
 
 def test_huge_file_is_refused_clearly(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "MAX_SOURCE_BYTES", 64)
+    monkeypatch.setattr(file_reads, "MAX_SOURCE_BYTES", 64)
     result = run_cli("translate", project, "-o", tmp_path / "hip")
     assert result.code == 2
     assert "k.cu: error: larger than" in result.stderr
@@ -193,7 +193,7 @@ def test_unreadable_file(project: Path, tmp_path: Path, monkeypatch: pytest.Monk
             raise PermissionError(13, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "open", fake_open, raising=False)
+    monkeypatch.setattr(file_reads, "open", fake_open, raising=False)
     result = run_cli("translate", project, "-o", tmp_path / "hip")
     assert result.code == 2
     assert "main.cpp: error: cannot read: Permission denied" in result.stderr

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, tree
+from hipconv import file_reads
 from hipconv.filecache import FILE_NAME, FileCache, key_of
 
 TREE = Path(__file__).parent / "filecache_tree"  # a warp reduction, its helper header, its Makefile
@@ -50,6 +51,26 @@ def test_cached_and_uncached_runs_agree(tmp_path: Path, cache: Path) -> None:
     assert _translate(src, tmp_path / "warm") == expected == cold
     assert _translate(src, tmp_path / "warm", "-j", "2") == expected  # a rerun into the same output
     assert _entries(cache) == entries  # nothing computed again
+
+
+def test_a_rerun_reads_each_file_once(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The phases after the first look the cache up by the digest of the bytes that the first one read."""
+    src = tmp_path / "cuda"
+    shutil.copytree(TREE, src)
+    first = _translate(src, tmp_path / "out")
+    reads: list[str] = []
+
+    def counting_open(path: str, mode: str) -> object:
+        reads.append(Path(path).name)
+        return open(path, mode)
+
+    monkeypatch.setattr(file_reads, "open", counting_open, raising=False)
+    assert _translate(src, tmp_path / "out") == first
+    assert sorted(reads) == ["Makefile", "common.cuh", "reduce.cu"]
+    reads.clear()
+    (src / "reduce.cu").write_bytes((src / "reduce.cu").read_bytes() + b"\n")  # changed: its phases read it
+    _translate(src, tmp_path / "out")
+    assert reads.count("reduce.cu") > 1 and reads.count("common.cuh") == 1
 
 
 def test_the_bytes_decide_not_the_cache(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from hipconv import atomic, pipeline
+from hipconv import atomic, file_reads
 
 KERNEL = b"#include <cuda_runtime.h>\n__global__ void k() {}\nvoid f() { cudaFree(0); k<<<1, 1>>>(); }\n"
 PLAIN = b"int plain() { return 0; }\n"  # nothing to translate, nothing to find
@@ -344,7 +344,7 @@ def test_paths_past_path_max_are_reported(src: Path, tmp_path: Path) -> None:
 def test_big_non_source_files_are_copied_by_streaming(src: Path, tmp_path: Path) -> None:
     weights = src / "weights.bin"
     with open(weights, "wb") as fh:
-        fh.truncate(pipeline.MAX_SOURCE_BYTES + 1024 * 1024)  # sparse: quick to make
+        fh.truncate(file_reads.MAX_SOURCE_BYTES + 1024 * 1024)  # sparse: quick to make
     out = tmp_path / "out"
     tracemalloc.start()
     try:
@@ -353,7 +353,7 @@ def test_big_non_source_files_are_copied_by_streaming(src: Path, tmp_path: Path)
     finally:
         tracemalloc.stop()
     assert result.code == 0, result.stderr
-    assert peak < pipeline.MAX_SOURCE_BYTES  # never read as a whole
+    assert peak < file_reads.MAX_SOURCE_BYTES  # never read as a whole
     assert filecmp.cmp(weights, out / "weights.bin", shallow=False)
     before = (out / "weights.bin").stat().st_mtime_ns
     assert run_cli("translate", src, "-o", out).code == 0
@@ -364,7 +364,7 @@ def test_big_non_source_files_are_copied_by_streaming(src: Path, tmp_path: Path)
 def test_non_source_files_over_the_limit_are_copied(
     src: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    monkeypatch.setattr(pipeline, "MAX_SOURCE_BYTES", 16)
+    monkeypatch.setattr(file_reads, "MAX_SOURCE_BYTES", 16)
     data = b"project(x LANGUAGES CUDA)\n" * 4
     (src / name).write_bytes(data)
     (src / name).chmod(0o640)

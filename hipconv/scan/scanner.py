@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 from hipconv.config import fails_on
 from hipconv.diagnostics import CODES, Diagnostic, Severity
-from hipconv.pipeline import batches, project_of_jobs, read_job
+from hipconv.file_reads import read_job
+from hipconv.pipeline import batches, project_of_jobs
 from hipconv.results import FileResult, Job
 from hipconv.rules.model import LookupTable
 from hipconv.scan.checks import CHECKS, Check
