@@ -12,8 +12,9 @@ the workers. No threads.
 from __future__ import annotations
 
 import signal
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
@@ -54,11 +55,14 @@ def _serve(
         return
 
 
+AHEAD = 2  # items sent to a worker before its results come back: it starts the next while the parent is busy
+
+
 @dataclass
 class _Worker:
     process: BaseProcess
     conn: Connection
-    pending: int | None = None  # the index of the item it works on
+    pending: deque[int] = field(default_factory=deque)  # the indices of the items sent to it, oldest first
 
 
 def ordered_map(
@@ -111,8 +115,9 @@ class Workers:
         """func(item) for each item, yielded in the items' order."""
         work = enumerate(items)
         try:
-            for worker in self._workers:
-                _feed(worker, work)
+            for _ in range(AHEAD):
+                for worker in self._workers:
+                    _feed(worker, work)
             yield from _results(self._workers, work)
         except BaseException:
             self.kill()
@@ -124,7 +129,7 @@ class Workers:
         try:
             for index, worker in enumerate(self._workers):
                 worker.conn.send(item)
-                worker.pending = index
+                worker.pending.append(index)
             return list(_results(self._workers, iter(())))
         except BaseException:
             self.kill()
@@ -160,12 +165,14 @@ def _start(
 
 
 def _feed(worker: _Worker, work: Iterator[tuple[int, T]]) -> None:
-    """Send the next item to an idle worker. One at a time: the parent sending an item ahead while the
-    worker sends a result could fill both directions of the pipe, each side waiting for the other."""
-    for index, item in work:
-        worker.conn.send(item)
-        worker.pending = index
-        return
+    """Send the next item to a worker with fewer than AHEAD. Never more: the parent sending while the worker
+    sends a result must not fill both directions of the pipe, each side waiting for the other; AHEAD small
+    items (a batch of jobs, not their bytes) fit in the pipe's buffer."""
+    if len(worker.pending) < AHEAD:
+        for index, item in work:
+            worker.conn.send(item)
+            worker.pending.append(index)
+            return
 
 
 def _results(workers: list[_Worker], work: Iterator[tuple[int, T]]) -> Iterator[R]:
@@ -175,15 +182,13 @@ def _results(workers: list[_Worker], work: Iterator[tuple[int, T]]) -> Iterator[
         while following in done:
             yield done.pop(following)
             following += 1
-        busy = [w for w in workers if w.pending is not None]
+        busy = [w for w in workers if w.pending]
         if not busy:
             return
         ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
         for worker in busy:
-            index = worker.pending
-            if index is not None and (worker.conn in ready or worker.process.sentinel in ready):
-                worker.pending = None
-                done[index] = _receive(worker)
+            if worker.conn in ready or worker.process.sentinel in ready:
+                done[worker.pending.popleft()] = _receive(worker)
                 _feed(worker, work)
 
 
