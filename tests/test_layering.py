@@ -437,3 +437,26 @@ def test_each_public_name_means_one_thing() -> None:
     assert not colliding, "public names defined in several modules (rename one, or list it in SHARED_NAMES):\n" + (
         "\n".join(f"{n}: {', '.join(m)}" for n, m in sorted(colliding.items()))
     )
+
+
+def one_home_breaches() -> list[str]:
+    """Where a module other than the idea's home codes a full lane mask as a number (translate.full_masks) or
+    defines a function that finds where a statement starts or ends (translate.statements) other than by
+    calling the one there (FileView.statement_start)."""
+    masks, bounds = {0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF}, re.compile(r"statement_(start|begin|end|last)")
+    found = []
+    for name in modules():
+        for node in ast.walk(tree_of(name)):
+            mask = isinstance(node, ast.Constant) and type(node.value) is int and node.value in masks
+            statement = isinstance(node, ast.FunctionDef) and bounds.search(node.name)
+            if statement and name != "hipconv.translate.statements":
+                calls = (n.func.id for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+                statement = not any(bounds.search(c) for c in calls)
+            if mask and name != "hipconv.translate.full_masks" or statement and name != "hipconv.translate.statements":
+                found.append(f"{name}:{node.lineno}")  # type: ignore[attr-defined]
+    return found
+
+
+def test_full_masks_and_statement_bounds_have_one_home() -> None:
+    """scan/ and translate/ share one implementation of each (#25): a second copy drifts from the first."""
+    assert not one_home_breaches(), "\n".join(one_home_breaches())

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
 from hipconv.diagnostics import Diagnostic
 from hipconv.results import FileResult, Replacement
+from hipconv.translate.combine import without_overlaps
 from hipconv.translate.edits import Edit
 from hipconv.translate.source import SourceFile
 from hipconv.translate.translator import edited_result
@@ -46,7 +47,8 @@ class BuildFileEdits:
             self.report(offset, note.code, note.message, note.flag)
 
     def result(self) -> FileResult:
-        return edited_result(self.source, self.edits, self.diagnostics, self.replacements)
+        found = without_overlaps(self.source, self.edits, self.diagnostics, self.replacements)
+        return edited_result(self.source, found.edits, found.diagnostics, found.replacements)
 
 
 _BLANKS = b" \t"

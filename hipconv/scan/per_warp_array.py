@@ -17,6 +17,7 @@ from hipconv.diagnostics import PER_LANE_ARRAY_32
 from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import FileView
 from hipconv.translate.lexer import TokenKind
+from hipconv.translate.statements import statement_last
 from hipconv.translate.syntax import matching_close, matching_open, next_code, prev_code
 
 _AMD_SLOTS = 16  # the wavefronts of a 1024-thread block on AMD: slots 0-15 can be written
@@ -194,7 +195,7 @@ def _conditions(view: FileView, i: int) -> Iterator[tuple[int, int, bool]]:
         close = matching_close(tokens, open_) if first <= keyword < i and view.is_punct(open_, "(") else None
         if close is None:
             continue
-        end = _statement_end(view, next_code(tokens, close))
+        end = statement_last(tokens, next_code(tokens, close), _CONTROL)
         if close < i <= end:
             loop = view.for_loops.get(keyword)
             yield (*(loop.condition if loop is not None else (open_ + 1, close)), False)
@@ -236,20 +237,6 @@ def _operand_start(view: FileView, question: int) -> int:
         if k < 0 or view.is_punct(k, ";", "{", "}", "(", ",", "=", "?", ":") or view.text(k) == "return":
             return j
         j = matching_open(tokens, k) or 0 if view.is_punct(k, ")", "]") else k
-
-
-def _statement_end(view: FileView, j: int) -> int:
-    """The last token of the statement that starts at token j: a block, a control statement, or up to `;`."""
-    tokens = view.tokens
-    if view.is_punct(j, "{"):
-        return matching_close(tokens, j) or len(tokens)
-    if view.text(j) in _CONTROL:
-        close = matching_close(tokens, next_code(tokens, j))
-        return len(tokens) if close is None else _statement_end(view, next_code(tokens, close))
-    while j < len(tokens) and not view.is_punct(j, ";"):
-        j = (matching_close(tokens, j) or j) if view.is_punct(j, "(", "[", "{") else j
-        j += 1
-    return j
 
 
 def _bounds(view: FileView, first: int, last: int, *, negated: bool = False) -> Iterator[tuple[int, int]]:

@@ -10,9 +10,11 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from hipconv.settings import Settings
-from hipconv.translate.lane_masks import FULL_MASK_32
+from hipconv.translate.full_masks import is_full_mask_32
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import (
+    IntLiteral,
     int_literal,
     is_punct,
     matching_close,
@@ -100,16 +102,15 @@ class FileView:
         found = [i for name in names for i in self.words.get(name, ())]
         return sorted(i for i in found if not self.is_punct(prev_code(self.tokens, i), ".", "->"))
 
-    def int_literal(self, i: int) -> tuple[int, str] | None:
-        """(value, suffix) of the integer literal at i."""
+    def int_literal(self, i: int) -> IntLiteral | None:
+        """The integer literal at i."""
         if not (0 <= i < len(self.tokens)) or self.tokens.kinds[i] != TokenKind.LITERAL:
             return None
-        found = int_literal(self.text(i))
-        return (found.value, found.suffix) if found else None
+        return int_literal(self.text(i))
 
     def value(self, i: int) -> int | None:
         found = self.int_literal(i)
-        return found[0] if found else None
+        return found.value if found else None
 
     def constant(self, first: int, last: int) -> int | None:
         """The value of tokens[first:last] when they are integer literals joined by `*` (e.g. `96 * 1024`)."""
@@ -256,7 +257,7 @@ class FileView:
     def is_full_mask_32(self, i: int) -> bool:
         """True when token i is the literal 0xffffffff, the full mask of a 32-lane warp (no `ll` suffix)."""
         found = self.int_literal(i)
-        return found is not None and found[0] == FULL_MASK_32 and "ll" not in found[1]
+        return found is not None and is_full_mask_32(found)
 
     @functools.cached_property
     def full_mask_names(self) -> frozenset[str]:
@@ -273,25 +274,9 @@ class FileView:
         return frozenset(names)
 
     def statement_start(self, i: int) -> int:
-        """Index of the first token of the statement (or declaration) that contains i."""
-        j = i
-        while True:
-            k = prev_code(self.tokens, j)
-            if (
-                k < 0
-                or self.is_punct(k, ";", "{", "}")
-                or self.text(k) in ("define",)
-                and self.is_punct(prev_code(self.tokens, k), "#")
-            ):
-                return j
-            if self.is_punct(k, ")", "]"):
-                opener = matching_open(self.tokens, k)
-                if opener is None:
-                    return j
-                k = opener
-            elif self.is_punct(k, "(", "["):
-                return j
-            j = k
+        """Index of the first token of the statement (or declaration) that contains i, inside the brackets
+        around i (statements.statement_start, innermost)."""
+        return statement_start(self.tokens, i, innermost=True)
 
     @functools.cached_property
     def shared_array_dims(self) -> list[tuple[int, int]]:

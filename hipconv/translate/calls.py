@@ -20,6 +20,7 @@ from hipconv.translate.edits import Edit, Part
 from hipconv.translate.found import Found
 from hipconv.translate.lane_masks import check_lane_mask
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.statements import statement_bounds, statement_extent
 from hipconv.translate.status import apply_resolution
 from hipconv.translate.syntax import (
     Call,
@@ -30,8 +31,6 @@ from hipconv.translate.syntax import (
     next_code,
     parse_call,
     prev_code,
-    statement_bounds,
-    statement_extent,
     template_close,
 )
 from hipconv.translate.templates import render_file

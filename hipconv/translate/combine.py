@@ -1,6 +1,6 @@
 """The combiner: the matchers' results of one file (translate.matchers, in their order) joined into its
-edits, diagnostics and replacements, under the policy on what a rewrite leaves out or keeps whole.
-(Edits that overlap become HC009 when applied: translator.edited_result.)"""
+edits, diagnostics and replacements, under the policy on what a rewrite leaves out or keeps whole, and on
+edits that overlap (HC009): applying the edits (translator.edited_result) receives none that do."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hipconv.diagnostics import Diagnostic
+from hipconv.diagnostics import OVERLAP, Diagnostic
 from hipconv.results import Replacement
-from hipconv.translate.edits import Edit
+from hipconv.translate.edits import Edit, overlapping
 from hipconv.translate.found import MatchResult
+from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
 
 
@@ -24,10 +25,11 @@ class FileMatches:
     shims: frozenset[str] = frozenset()  # the shims of hipconv_compat.h the file uses (translate.compat)
 
 
-def combine(results: Sequence[MatchResult]) -> FileMatches:
-    """All the matchers' findings, in order, less what was found inside an argument a rewrite dropped
-    (not in the output: neither an API to report nor a replacement to count) and the replacements and
-    edits inside a call kept whole (its names stay, and are reported, but nothing is replaced)."""
+def combine(results: Sequence[MatchResult], source: SourceFile) -> FileMatches:
+    """All the matchers' findings in source, in order, less what was found inside an argument a rewrite
+    dropped (not in the output: neither an API to report nor a replacement to count), the replacements and
+    edits inside a call kept whole (its names stay, and are reported, but nothing is replaced), and the
+    edits that overlap another (without_overlaps)."""
     edits = [e for r in results for e in r.edits]
     diagnostics = [d for r in results for d in r.diagnostics]
     replacements = [x for r in results for x in r.replacements]
@@ -35,7 +37,7 @@ def combine(results: Sequence[MatchResult]) -> FileMatches:
     dropped = [s for r in results for s in r.dropped]
     kept = [s for r in results for s in r.kept]
     if not dropped and not kept:
-        return FileMatches(tuple(edits), tuple(diagnostics), tuple(replacements), shims)
+        return without_overlaps(source, edits, diagnostics, replacements, shims)
     gone, inside_kept = _Cover(dropped), _Cover(kept)
 
     def lost(offset: int) -> bool:  # inside a dropped argument: a <= offset < b
@@ -50,10 +52,37 @@ def combine(results: Sequence[MatchResult]) -> FileMatches:
 
     anchors = [a for r in results for a in r.anchors]
     offsets = [o for r in results for o in r.replacement_offsets]
+    return without_overlaps(
+        source,
+        [e for e in edits if untouched(e)],
+        [d for d, (offset, about_api) in zip(diagnostics, anchors) if not (about_api and lost(offset))],
+        [x for x, o in zip(replacements, offsets) if not lost(o) and not inside_kept.furthest(o, False) > o],
+        shims,
+    )
+
+
+def without_overlaps(
+    source: SourceFile,
+    edits: Sequence[Edit],
+    diagnostics: Sequence[Diagnostic],
+    replacements: Sequence[Replacement],
+    shims: frozenset[str] = frozenset(),
+) -> FileMatches:
+    """The overlap policy (for build files too): an edit that overlaps an earlier one (edits.overlapping)
+    is left out and reported as HC009 at its start, and the replacements of its rule are not counted."""
+    rejected = overlapping(edits)
+    if not rejected:
+        return FileMatches(tuple(edits), tuple(diagnostics), tuple(replacements), shims)
+    message = "this rewrite overlaps another one and was not applied"
+    found = list(diagnostics)
+    for edit in rejected:
+        line, col = source.line_col(edit.start)
+        found.append(Diagnostic(source.path, line, col, OVERLAP, message, edit.rule_id))
+    left_out, rules = frozenset(rejected), {e.rule_id for e in rejected}
     return FileMatches(
-        tuple(e for e in edits if untouched(e)),
-        tuple(d for d, (offset, about_api) in zip(diagnostics, anchors) if not (about_api and lost(offset))),
-        tuple(x for x, o in zip(replacements, offsets) if not lost(o) and not inside_kept.furthest(o, False) > o),
+        tuple(e for e in edits if e not in left_out),
+        tuple(found),
+        tuple(r for r in replacements if r.rule_id not in rules),
         shims,
     )
 

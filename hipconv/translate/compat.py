@@ -22,6 +22,7 @@ from hipconv.settings import Version
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
+from hipconv.translate.full_masks import is_full_mask
 from hipconv.translate.status import status_message
 from hipconv.translate.syntax import Span, int_literal, is_punct, next_code, parse_call, prev_code
 from hipconv.translate.templates import render
@@ -37,7 +38,6 @@ MASKED_SHIMS = frozenset(
     {"hipconv_syncwarp", "hipconv_match_any_sync", "hipconv_match_all_sync"}
     | {f"hipconv_reduce_{op}_sync" for op in ("add", "min", "max", "and", "or", "xor")}
 )
-_FULL_MASKS = frozenset({0xFFFFFFFF, 0xFFFFFFFFFFFFFFFF})
 _CG_NAMESPACE = "cooperative_groups"
 _CG_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::\s*)?cooperative_groups\s*;")
 _CONVENTIONAL_CG_ALIAS = "cg"  # CUDA's documentation and most code: `namespace cg = cooperative_groups;`
@@ -148,7 +148,7 @@ def _mask_problem(c: Found, last: int, shim: str) -> tuple[str | None, Span | No
         return None, None
     text = tokens.body[call.args[0][0] : call.args[0][1]].decode().strip()
     literal = int_literal(text)
-    if literal is not None and literal.value in _FULL_MASKS:
+    if literal is not None and is_full_mask(literal):
         return None, call.args[0]
     return (
         f"only the full lane mask (0xffffffff: every lane) keeps its meaning on a 64-wide wavefront, and the "

@@ -14,15 +14,17 @@ _MESSAGE_DIRECTIVES = (b"error", b"warning")
 
 
 class Directives(NamedTuple):
-    lines: list[tuple[int, int, str]]  # (`#` token index, name token index, directive name)
-    message_spans: list[Span]  # the text of #error / #warning lines, which is prose
-    defined: set[str]  # macro names the file #defines
-    spans: list[Span]  # every preprocessor line, from its `#` to its end (splices and comments followed)
+    """Immutable all through (tuples and a frozenset): one file's FileContext shares it with every matcher."""
+
+    lines: tuple[tuple[int, int, str], ...]  # (`#` token index, name token index, directive name)
+    message_spans: tuple[Span, ...]  # the text of #error / #warning lines, which is prose
+    defined: frozenset[str]  # macro names the file #defines
+    spans: tuple[Span, ...]  # every preprocessor line, from its `#` to its end (splices and comments followed)
 
 
 def directive_lines(tokens: Tokens) -> Directives:
     body = tokens.body
-    found = []
+    found: list[tuple[int, int, str]] = []
     message_spans: list[Span] = []
     defined: set[str] = set()
     spans: list[Span] = []
@@ -42,7 +44,7 @@ def directive_lines(tokens: Tokens) -> Directives:
             k = next_code(tokens, j)
             if k < len(tokens):
                 defined.add(tokens.text(k))
-    return Directives(found, message_spans, defined, spans)
+    return Directives(tuple(found), tuple(message_spans), frozenset(defined), tuple(spans))
 
 
 def directive_last_token(tokens: Tokens, hash_i: int) -> int:

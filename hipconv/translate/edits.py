@@ -50,20 +50,42 @@ def _position(e: Edit) -> tuple[int, bool, int]:
 
 
 def apply(body: bytes, edits: Sequence[Edit]) -> Applied:
-    """Apply non-overlapping (or properly nested) edits; the result does not depend on their order."""
-    ordered = sorted(edits, key=_position)
-    if any(_position(a) == _position(b) for a, b in zip(ordered, ordered[1:])):  # rare: break ties by content
-        ordered = sorted(set(edits), key=lambda e: (_position(e), repr(e.parts)))
-    if all(len(e.parts) == 1 and type(e.parts[0]) is str for e in ordered) and all(
-        a.end <= b.start for a, b in zip(ordered, ordered[1:])
-    ):  # the common case: plain renames, nothing nested
-        chunks, pos = [], 0
+    """Apply non-overlapping (or properly nested) edits; the result does not depend on their order. The
+    translator hands over edits without overlaps (combine.without_overlaps); one that overlaps an earlier
+    one anyway is not applied but returned in `rejected`, as overlapping() finds it."""
+    ordered = _ordered(edits)
+    if all(len(e.parts) == 1 and type(e.parts[0]) is str for e in ordered) and _disjoint(ordered):
+        chunks, pos = [], 0  # the common case: plain renames, nothing nested
         for e in ordered:
             chunks.append(body[pos : e.start])
             chunks.append(e.parts[0].encode("utf-8"))  # type: ignore[union-attr]
             pos = e.end
         chunks.append(body[pos:])
         return Applied(b"".join(chunks), ())
+    roots, rejected = _nest(ordered)
+    return Applied(_render(body, roots), tuple(rejected))
+
+
+def overlapping(edits: Sequence[Edit]) -> tuple[Edit, ...]:
+    """The edits that overlap an earlier one, in the order apply() takes them (by position): neither
+    nested in it nor beside it. Leaving them out changes nothing about how the others nest."""
+    ordered = _ordered(edits)
+    return () if _disjoint(ordered) else tuple(_nest(ordered)[1])
+
+
+def _ordered(edits: Sequence[Edit]) -> list[Edit]:
+    ordered = sorted(edits, key=_position)
+    if any(_position(a) == _position(b) for a, b in zip(ordered, ordered[1:])):  # rare: break ties by content
+        ordered = sorted(set(edits), key=lambda e: (_position(e), repr(e.parts)))
+    return ordered
+
+
+def _disjoint(ordered: Sequence[Edit]) -> bool:
+    return all(a.end <= b.start for a, b in zip(ordered, ordered[1:]))
+
+
+def _nest(ordered: Sequence[Edit]) -> tuple[list[_Node], list[Edit]]:
+    """The ordered edits as trees of edits nested in one another, and those that overlap an earlier one."""
     roots: list[_Node] = []
     stack: list[_Node] = []
     rejected: list[Edit] = []
@@ -81,8 +103,7 @@ def apply(body: bytes, edits: Sequence[Edit]) -> Applied:
         node = _Node(edit, [])
         siblings.append(node)
         stack.append(node)
-    out = _render(body, roots)
-    return Applied(out, tuple(rejected))
+    return roots, rejected
 
 
 def _render(body: bytes, roots: list[_Node]) -> bytes:

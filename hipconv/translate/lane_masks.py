@@ -21,12 +21,11 @@ from hipconv.translate.context import FileContext
 from hipconv.translate.early_returns import return_above
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
+from hipconv.translate.full_masks import FULL_MASK_64_SPELLING, is_32_bit_mask, is_full_mask_32
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.mask_names import MaskName, find_mask, narrow_declaration
 from hipconv.translate.syntax import IntLiteral, Span, int_literal
 
-FULL_MASK_32 = 0xFFFFFFFF
-FULL_MASK_64 = "0xffffffffffffffffull"
 # The translator's verdicts on the value of a lane mask, at the mask argument: 32 bits and not fixed
 # (HC101), dropped (HC102), widened to the full wavefront mask (HC104). HC103 is no verdict: the
 # value could not be seen.
@@ -39,8 +38,8 @@ def widen(literal: IntLiteral) -> tuple[str, str]:
     here, for every way a mask reaches a *_sync builtin. The full warp mask becomes the full wavefront
     mask, so it still means "every lane": fixed, HC104 (a note). Any other mask keeps its value, lanes
     0-31 only, which on a 64-wide wavefront is not what it meant on a 32-wide warp: HC101 (a warning)."""
-    if literal.value == FULL_MASK_32:
-        return FULL_MASK_64, FULL_MASK_WIDENED
+    if is_full_mask_32(literal):
+        return FULL_MASK_64_SPELLING, FULL_MASK_WIDENED
     return literal.digits + "ull", LITERAL_LANE_MASK
 
 
@@ -74,7 +73,7 @@ def check_lane_mask(c: Found, rule: Rule, span: Span, *, dropped: bool) -> None:
     is_name = single and tokens.kinds[k] == TokenKind.IDENTIFIER
     named = mask_name(c.ctx, k) if is_name else None
     literal = named.value if named else int_literal(text) if single and tokens.kinds[k] == TokenKind.LITERAL else None
-    is_32bit = literal is not None and literal.value <= FULL_MASK_32 and "ll" not in literal.suffix
+    is_32bit = literal is not None and is_32_bit_mask(literal)
     shown = f"{text} = {literal.digits}{literal.suffix}" if named and literal else text
     if dropped:
         _report_dropped(c, rule, span, shown, is_32bit=is_32bit)

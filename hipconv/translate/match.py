@@ -48,7 +48,7 @@ def match_file(
         is_cpp=is_cpp,
         is_header=is_header,
     )
-    return combine(run_matchers(ctx))
+    return combine(run_matchers(ctx), source)
 
 
 def file_context(

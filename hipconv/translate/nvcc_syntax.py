@@ -59,7 +59,7 @@ def glued_keyword(tokens: Tokens, words: frozenset[bytes]) -> bool:
     return False
 
 
-def match_nvcc_syntax(c: Found, skip: list[Span], words: frozenset[bytes], defined: set[str]) -> None:
+def match_nvcc_syntax(c: Found, skip: list[Span], words: frozenset[bytes], defined: frozenset[str]) -> None:
     """Drop `register` and separate glued keywords (only files naming them pay for the search); `skip`:
     the spans of include paths and directive messages, which hold no code."""
     if _REGISTER in words:
@@ -96,7 +96,7 @@ def _explicit_register_variable(c: Found, i: int) -> bool:
     return False
 
 
-def _separate_glued_names(c: Found, defined: set[str]) -> None:
+def _separate_glued_names(c: Found, defined: frozenset[str]) -> None:
     """A CUDA keyword, a macro the file #defines or an <inttypes.h> format macro glued to a string literal
     (any other name would not compile as two tokens either)."""
     tokens, body = c.tokens, c.tokens.body

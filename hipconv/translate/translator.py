@@ -9,7 +9,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Mapping, Sequence
 
-from hipconv.diagnostics import OVERLAP, Diagnostic
+from hipconv.diagnostics import Diagnostic
 from hipconv.errors import HipconvError
 from hipconv.file_kinds import FileKind, file_kind
 from hipconv.results import FileResult, FileStatus, Replacement
@@ -138,25 +138,15 @@ def edited_result(
     replacements: Sequence[Replacement],
     shims: frozenset[str] = frozenset(),
 ) -> FileResult:
-    """Apply a file's edits and make its result; an edit overlapping another becomes HC009."""
-    result = apply(source.body, edits)
-    found = list(diagnostics)
-    for edit in result.rejected:
-        line, col = source.line_col(edit.start)
-        found.append(
-            Diagnostic(
-                source.path, line, col, OVERLAP, "this rewrite overlaps another one and was not applied", edit.rule_id
-            )
-        )
-    found.sort(key=lambda d: (d.line, d.col, d.code))
-    changed = result.data != source.body
-    rejected = {e.rule_id for e in result.rejected}
+    """Apply a file's edits, which overlap none another (combine.without_overlaps), and make its result."""
+    data = apply(source.body, edits).data
+    changed = data != source.body
     return FileResult(
         source.path,
         FileStatus.CONVERTED if changed else FileStatus.UNCHANGED,
-        output=source.output(result.data) if changed else None,
-        diagnostics=tuple(found),
-        replacements=tuple(r for r in replacements if r.rule_id not in rejected),
+        output=source.output(data) if changed else None,
+        diagnostics=tuple(sorted(diagnostics, key=lambda d: (d.line, d.col, d.code))),
+        replacements=tuple(replacements),
         size=len(source.data),
         shims=shims if changed else frozenset(),
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span
@@ -72,7 +72,7 @@ def token_occurrences(
     return found[:1] if first_only else found
 
 
-def inside(spans: list[Span], span_starts: list[int], pos: int) -> bool:
+def inside(spans: Sequence[Span], span_starts: Sequence[int], pos: int) -> bool:
     """True when pos lies in one of the sorted, disjoint spans (span_starts: their starts)."""
     k = bisect.bisect_right(span_starts, pos) - 1
     return k >= 0 and pos < spans[k][1]
