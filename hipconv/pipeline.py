@@ -301,8 +301,9 @@ def _per_source(
 ) -> tuple[list[T | None], list[bytes | None]]:
     """_cached_per_source, and the digest of each job's bytes (when the cache is on)."""
     found = look_up(context.usable_cache, jobs, lambda job, d: context.key(kind, job, d, *extra), _bytes_only)
-    decoded = {n: decode_job(jobs[n], r) for n, r in found.read.items() if isinstance(r, bytes)}
-    todo = [n for n, r in decoded.items() if isinstance(r, SourceFile) and found.keys[n] not in found.values]
+    missing = {n: r for n, r in found.read.items() if isinstance(r, bytes) and found.keys[n] not in found.values}
+    decoded = {n: decode_job(jobs[n], r) for n, r in missing.items()}  # a file found in the cache is not decoded
+    todo = [n for n, r in decoded.items() if isinstance(r, SourceFile)]
     computed = dict(zip(todo, compute([decoded[n] for n in todo]) if todo else ()))  # type: ignore[misc]
     if context.cache is not None:
         context.cache.put_many({k: computed[n] for n, k in enumerate(found.keys) if k is not None and n in computed})

@@ -190,6 +190,8 @@ class LookupTable:
     # the HIP names scope rules write (hipStream_t): they qualify a CUDA name as the CUDA scope did, so a
     # second run over the output reads `hipStream_t::x` as the first read `cudaStream_t::x`
     hip_scopes: frozenset[str] = frozenset()
+    # every header path the include matcher acts on: the CUDA paths of include rules and the HIP paths they write
+    include_paths: frozenset[str] = frozenset()
     digest: str = ""  # the RuleSet's: part of the keys of hipconv.filecache ("": nothing is cached)
 
 
@@ -231,6 +233,7 @@ class RuleSet:
             identifiers.setdefault(name, Resolution(Action.NO_RULE, None, library))
         includes = {path: self.resolve(rs, settings) for path, rs in headers.items()}
         runtime = includes.get(RUNTIME_HEADER)
+        hip_headers = frozenset(r.hip for rs in headers.values() for r in rs if r.hip)
         return LookupTable(
             identifiers=identifiers,
             includes=includes,
@@ -238,9 +241,10 @@ class RuleSet:
             names=frozenset(name.split("::", 1)[0].encode() for name in identifiers),
             qualified_heads=frozenset(name.split("::", 1)[0] for name in identifiers if "::" in name),
             runtime_header=runtime.rule.hip if runtime and runtime.rewrites and runtime.rule else None,
-            hip_headers=frozenset(r.hip for rs in headers.values() for r in rs if r.hip),
+            hip_headers=hip_headers,
             merged_types=_merged_types(identifiers),
             hip_scopes=frozenset(r.hip for r in self.rules if r.hip and r.kind in SCOPE_KINDS),
+            include_paths=frozenset(includes) | hip_headers,
             digest=self.digest,
         )
 

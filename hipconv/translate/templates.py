@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from hipconv.resources import templates_dir
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 @functools.lru_cache(maxsize=16)
 def environment(folder: str | None = None) -> jinja2.Environment:
-    """The environment over templates/ (or over another folder, for rules shipped beside their templates)."""
+    """The environment over templates/ (or over another folder, for rules shipped beside their templates).
+    jinja2 is imported here: a run whose files need no template (a rerun from the cache) does not load it."""
+    import jinja2
+
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(folder or str(templates_dir())),
         undefined=jinja2.StrictUndefined,

@@ -28,7 +28,7 @@ from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.vector_ops import may_define_operators
 from hipconv.translate.version_macros import WORDS as VERSION_WORDS
-from hipconv.translate.words import file_words
+from hipconv.translate.words import file_words, may_include
 
 
 def translate_one(source: SourceFile, table: LookupTable, settings: Settings) -> FileResult:
@@ -167,7 +167,8 @@ def _is_header(source: SourceFile) -> bool:  # when it includes a HIP header, th
 def needs_translation(source: SourceFile, words: frozenset[bytes], table: LookupTable, settings: Settings) -> bool:
     """The prefilter, on the file's words: False when the file needs no lexing at all."""
     return bool(
-        b"include" in words  # include rules match header paths, not identifiers
+        # include rules match header paths; nvcc includes the runtime in a .cu file that includes a header
+        (b"include" in words and (_is_cu(source) or may_include(words, table.include_paths)))
         or (settings.kernel_launch == "hip" and b"<<<" in source.body)
         or not words.isdisjoint(table.names)
         or bool(cuda_looking(words))  # HC001: a CUDA-looking name no inventory knows (unknown_api)

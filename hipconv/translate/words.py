@@ -7,6 +7,7 @@ and strings included); the token searches find where those words are real tokens
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -38,6 +39,27 @@ def file_words(body: bytes) -> frozenset[bytes]:
         runs -= numeric
         runs.update(word for word in (run.lstrip(_DIGITS) for run in numeric) if word)
     return frozenset(runs)
+
+
+def may_include(words: frozenset[bytes], paths: frozenset[str]) -> bool:
+    """Whether a body with these words (file_words) may #include one of `paths`: it can only if every word
+    of that path is among them. Exact for the common case, a file that includes only other headers."""
+    index = _path_words(paths)
+    if index is None:
+        return True
+    return any(needed <= words for word in words & index.keys() for needed in index[word])
+
+
+@functools.lru_cache(maxsize=8)
+def _path_words(paths: frozenset[str]) -> dict[bytes, tuple[frozenset[bytes], ...]] | None:
+    """The words of each path, by its longest word (None: a path has no word, so any body may include it)."""
+    index: dict[bytes, list[frozenset[bytes]]] = {}
+    for path in paths:
+        words = file_words(path.encode())
+        if not words:
+            return None
+        index.setdefault(max(sorted(words), key=len), []).append(words)
+    return {word: tuple(sets) for word, sets in index.items()}
 
 
 def identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
