@@ -26,7 +26,9 @@ Every diagnostic hipconv prints (`hipconv translate`, `hipconv scan`, `hipconv b
 page has one section per code, with an anchor (`codes.md#hc301`): what it means, what makes hipconv exit 1
 on it, the hint that `hipconv scan` prints, and an example that reproduces it. `hipconv codes CODE` prints
 the same in the terminal. The SARIF report of `hipconv scan --format sarif` links each rule here
-(`helpUri`; see [scan](scan.md)). HC0xx come from the translator, HC1xx from its lane-mask verdicts, HC2xx
+(`helpUri`): to the copy that `$HIPCONV_DOCS_URL` or `docs-url` of the configuration names, else to this
+page as installed with hipconv (the one page installed: the others, scan.md on SARIF among them, are in the
+docs/ folder of hipconv's source). HC0xx come from the translator, HC1xx from its lane-mask verdicts, HC2xx
 from cuDNN, HC3xx from the scan checks, HC4xx from build files and `hipconv build`.
 
 """

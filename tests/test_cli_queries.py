@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 from pathlib import Path
 
 import pytest
 
 from helpers import run_cli
 from hipconv.rules.model import RuleStatus
+
+USAGE = Path(__file__).resolve().parents[1] / "docs" / "usage.md"
 
 KERNEL = b"#include <cuda_runtime.h>\nvoid f(float* p) { cudaMalloc(&p, 4); cudaFree(p); }\n"
 UNPORTED = (  # HC002, an error: cudaDeviceFlushGPUDirectRDMAWrites has no HIP equivalent
@@ -184,6 +188,24 @@ def test_rules_show_names_the_shim_of_a_shimmed_name() -> None:
     assert "shimmed:" not in run_cli("rules", "show", "cudaMalloc").stdout.decode()
     converted = json.loads(run_cli("rules", "show", "cublasGemmEx", "--json").stdout)["rules"]
     assert any(r["converts"] for r in converted)  # the cuBLAS data types converted for hipBLAS's v1 API
+
+
+def test_rules_list_names_the_shim_of_a_shimmed_name() -> None:
+    """`rules list` prints the lines docs/usage.md shows: a shimmed name's HIP column names the shim of
+    hipconv_compat.h (after the HIP spelling where a newer ROCm has one), not `-` as for a name with neither."""
+    commands, shown = re.search(r"```sh\n(hipconv rules list [^`]*)```\n\n```\n([^`]*)```", USAGE.read_text()).groups()
+    printed = []
+    for command in commands.splitlines():
+        words, pattern = (shlex.split(part) for part in command.split(" | grep "))
+        result = run_cli(*words[1:])
+        assert result.code == 0
+        printed += [line for line in result.stdout.decode().splitlines() if pattern[0] in line]
+    assert [line.rstrip("\t") for line in printed] == shown.splitlines()
+    assert "\thipconv_ldcs (hipconv_compat.h)\t" in printed[0]
+    (record,) = json.loads(run_cli("rules", "show", "__ldcs", "--json").stdout)["rules"]
+    assert record["hip"] is None and record["compat"] == "hipconv_ldcs"  # --json keeps the two apart
+    unsupported = run_cli("rules", "list", "--library", "device", "--status", "unsupported").stdout.decode()
+    assert "device.__brkpt\t__brkpt\t-\tunsupported\t\n" in unsupported  # neither a HIP name nor a shim
 
 
 def test_rules_show_json_names_a_null_argument_contract() -> None:

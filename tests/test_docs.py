@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import shlex
 import shutil
@@ -26,6 +27,11 @@ from typing import NamedTuple
 
 import click
 import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
 from conftest import FIXTURES
 
 from helpers import run_cli
@@ -122,18 +128,59 @@ def _anchors(page: Path) -> set[str]:
     return found
 
 
+def _links(page: Path) -> Iterator[tuple[str, str]]:
+    """The relative links of a page, outside its code blocks: (path, #anchor); the path is "" for the page itself."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if not re.match(r"[a-z]+:", target):
+            path, _, anchor = target.partition("#")
+            yield path, anchor
+
+
+def _leads_to(linked: Path | None, anchor: str) -> bool:
+    return (
+        linked is not None
+        and linked.exists()
+        and not (anchor and linked.suffix == ".md" and anchor not in _anchors(linked))
+    )
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(REPO)))
 def test_links_lead_somewhere(page: Path) -> None:
     """Every relative link of a page names a file of the repository, and its #anchor a heading there."""
-    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    broken = [
+        f"{path}#{anchor}".rstrip("#")
+        for path, anchor in _links(page)
+        if not _leads_to((page.parent / path).resolve() if path else page, anchor)
+    ]
+    assert broken == []
+
+
+def shipped_files() -> dict[str, Path]:
+    """What the wheel holds, as pyproject.toml's hatch target says: its path -> the file of the checkout."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    wheel = config["tool"]["hatch"]["build"]["targets"]["wheel"]
+    sources = {**{name: name for name in wheel["packages"]}, **wheel.get("force-include", {})}
+    found = {}
+    for source, target in sources.items():
+        root = REPO / source
+        for path in [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file()]:
+            found[posixpath.join(target, path.relative_to(root).as_posix()) if path != root else target] = path
+    return found
+
+
+def test_the_pages_a_wheel_ships_link_only_to_what_it_ships() -> None:
+    """An installed page (docs/codes.md, which SARIF's helpUri opens from the installed package) has no
+    relative link that leads nowhere once installed: each names a file the wheel ships, and a heading there."""
+    shipped = shipped_files()
+    pages = {name: path for name, path in shipped.items() if name.endswith(".md")}
+    assert "hipconv/_data/docs/codes.md" in pages
     broken = []
-    for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+:", target):
-            continue
-        path, _, anchor = target.partition("#")
-        linked = (page.parent / path).resolve() if path else page
-        if not linked.exists() or (anchor and linked.suffix == ".md" and anchor not in _anchors(linked)):
-            broken.append(target)
+    for name, page in pages.items():
+        for path, anchor in _links(page):
+            linked = shipped.get(posixpath.normpath(posixpath.join(posixpath.dirname(name), path))) if path else page
+            if not _leads_to(linked, anchor):
+                broken.append(f"{name}: {path}#{anchor}".rstrip("#"))
     assert broken == []
 
 

@@ -1,18 +1,20 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_layering import imports, modules
 
 from helpers import ruleset
 from hipconv.errors import RuleSchemaError
 from hipconv.resources import rules_dir
-from hipconv.rules import load_ruleset
+from hipconv.rules import cache, load_ruleset
 from hipconv.rules.load import load_rules
-from hipconv.rules.model import Action
+from hipconv.rules.model import Action, RuleSet
 from hipconv.settings import Settings, Version
 
 INVALID = Path(__file__).parent / "fixtures" / "rules_invalid"
@@ -91,6 +93,47 @@ def test_a_warm_start_does_not_import_jsonschema(tmp_path: Path) -> None:
     env = {**os.environ, "HIPCONV_CACHE_DIR": str(tmp_path)}
     runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True) for _ in "12"]
     assert [run.stdout.strip() for run in runs] == ["True", "False"], [run.stderr for run in runs]
+
+
+@pytest.mark.parametrize("changed", ["rules/validate.py", "rules/nodes.py", "diagnostics.py", "settings.py"])
+def test_a_change_to_the_code_that_builds_a_rule_set_rebuilds_it(
+    changed: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cached rule set is keyed by the loader's code, not only by the model and the rule files: a fixed
+    validator must not be served the rule set that the old one built."""
+    package = tmp_path / "hipconv"
+    shutil.copytree(cache.RULES_PACKAGE, package / "rules")
+    for name in cache.BUILD_MODULES:
+        shutil.copy(cache.RULES_PACKAGE.parent / name, package / name)
+    monkeypatch.setattr(cache, "RULES_PACKAGE", package / "rules")
+    monkeypatch.setenv("HIPCONV_CACHE_DIR", str(tmp_path / "cache"))
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules: []\n")
+    built: list[str] = []
+
+    def build(name: str) -> RuleSet:
+        built.append(name)
+        return RuleSet((), {name: "cudart"})
+
+    assert cache.cached([rules], [], lambda: build("old")).cuda_api == {"old": "cudart"}
+    assert cache.cached([rules], [], lambda: build("again")).cuda_api == {"old": "cudart"}  # a hit
+    with (package / changed).open("a") as source:
+        source.write("# fixed\n")
+    assert cache.cached([rules], [], lambda: build("new")).cuda_api == {"new": "cudart"}
+    assert built == ["old", "new"]
+
+
+def test_the_rule_cache_key_covers_every_module_the_build_imports() -> None:
+    """Every hipconv module that hipconv.rules imports, at any depth, is among the files of the key."""
+    keyed = {path.resolve() for path in cache.build_sources()}
+    todo, seen = [m for m in modules() if m.startswith("hipconv.rules")], set()
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo += [i.target for i in imports(module) if i.target in modules()]
+    missing = sorted(m for m in seen if modules()[m].resolve() not in keyed)
+    assert not missing, f"add them to hipconv.rules.cache.BUILD_MODULES: {missing}"
 
 
 def test_shipped_rules_load() -> None:

@@ -18,6 +18,7 @@ from hipconv.diagnostics import NO_RULE, SHIMMED
 from hipconv.docs import PAGES, REFRESH, generated_pages
 from hipconv.errors import HipconvError
 from hipconv.resources import carried_from, hip_headers, hip_names, span_text, templates_dir
+from hipconv.results import COMPAT_HEADER
 from hipconv.rules import load_ruleset
 from hipconv.rules.contracts import contracts
 from hipconv.rules.coverage import Coverage, coverage, load_symbols
@@ -26,7 +27,7 @@ from hipconv.settings import Version
 
 _NAME_SUGGESTIONS = 3  # close names offered for an unknown rule name
 _SHIMMED = (
-    "uses become {shim} of the generated hipconv_compat.h where the targeted ROCm has no counterpart "
+    f"uses become {{shim}} of the generated {COMPAT_HEADER} where the targeted ROCm has no counterpart "
     f"(note {SHIMMED}); with --no-compat they are reported instead"
 )
 
@@ -74,7 +75,14 @@ def select_rules(ruleset: RuleSet, library: str | None, status: str | None) -> l
 
 def rule_line(rule: Rule) -> str:
     """One line of `rules list`: id, CUDA spelling, HIP spelling, status, ROCm range (tab-separated)."""
-    return f"{rule.id}\t{rule.cuda}\t{rule.hip or '-'}\t{rule.status.value}\t{rule.rocm}"
+    return f"{rule.id}\t{rule.cuda}\t{hip_column(rule)}\t{rule.status.value}\t{rule.rocm}"
+
+
+def hip_column(rule: Rule) -> str:
+    """What a use becomes: the HIP spelling, and the shim of hipconv_compat.h (`hipconv_ldcs (hipconv_compat.h)`)
+    for a name hipconv shims where the targeted ROCm has no counterpart; `-` for neither."""
+    shim = f"{rule.compat} ({COMPAT_HEADER})" if rule.compat else ""
+    return " or ".join(filter(None, (rule.hip, shim))) or "-"
 
 
 def rule_record(rule: Rule) -> dict[str, Any]:

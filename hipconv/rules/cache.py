@@ -1,6 +1,10 @@
 """Validated rule sets pickled under the user's cache directory, keyed by the exact bytes of every
 input, so a start-up (a pre-commit hook, a CI step) skips YAML parsing.
 
+The key covers the code too: every module of this package and the hipconv modules it imports (BUILD_MODULES),
+and the bundled conversions whose names `converts:` is checked against, so that a fixed loader or validator
+never serves a rule set that the old code built.
+
 The cache stays small: entries are named rules-<hipconv version>-<key>.pickle; writing one removes
 the entries of other versions (and of the unversioned names used before), all but the
 KEEP_ENTRIES most recently used of this version (a hit refreshes an entry's time), and temporary
@@ -20,13 +24,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from hipconv.resources import cache_dir, templates_dir
-from hipconv.rules import model as model_module
+from hipconv.resources import cache_dir, data_files, templates_dir
+from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
 from hipconv.rules.model import RuleSet
 from hipconv.version import __version__
 
 KEEP_ENTRIES = 4  # rule sets of this version: the bundled one, a few --rules-dir combinations
 STALE_TMP_SECONDS = 600
+RULES_PACKAGE = Path(__file__).resolve().parent
+# the hipconv modules outside this package that building a rule set imports (tests/test_ruleset.py checks
+# the list): CODES checks a rule's `code:`, Version is pickled in its version ranges
+BUILD_MODULES = ("diagnostics.py", "errors.py", "resources.py", "settings.py", "version.py")
 
 
 def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callable[[], RuleSet]) -> RuleSet:
@@ -53,17 +61,25 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
 def inputs_digest(inputs: Iterable[Path], template_dirs: Iterable[Path]) -> str | None:
     """The digest of everything a rule set is built from (None: an input cannot be read)."""
     digest = hashlib.sha256(__version__.encode())
-    model = Path(model_module.__file__ or "")
     templates = sorted(
         {t for folder in template_dirs for t in folder.rglob("*.j2")} | set(templates_dir().rglob("*.j2"))
     )
-    # the model's source too: a pickle of an older Rule (a field fewer) must not load into a newer hipconv
-    for path in [model, *inputs, *templates]:  # a template that vanished must fail validation
+    for path in [*build_sources(), *inputs, *templates]:  # a template that vanished must fail validation
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
             return None
     return digest.hexdigest()
+
+
+def build_sources() -> list[Path]:
+    """The code and data that turn rule files into a RuleSet: a pickle of an older Rule (a field fewer), or
+    one that an older validator let through, must not load into a newer hipconv."""
+    return [
+        *sorted(RULES_PACKAGE.glob("*.py")),
+        *(RULES_PACKAGE.parent / name for name in BUILD_MODULES),
+        *data_files(f"*{CONVERSION_SUFFIX}"),
+    ]
 
 
 def entry_path(digest: str) -> Path:
