@@ -32,6 +32,7 @@ from hipconv.version import __version__
 FILE_NAME = "files.sqlite3"
 MAX_BYTES = 512 * 1024 * 1024
 MAX_AGE_DAYS = 30
+USED_GRAIN = 3600  # seconds: an entry's last use is kept to the hour
 NO_CACHE_ENV = "HIPCONV_NO_CACHE"
 _PACKAGE = Path(__file__).resolve().parent
 
@@ -110,9 +111,11 @@ class FileCache:
             for key, value in rows:
                 with contextlib.suppress(Exception):  # from another Python or a damaged row: computed again
                     found[key] = pickle.loads(value)
-            if found:
-                used = ",".join("?" * len(found))
-                conn.execute(f"UPDATE entries SET used = ? WHERE key IN ({used})", [_now(), *found])
+            if found:  # an entry used in the last hour is not written again (SQLite rewrites the whole row)
+                used, now = ",".join("?" * len(found)), _now()
+                conn.execute(
+                    f"UPDATE entries SET used = ? WHERE used < ? AND key IN ({used})", [now, now - USED_GRAIN, *found]
+                )
         except sqlite3.Error:
             self._broken = True
         return found
