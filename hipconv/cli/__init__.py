@@ -6,7 +6,7 @@ compare: the outputs differ); 2 usage,
 configuration or I/O errors (including any file that could not be read or translated); 130
 stopped by SIGINT (Ctrl-C), 143 by SIGTERM, after removing temporary files (one line on stderr); 141 quietly
 when the reader of its output went away (`hipconv rules list | head`), as git and coreutils do.
-One module per command family: translate (and build), scan, rules, compare; options.py holds what they share;
+One module per command family: translate, build, scan, rules, compare; options.py holds what they share;
 app.py the click group, loaded by main() once SIGINT and SIGTERM are handled (a Ctrl-C during
 start-up, too, prints one line).
 """

@@ -29,7 +29,7 @@ class PipeClosed(Exception):
 # the command families, imported when named (a translate run loads neither scan's checks nor compare's)
 _FAMILIES = {
     "translate": ("hipconv.cli.translate", "translate"),
-    "build": ("hipconv.cli.translate", "build"),
+    "build": ("hipconv.cli.build", "build"),
     "scan": ("hipconv.cli.scan", "scan"),
     "rules": ("hipconv.cli.rules", "rules"),
     "compare": ("hipconv.cli.compare", "compare_command"),

@@ -12,7 +12,6 @@ from pathlib import Path
 from hipconv.errors import ConfigError
 from hipconv.resources import data_file, rules_dir
 from hipconv.rules.cache import cached, entry_path, inputs_digest
-from hipconv.rules.load import load_rules
 from hipconv.rules.model import RuleSet
 
 CUDA_NAMES_FILE = "cuda.names"  # every bundled CUDA release's names (hipconv/data/README.md)
@@ -20,7 +19,15 @@ CUDA_NAMES_FILE = "cuda.names"  # every bundled CUDA release's names (hipconv/da
 
 def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:
     files, folders = _inputs(extra_dirs)
-    return cached(files, folders, lambda: RuleSet(load_rules(files[:-1]), load_cuda_api()))
+    return cached(files, folders, lambda: _built(files))
+
+
+def _built(files: list[Path]) -> RuleSet:
+    """The rule set from its YAML files. The loader (yaml, jinja2 and the schema) is imported here: a start-up
+    that finds the rule set in the cache does not load it."""
+    from hipconv.rules.load import load_rules
+
+    return RuleSet(load_rules(files[:-1]), load_cuda_api())
 
 
 def cached_ruleset_digest(extra_dirs: Iterable[Path] = ()) -> str | None:

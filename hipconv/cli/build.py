@@ -1,0 +1,210 @@
+"""The build command: translate a tree, then compile every TU with hipcc, or link (and run) each program."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from hipconv.builder.report import print_groups, print_programs
+from hipconv.cli.options import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNPORTED,
+    config_at,
+    display_options,
+    exclude_option,
+    exclusion,
+    gitignore_option,
+    no_compat_option,
+    offload_archs,
+    rocm_version_option,
+    rules_dir_option,
+)
+from hipconv.commands.build import BuildRequest, build_tree
+from hipconv.commands.programs import ProgramsRequest, build_programs
+from hipconv.commands.translate import TranslateRequest
+from hipconv.config import settings_from
+from hipconv.console import Display
+from hipconv.report import stderr_console
+
+BACKENDS = ("hipcc", "hip-cpu", "nvidia")
+
+
+@click.command()
+@click.argument("src", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of the translated tree.",
+)
+@click.option("--offload-arch", default=None, metavar="LIST", help="Comma-separated AMD targets [default: gfx90a].")
+@click.option(
+    "-p",
+    "compile_db",
+    type=click.Path(exists=True, path_type=Path),
+    help="The CUDA build's compile_commands.json, or the directory holding it: its flags are mapped.",
+)
+@click.option(
+    "--hipcc",
+    "hipcc_path",
+    default=None,
+    metavar="PATH",
+    help="hipcc to use [default: hipcc on PATH, else $ROCM_PATH/bin/hipcc].",
+)
+@click.option(
+    "--hip-platform",
+    type=click.Choice(["amd", "nvidia"]),
+    default=None,
+    help="HIP_PLATFORM for hipcc [default: $HIP_PLATFORM, else amd].",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default="CPU count",
+    help="Parallel hipcc processes.",
+)
+@click.option("--check-only", is_flag=True, help="Compile with -fsyntax-only: faster, no objects.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write one line per TU (exit status, first error, cause) and the causes: JSON (commands and "
+    "diagnostics too), Markdown when FILE ends in .md.",
+)
+@click.option(
+    "--build-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where objects go [default: OUTPUT/.hipconv-build].",
+)
+@click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="hipcc",
+    show_default=True,
+    help="hipcc: compile every TU with hipcc. hip-cpu: link each program (a TU with main) against HIP-CPU "
+    "with the host C++ compiler (64-lane wavefronts on the CPU). nvidia: link each program with nvcc and "
+    "HIP's NVIDIA-platform headers. See docs/build-backends.md.",
+)
+@click.option(
+    "--hip-cpu",
+    "hip_cpu",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HIP-CPU checkout (the folder holding include/hip/hip_runtime.h), for --backend hip-cpu.",
+)
+@click.option("--cxx", metavar="PATH", help="C++17 compiler for --backend hip-cpu [default: $CXX, else g++, clang++].")
+@click.option(
+    "--nvcc",
+    "nvcc_path",
+    metavar="PATH",
+    help="nvcc for --backend nvidia [default: $CUDA_PATH/bin/nvcc, else on PATH].",
+)
+@click.option(
+    "--hip-path",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="HIP install with NVIDIA-platform headers, for --backend nvidia "
+    "[default: $HIP_PATH, $ROCM_PATH, /opt/rocm, /usr].",
+)
+@click.option(
+    "--run", "run_programs", is_flag=True, help="Run each program built (hip-cpu, nvidia), saving its output."
+)
+@click.option(
+    "--run-timeout",
+    type=click.FloatRange(min=1),
+    default=600,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --run: the time each program may take.",
+)
+@rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
+@no_compat_option()
+@exclude_option("As for translate.")
+@gitignore_option()
+@rules_dir_option("As for translate.")
+@click.option("--force", is_flag=True, help="As for translate.")
+@display_options
+def build(
+    src: Path,
+    output: Path,
+    offload_arch: str | None,
+    compile_db: Path | None,
+    hipcc_path: str | None,
+    hip_platform: str | None,
+    jobs: int,
+    check_only: bool,
+    report_path: Path | None,
+    build_dir: Path | None,
+    hipcc_arg: tuple[str, ...],
+    backend: str,
+    hip_cpu: Path | None,
+    cxx: str | None,
+    nvcc_path: str | None,
+    hip_path: Path | None,
+    run_programs: bool,
+    run_timeout: float,
+    rocm_version: str | None,
+    no_compat: bool,
+    exclude: tuple[str, ...],
+    respect_gitignore: bool | None,
+    rules_dir: tuple[Path, ...],
+    force: bool,
+    display: Display,
+) -> None:
+    """Translate SRC into OUTPUT (incrementally); compile every TU with hipcc, or link (and --run) each program."""
+    archs = offload_archs(offload_arch)
+    config = config_at(None, display)
+    chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
+    translation = TranslateRequest(
+        (src,),
+        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat, offload_archs=archs),
+        output=output,
+        **exclusion(config, exclude, respect_gitignore),
+        rules_dirs=config.rules_dirs + rules_dir,
+        force=force,
+    )
+    if backend != "hipcc":
+        _check_backend_options(backend, compile_db=compile_db, check_only=check_only, report_path=report_path)
+        tools = (hip_cpu, cxx, nvcc_path, hip_path)
+        programs = ProgramsRequest(translation, backend, jobs, os.environ, *tools, run_programs, run_timeout)
+        raise SystemExit(_build_programs(programs, display))
+    request = BuildRequest(
+        translation,
+        jobs,
+        os.environ,
+        hipcc=hipcc_path,
+        hip_platform=hip_platform,
+        compile_db=compile_db,
+        check_only=check_only,
+        report_path=report_path,
+        build_dir=build_dir,
+        hipcc_args=hipcc_arg,
+        rocm_chosen_by=chosen_by,
+    )
+    outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
+    raise SystemExit(EXIT_ERROR if outcome.translation.failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
+
+
+def _check_backend_options(backend: str, **options: object) -> None:
+    """-p, --check-only and --report are hipcc's: the other backends read the tree's own build files."""
+    given = [name for name, value in options.items() if value]
+    if given:
+        names = {"compile_db": "-p", "check_only": "--check-only", "report_path": "--report"}
+        raise click.UsageError(f"{', '.join(names[g] for g in given)}: only with --backend hipcc, not {backend}")
+
+
+def _build_programs(request: ProgramsRequest, display: Display) -> int:
+    """2: the translation failed; 1: a runnable program was not built, or (--run) exited non-zero; else 0."""
+    console = stderr_console(display)
+    outcome = build_programs(request, console, sys.stdout.buffer)
+    if outcome.translation.failed:
+        return EXIT_ERROR
+    print_groups(console, outcome.groups, backend=request.backend)
+    print_programs(console, outcome.programs, request.backend)
+    return EXIT_UNPORTED if outcome.failed else EXIT_OK
