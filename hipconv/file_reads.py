@@ -76,17 +76,17 @@ def look_up(
     keys = [key(job, d) if d is not None else None for job, d in zip(jobs, digests)]
     values = cache.get_many([k for k in keys if k is not None]) if cache is not None else {}
     read: dict[int, bytes | FileResult] = {}
-    late = []
+    late: list[bytes] = []
     for n, job in enumerate(jobs):
         if keys[n] is not None and keys[n] in values:
             continue
         read[n] = r = read_bytes(job)
         data = data_of(r) if cache is not None else None
-        digests[n] = digest = data_digest(data) if data is not None else None
-        found = key(job, digest) if digest is not None else None
-        if found is not None and found != keys[n]:
-            late.append(found)
-        keys[n] = found
+        digest = data_digest(data) if data is not None else None
+        if digest is None or digest != digests[n]:  # a new digest (the file changed, or none was known): a new key
+            new = keys[n] = key(job, digest) if digest is not None else None
+            late += [new] if new is not None else []
+        digests[n] = digest
     if late and cache is not None:
         values.update(cache.get_many(late))
     return CacheLookup(keys, values, read, digests)
