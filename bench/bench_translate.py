@@ -191,7 +191,9 @@ def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[fl
     A small wrapper process runs hipconv, so RUSAGE_CHILDREN covers this run alone.
     """
     code = (
-        "import resource, subprocess, sys, time\n"
+        "import hipconv, os, resource, subprocess, sys, time\n"
+        "if not hipconv.__file__.startswith(os.environ['PYTHONPATH']):\n"
+        "    sys.exit('not the checkout: ' + hipconv.__file__)\n"
         "cmd = [sys.executable, '-m', 'hipconv', 'translate', sys.argv[1], '-o', sys.argv[2],\n"
         "       '--jobs', sys.argv[3], '--force', '-qq']\n"
         "t = time.perf_counter(); p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
@@ -201,7 +203,11 @@ def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[fl
         "print(dt, u.ru_maxrss, u.ru_utime + u.ru_stime)\n"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, str(source), str(out), str(jobs)], capture_output=True, text=True, env=env
+        [sys.executable, "-c", code, str(source), str(out), str(jobs)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=env["PYTHONPATH"],  # `python -m` puts the working directory first: run in the checkout, not this one
     )
     if done.returncode != 0:
         raise SystemExit(f"hipconv failed:\n{done.stderr}")
