@@ -22,6 +22,7 @@ from hipconv.builder.included import resolve_include
 from hipconv.builder.missing import Dependency, LibraryIndex
 from hipconv.resources import build_file
 from hipconv.translate.lexer import TokenKind, lex
+from hipconv.translate.syntax import after_parens, code_indices
 from hipconv.translate.words import WORDY_KINDS, file_words, token_occurrences
 
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^">\n]+)[">]', re.M)
@@ -84,20 +85,14 @@ def defines_main(body: bytes) -> bool:
     if b"main" not in body:
         return False
     tokens = lex(body)
-    code = [i for i in range(len(tokens)) if tokens.kinds[i] != TokenKind.COMMENT]
+    code = code_indices(tokens)
     for k in range(1, len(code) - 1):
         i = code[k]
         if tokens.raw(i) != b"main" or tokens.kinds[i] != TokenKind.IDENTIFIER:
             continue
         if tokens.raw(code[k - 1]) not in _MAIN_BEFORE or tokens.raw(code[k + 1]) != b"(":
             continue
-        depth, j = 0, k + 1
-        while j < len(code):
-            text = tokens.raw(code[j])
-            depth += (text == b"(") - (text == b")")
-            j += 1
-            if depth == 0:
-                break
+        j = after_parens(tokens, code, k + 1)
         if j < len(code) and tokens.raw(code[j]) == b"{":
             return True
     return False

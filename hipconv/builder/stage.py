@@ -8,25 +8,10 @@ storage. Launches and warp intrinsics are the translator's work (the staging cop
 from __future__ import annotations
 
 from hipconv.translate.lexer import TokenKind, Tokens, lex
+from hipconv.translate.syntax import after_parens, code_indices
 
 _FUNCTION_BRACE_AFTER = frozenset({")", "const", "noexcept", "override", "final", "mutable"})
 _ATTRIBUTES = frozenset({"__align__", "alignas", "__attribute__", "__declspec"})
-
-
-def _code(tokens: Tokens) -> list[int]:
-    return [i for i in range(len(tokens)) if tokens.kinds[i] != TokenKind.COMMENT]
-
-
-def _skip_parens(tokens: Tokens, code: list[int], k: int) -> int:
-    """The index (into code) after the parenthesised group that starts at code[k] (a `(`)."""
-    depth = 0
-    while k < len(code):
-        text = tokens.raw(code[k])
-        depth += (text == b"(") - (text == b")")
-        k += 1
-        if depth == 0:
-            break
-    return k
 
 
 def _declaration(tokens: Tokens, code: list[int], k: int) -> tuple[int, bytes] | None:
@@ -37,7 +22,7 @@ def _declaration(tokens: Tokens, code: list[int], k: int) -> tuple[int, bytes] |
     while j < len(code) and tokens.raw(code[j]) != b";":
         text = tokens.raw(code[j])
         if text.decode() in _ATTRIBUTES and j + 1 < len(code) and tokens.raw(code[j + 1]) == b"(":
-            j = _skip_parens(tokens, code, j + 1)
+            j = after_parens(tokens, code, j + 1)
             continue
         words.append(text)
         j += 1
@@ -56,7 +41,7 @@ def dynamic_shared(body: bytes) -> bytes:
     if b"__shared__" not in body or b"extern" not in body:
         return body
     tokens = lex(body)
-    code = _code(tokens)
+    code = code_indices(tokens)
     in_function: list[bool] = []
     edits: list[tuple[int, int, bytes]] = []
     for k, i in enumerate(code):

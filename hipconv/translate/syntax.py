@@ -56,6 +56,23 @@ def prev_code(tokens: Tokens, i: int) -> int:
     return i
 
 
+def code_indices(tokens: Tokens) -> list[int]:
+    """The indices of the tokens that are not comments."""
+    return [i for i in range(len(tokens)) if tokens.kinds[i] != TokenKind.COMMENT]
+
+
+def after_parens(tokens: Tokens, code: list[int], k: int) -> int:
+    """The index (into `code`, from code_indices) after the parenthesised group that starts at code[k] (a `(`)."""
+    depth = 0
+    while k < len(code):
+        text = tokens.raw(code[k])
+        depth += (text == b"(") - (text == b")")
+        k += 1
+        if depth == 0:
+            break
+    return k
+
+
 def is_punct(tokens: Tokens, i: int, *texts: str) -> bool:
     """True when token i exists and is a punctuator spelled as one of texts."""
     return 0 <= i < len(tokens) and tokens.kinds[i] == TokenKind.PUNCTUATION and tokens.raw(i).decode() in texts
