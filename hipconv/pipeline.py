@@ -204,17 +204,17 @@ def project_of_jobs(
 
 def _gathered(
     jobs: Sequence[Job], include_dirs: Sequence[str], extra_masks: bool, context: Context, phases: Phases
-) -> tuple[Project, dict[str, bytes]]:
-    """project_of_jobs, and the digest of each source's bytes as the first phase read them (when the
-    cache is on), by its display path."""
+) -> tuple[Project, dict[str, Job]]:
+    """project_of_jobs, and each source's job carrying the digest of its bytes as the first phase read them
+    (when the cache is on), by its display path."""
     sources = [job for job in jobs if job.translate and job.link is None and build_file_kind(job.path) is None]
     dirs = [_absolute(d) for d in include_dirs]
     if len(jobs) <= 1 and not _reaches_another(sources, dirs):
         return NO_PROJECT, {}  # one file that reaches no other: as before
     linked = [pair for batch in phases.map(context, "links", sources) for pair in batch]
     found = [f for f, _ in linked]
-    digests = {job.display: d for job, (_, d) in zip(sources, linked) if d is not None}
-    sources = [replace(job, digest=digests.get(job.display)) for job in sources]
+    sources = [job if d is None else replace(job, digest=d) for job, (_, d) in zip(sources, linked)]
+    digested = {job.display: job for job in sources if job.digest is not None}
     by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
     included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
     shown = {path: f.path for path, f in by_path.items()}
@@ -229,12 +229,12 @@ def _gathered(
     extra = file_facts(extra_sources, context.table) if extra_sources else []
     masks = mask_names_of([*facts, *extra] if extra_masks else facts)
     if not masks:
-        return merge_facts(facts, reach, extra, included=in_run), digests
+        return merge_facts(facts, reach, extra, included=in_run), digested
     holding = [job for job, f in zip(sources, found) if f is not None]
     uses = [u for batch in phases.map(replace(context, masks=masks), "masks", holding) for u in batch if u is not None]
     if extra_masks:
         uses += file_mask_uses(extra_sources, masks, context.table)
-    return merge_facts(facts, reach, extra, uses, included=in_run), digests
+    return merge_facts(facts, reach, extra, uses, included=in_run), digested
 
 
 def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:
@@ -266,30 +266,20 @@ def links_batch(context: Context, jobs: Sequence[Job]) -> list[tuple[FileFacts |
 
 def facts_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
     """file_facts of each job's source (None for a file that cannot be read or decoded)."""
-    return _cached_per_source(context, "facts", jobs, lambda sources: file_facts(sources, context.table))
+    return _per_source(context, "facts", jobs, lambda sources: file_facts(sources, context.table))[0]
 
 
 def masks_batch(context: Context, jobs: Sequence[Job]) -> list[MaskUses | None]:
     """file_mask_uses of the context's mask names, for each job's source."""
     names = b",".join(sorted(context.masks))
-    return _cached_per_source(
+    uses = _per_source(
         context, "masks", jobs, lambda sources: file_mask_uses(sources, context.masks, context.table), names
     )
+    return uses[0]
 
 
 def _bytes_only(read: bytes | FileResult) -> bytes | None:
     return read if isinstance(read, bytes) else None
-
-
-def _cached_per_source(
-    context: Context,
-    kind: str,
-    jobs: Sequence[Job],
-    compute: Callable[[list[SourceFile]], Sequence[T]],
-    *extra: bytes,
-) -> list[T | None]:
-    """compute() of the jobs' sources, those found in the context's cache (by `kind`) taken from it."""
-    return _per_source(context, kind, jobs, compute, *extra)[0]
 
 
 def _per_source(
@@ -299,7 +289,8 @@ def _per_source(
     compute: Callable[[list[SourceFile]], Sequence[T]],
     *extra: bytes,
 ) -> tuple[list[T | None], list[bytes | None]]:
-    """_cached_per_source, and the digest of each job's bytes (when the cache is on)."""
+    """compute() of the jobs' sources, those found in the context's cache (by `kind`) taken from it; and the
+    digest of each job's bytes (when the cache is on)."""
     found = look_up(context.usable_cache, jobs, lambda job, d: context.key(kind, job, d, *extra), _bytes_only)
     missing = {n: r for n, r in found.read.items() if isinstance(r, bytes) and found.keys[n] not in found.values}
     decoded = {n: decode_job(jobs[n], r) for n, r in missing.items()}  # a file found in the cache is not decoded
@@ -407,9 +398,9 @@ def run(
     """
     context = Context(table, settings, cache=cache)
     with Phases() as phases:
-        project, digests = _gathered(jobs, settings.include_dirs, False, context, phases)
-        if digests:  # the translation looks the cache up without reading a file again
-            jobs = [replace(job, digest=digests[job.display]) if job.display in digests else job for job in jobs]
+        project, digested = _gathered(jobs, settings.include_dirs, False, context, phases)
+        if digested:  # the translation looks the cache up without reading a file again
+            jobs = [digested.get(job.display, job) for job in jobs]
         results = phases.map(replace(context, project=project), "translate", jobs)
         try:
             for batch in results:
