@@ -6,7 +6,7 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -21,10 +21,41 @@ OUTPUT_MARKER = ".hipconv-output"
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 
+class Destinations(Mapping[str, "Path | None"]):
+    """Display path -> output file (None: stdout, or nowhere: --diff, --dry-run). Kept as strings, each
+    relative to `root` when there is one, and made a Path when asked for: a Path kept for every file of
+    a large tree costs about 0.3 KB a file for the whole run."""
+
+    def __init__(self, root: Path | None, places: dict[str, str | None]) -> None:
+        self._root = root
+        self._places = places
+
+    def __getitem__(self, display: str) -> Path | None:
+        place = self._places[display]
+        if place is None:
+            return None
+        return Path(place) if self._root is None else self._root / place
+
+    def get(self, display: str, default: Path | None = None) -> Path | None:  # type: ignore[override]
+        return self[display] if display in self._places else default
+
+    def named(self, name: str) -> Iterator[tuple[str, Path]]:
+        """The display paths whose output file is called `name`, with that file (no Path made for the others)."""
+        for display, place in self._places.items():
+            if place is not None and os.path.basename(place) == name:
+                yield display, self._root / place if self._root is not None else Path(place)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._places)
+
+    def __len__(self) -> int:
+        return len(self._places)
+
+
 @dataclass(frozen=True)
 class Plan:
     jobs: tuple[Job, ...]
-    destinations: dict[str, Path | None]  # display path -> output file; None: stdout, or nowhere (--diff, --dry-run)
+    destinations: Destinations
     problems: tuple[FileResult, ...]  # entries not translated: failures (loops, broken links) and notes (skips)
     output_root: Path | None  # the output directory of a tree translation
     tree: bool  # True when the inputs are translated as a tree
@@ -102,7 +133,7 @@ def plan(
     base = inputs[0] if len(inputs) == 1 else Path(os.path.commonpath([os.path.abspath(p) for p in inputs]))
     trees = Trees.of(inputs, base)
     jobs: list[Job] = []
-    destinations: dict[str, Path | None] = {}
+    places: dict[str, str | None] = {}
     problems: list[FileResult] = []
     under_base = os.path.join(os.path.abspath(base), "")  # with a trailing separator
     for root in inputs:
@@ -115,11 +146,10 @@ def plan(
                 problems.append(entry)
             elif entry is not None:
                 jobs.append(entry[0])
-                destinations[entry[0].display] = entry[1]
+                places[entry[0].display] = entry[1]
     compat_dir = base if in_place else output
-    return Plan(
-        tuple(jobs), destinations, tuple(problems), output if not in_place else None, tree=True, compat_dir=compat_dir
-    )
+    root = output if not in_place else None
+    return Plan(tuple(jobs), Destinations(root, places), tuple(problems), root, tree=True, compat_dir=compat_dir)
 
 
 def _relative(path: str, under_base: str) -> str:
@@ -132,9 +162,10 @@ def _relative(path: str, under_base: str) -> str:
 
 def _entry(
     found: WalkEntry, rel: str, output: Path | None, *, in_place: bool
-) -> tuple[Job, Path | None] | FileResult | None:
-    """What becomes of one walked entry: a job and its destination, a problem, or nothing. Without
-    `output` or `in_place` (--diff, --dry-run) the jobs are those of an -o run, with no destination."""
+) -> tuple[Job, str | None] | FileResult | None:
+    """What becomes of one walked entry: a job and its destination (relative to `output`; in place, the
+    file's own path), a problem, or nothing. Without `output` or `in_place` (--diff, --dry-run) the jobs are
+    those of an -o run, with no destination."""
     if found.problem is not None:
         return found.problem
     if found.link is not None:
@@ -148,23 +179,23 @@ def _entry(
     include = compat_include_path(os.path.dirname(rel))  # the header is at the root of the tree
     job = Job(found.path, found.path, translate, found.stat.st_size, mode, compat_include=include)
     if in_place:
-        return (job, Path(found.path)) if translate else None
+        return (job, found.path) if translate else None
     if output is not None and rel == OUTPUT_MARKER:
         reason = f"{OUTPUT_MARKER} is the name of hipconv's output marker, which takes its place: not copied"
         return FileResult(found.path, FileStatus.SKIPPED, reason=reason)
     return job, _under(output, rel)
 
 
-def _under(output: Path | None, rel: str) -> Path | None:
-    """Where an entry of a tree goes in the output directory (None: nowhere, nothing is written)."""
-    return None if output is None else output / rel
+def _under(output: Path | None, rel: str) -> str | None:
+    """Where an entry of a tree goes in the output directory, relative to it (None: nowhere, nothing is written)."""
+    return None if output is None else rel
 
 
 def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool, force: bool) -> Plan:
     display = str(path)
     found = _special(path, display, named=True)
     if isinstance(found, FileResult):
-        return Plan((), {}, (found,), None, tree=False)
+        return Plan((), Destinations(None, {}), (found,), None, tree=False)
     if in_place:
         dest: Path | None = path
     elif output is None:
@@ -177,7 +208,8 @@ def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool,
             raise ConfigError(f"{dest} already exists", hint="pass --force to overwrite it")
     job = Job(display, str(path), True, found.st_size, stat.S_IMODE(found.st_mode))
     regular = dest is not None and (not os.path.exists(dest) or os.path.isfile(dest))  # not /dev/stdout
-    return Plan((job,), {display: dest}, (), None, tree=False, compat_dir=dest.parent if regular and dest else None)
+    compat_dir = dest.parent if regular and dest else None
+    return Plan((job,), Destinations(None, {display: None if dest is None else str(dest)}), (), None, tree=False, compat_dir=compat_dir)
 
 
 def _check_output_dir(inputs: list[Path], output: Path, *, writes: bool, force: bool) -> None:
@@ -205,13 +237,15 @@ _SPECIAL_KINDS = {
 }
 
 
-def _special(path: Path, display: str, *, named: bool) -> FileResult | os.stat_result:
-    """The file's stat, or the result saying why it cannot be read as a regular file.
+def _special(
+    path: Path | str, display: str, *, named: bool, known: os.stat_result | None = None
+) -> FileResult | os.stat_result:
+    """The file's stat (`known`: already taken), or the result saying why it cannot be read as a regular file.
 
     A special file (FIFO, device, socket) named on the command line is an error; one met in a tree
     is skipped with a note."""
     try:
-        found = os.stat(path)
+        found = known if known is not None else os.stat(path)
     except OSError as exc:
         return _unreadable(display, exc)
     if not stat.S_ISREG(found.st_mode):
@@ -269,21 +303,24 @@ def _walk(
         return
     out_real = os.path.realpath(output) if output is not None else None
     chain: dict[str, str] = {}  # real path of each directory on the current walk -> its display path
+    real_paths: dict[str, str] = {}  # of the directories listed, not yet walked: found from their parent's
     errors: list[OSError] = []
     for dirpath, dirnames, filenames in os.walk(root, onerror=errors.append, followlinks=True):
         yield from _unlisted(errors)
         rel_dir = os.path.relpath(dirpath, root)
         for key in [k for k, v in chain.items() if not (dirpath + os.sep).startswith(v + os.sep)]:
             del chain[key]
-        chain[os.path.realpath(dirpath)] = dirpath
+        real_dir = real_paths.pop(dirpath, None) or os.path.realpath(dirpath)
+        chain[real_dir] = dirpath
         kept = []
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
             rel = os.path.normpath(os.path.join(rel_dir, d)).replace(os.sep, "/")
             if d in VCS_DIRS or (skip is not None and skip.skips(rel, is_dir=True)):
                 continue
-            link = _link(full, trees, follow=follow) if os.path.islink(full) else None
-            target = os.path.realpath(full)
+            is_link = os.path.islink(full)
+            link = _link(full, trees, follow=follow) if is_link else None
+            target = os.path.realpath(full) if is_link else os.path.join(real_dir, d)
             if link is not None:
                 yield link
             elif target in chain:
@@ -291,18 +328,24 @@ def _walk(
                 yield WalkEntry(full, problem=FileResult(full, FileStatus.FAILED, reason=loop))
             elif target != out_real:
                 kept.append(d)
+                real_paths[full] = target
         dirnames[:] = kept
         for f in sorted(filenames):
             full = os.path.join(dirpath, f)
-            rel = os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/")
-            if skip is None or not skip.skips(rel, is_dir=False):
+            if skip is None or not skip.skips(os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/"), is_dir=False):
                 yield _file(full, trees, follow=follow)
     yield from _unlisted(errors)
 
 
 def _file(path: str, trees: Trees, *, follow: bool) -> WalkEntry:
-    link = _link(path, trees, follow=follow) if os.path.islink(path) else None
-    if link is not None:
-        return link
-    found = _special(Path(path), path, named=False)
+    try:
+        info: os.stat_result | None = os.lstat(path)  # of a file that is not a link, its stat: one call
+    except OSError:
+        info = None  # os.stat below says why
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        link = _link(path, trees, follow=follow)
+        if link is not None:
+            return link
+        info = None  # followed: what it points to counts
+    found = _special(path, path, named=False, known=info)
     return WalkEntry(path, problem=found) if isinstance(found, FileResult) else WalkEntry(path, stat=found)

@@ -162,8 +162,8 @@ def check_compat_header(the_plan: Plan, settings: Settings) -> None:
     target = the_plan.compat_dir / COMPAT_HEADER
     candidates = [target] + [
         Path(job.path)
-        for job in the_plan.jobs
-        if job.link is None and (dest := the_plan.destinations.get(job.display)) is not None and dest == target
+        for display, dest in the_plan.destinations.named(COMPAT_HEADER)
+        if dest == target and (job := the_plan.job(display)).link is None
     ]
     for path in candidates:
         try:

@@ -218,7 +218,7 @@ def _gathered(
     by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
     included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
     shown = {path: f.path for path, f in by_path.items()}
-    reach = {f.path: frozenset(shown.get(h, h) for h in included.reach[p]) for p, f in by_path.items()}
+    reach = {f.path: _shown(included.reach[p], shown) for p, f in by_path.items()}
     # the names a file declares and the defines its words need matter only where another file includes it
     in_run = included_in_run(list(by_path.values()))  # the same paths and #include lines as `facts` below
     wanted = frozenset[str]().union(*reach.values(), *in_run.values())
@@ -235,6 +235,11 @@ def _gathered(
     if extra_masks:
         uses += file_mask_uses(extra_sources, masks, context.table)
     return merge_facts(facts, reach, extra, uses, included=in_run), digested
+
+
+def _shown(reached: frozenset[str], shown: dict[str, str]) -> frozenset[str]:
+    """The paths a file reaches, as the run shows them (the empty set of most files is kept as it is)."""
+    return frozenset(shown.get(h, h) for h in reached) if reached else reached
 
 
 def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:

@@ -7,6 +7,7 @@ use these types, and this module imports nothing of hipconv's but the diagnostic
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -71,6 +72,7 @@ class Job:
     # the cache with it, and read the file only when they must compute
 
 
+@functools.lru_cache(maxsize=4096)  # one string for the files of a folder, not one per file
 def compat_include_path(relative_dir: str) -> str:
     """The include path of hipconv_compat.h at the root of the output tree, from a file in `relative_dir`
     (a folder of the tree relative to its root, `/`-separated; "" or "." for the root)."""

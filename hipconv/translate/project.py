@@ -14,6 +14,7 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from hipconv.rules.model import LookupTable
 from hipconv.translate.include_closure import Include, include_lines
@@ -58,6 +59,32 @@ class FileFacts:
     mask_arguments: frozenset[bytes] = frozenset()  # names it passes as a lane mask
     requires: frozenset[str] = frozenset()  # defines that the rules of its words require
     includes: tuple[Include, ...] = ()  # its #include lines (include_closure.include_lines)
+
+    def __post_init__(self) -> None:
+        # a run keeps the facts of every source: what many files share is kept once (an empty frozenset
+        # alone is 216 bytes, and most files declare no name, pass no mask and require no define)
+        for name in ("names", "mask_arguments", "requires"):
+            if not getattr(self, name):
+                object.__setattr__(self, name, _NOTHING)
+        object.__setattr__(self, "includes", _shared_includes(self.includes))
+
+    def __reduce__(self) -> tuple[type[FileFacts], tuple[object, ...]]:
+        """Unpickled (from the per-file cache) through the constructor, so that __post_init__ shares."""
+        return FileFacts, (self.path, self.names, self.mask_arguments, self.requires, self.includes)
+
+
+_NOTHING: frozenset[Any] = frozenset()
+_INCLUDES: dict[Any, Any] = {}  # each #include line, and each file's tuple of them, as first met
+_MAX_SHARED_INCLUDES = 1 << 16
+
+
+def _shared_includes(includes: tuple[Include, ...]) -> tuple[Include, ...]:
+    if not includes:
+        return ()
+    if len(_INCLUDES) > _MAX_SHARED_INCLUDES:
+        _INCLUDES.clear()
+    shared = tuple(_INCLUDES.setdefault(line, line) for line in includes)
+    return _INCLUDES.setdefault(shared, shared)  # type: ignore[no-any-return]
 
 
 def file_links(sources: Sequence[SourceFile]) -> list[FileFacts]:
