@@ -148,8 +148,10 @@ def plan(
                 jobs.append(entry[0])
                 places[entry[0].display] = entry[1]
     compat_dir = base if in_place else output
-    root = output if not in_place else None
-    return Plan(tuple(jobs), Destinations(root, places), tuple(problems), root, tree=True, compat_dir=compat_dir)
+    out_root = output if not in_place else None
+    return Plan(
+        tuple(jobs), Destinations(out_root, places), tuple(problems), out_root, tree=True, compat_dir=compat_dir
+    )
 
 
 def _relative(path: str, under_base: str) -> str:
@@ -209,7 +211,14 @@ def _plan_file(path: Path, output: Path | None, *, in_place: bool, writes: bool,
     job = Job(display, str(path), True, found.st_size, stat.S_IMODE(found.st_mode))
     regular = dest is not None and (not os.path.exists(dest) or os.path.isfile(dest))  # not /dev/stdout
     compat_dir = dest.parent if regular and dest else None
-    return Plan((job,), Destinations(None, {display: None if dest is None else str(dest)}), (), None, tree=False, compat_dir=compat_dir)
+    return Plan(
+        (job,),
+        Destinations(None, {display: None if dest is None else str(dest)}),
+        (),
+        None,
+        tree=False,
+        compat_dir=compat_dir,
+    )
 
 
 def _check_output_dir(inputs: list[Path], output: Path, *, writes: bool, force: bool) -> None:
@@ -332,7 +341,9 @@ def _walk(
         dirnames[:] = kept
         for f in sorted(filenames):
             full = os.path.join(dirpath, f)
-            if skip is None or not skip.skips(os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/"), is_dir=False):
+            if skip is None or not skip.skips(
+                os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/"), is_dir=False
+            ):
                 yield _file(full, trees, follow=follow)
     yield from _unlisted(errors)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, tree
-from hipconv import file_reads
+from hipconv import file_reads, gather
 from hipconv.filecache import FILE_NAME, FileCache, key_of
 
 TREE = Path(__file__).parent / "filecache_tree"  # a warp reduction, its helper header, its Makefile
@@ -87,6 +87,38 @@ def test_the_bytes_decide_not_the_cache(tmp_path: Path, cache: Path, monkeypatch
     (cache / FILE_NAME).unlink()
     assert _translate(src, tmp_path / "env") == changed
     assert not (cache / FILE_NAME).exists()
+
+
+def test_a_rerun_takes_the_project_from_the_cache(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project pass of an unchanged run is one look-up; a header that the run does not name but its files
+    include is part of that look-up's key: changed, the project is gathered again and what it declares
+    (here, a CUDA-looking name: no HC001 where it is called) reaches the files that include it."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "app").mkdir()
+    header = tmp_path / "inc" / "helpers.cuh"
+    header.write_text("#pragma once\n__device__ float cudaBlendValue(float a, float b) { return 0.5f * (a + b); }\n")
+    (tmp_path / "app" / "blend.cu").write_text(
+        '#include "../inc/helpers.cuh"\n'
+        "__global__ void blend(float *out, const float *a, const float *b, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) out[i] = cudaBlendValue(a[i], b[i]);\n"
+        "}\n"
+    )
+    first = _translate(tmp_path / "app", tmp_path / "first")
+    assert not any("cudaBlendValue" in line for line in first[1])
+
+    def not_again(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the project was gathered again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(gather, "_merged", not_again)
+        assert _translate(tmp_path / "app", tmp_path / "first") == first
+    header.write_text(header.read_text().replace("cudaBlendValue", "blendValue"))
+    changed = _translate(tmp_path / "app", tmp_path / "second")
+    assert changed == _translate(tmp_path / "app", tmp_path / "plain", "--no-cache")
+    assert any("HC001" in line and "cudaBlendValue" in line for line in changed[1])
 
 
 def test_changed_settings_are_not_served_from_the_cache(tmp_path: Path, cache: Path) -> None:

@@ -9,9 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from hipconv.buildfiles.cmake import translate_cmake
-from hipconv.buildfiles.common import BuildFileEdits
-from hipconv.buildfiles.make import translate_make
 from hipconv.file_kinds import FileKind, file_kind
 from hipconv.results import FileResult, FileStatus
 from hipconv.settings import DEFAULT_OFFLOAD_ARCHS
@@ -31,6 +28,11 @@ def translate_build_file(source: SourceFile, archs: Sequence[str] = DEFAULT_OFFL
     kind = build_file_kind(source.path)
     if kind is None:
         return FileResult(source.path, FileStatus.UNCHANGED, size=len(source.data))
+    # imported here: the run's summary asks for build_file_kind only, and a rerun translates no build file
+    from hipconv.buildfiles.cmake import translate_cmake
+    from hipconv.buildfiles.common import BuildFileEdits
+    from hipconv.buildfiles.make import translate_make
+
     out = BuildFileEdits(source, kind)
     (translate_cmake if kind == "cmake" else translate_make)(source.body, tuple(archs), out)
     return out.result()
