@@ -24,6 +24,7 @@ from rich.console import Console
 from hipconv.atomic import backup, copy_atomic, make_link, remove_stale_temp_files, write_atomic, write_named
 from hipconv.discover import OUTPUT_MARKER, Plan
 from hipconv.errors import ConfigError, OutputUnwritable
+from hipconv.filecache import FileCache, code_digest, key_of
 from hipconv.interrupts import deferred
 from hipconv.report import csv_report, json_report, markdown_report, print_result, text_bytes
 from hipconv.results import FileResult, FileStatus, Job
@@ -179,17 +180,33 @@ def check_compat_header(the_plan: Plan, settings: Settings) -> None:
             )
 
 
-def write_compat_header(folder: Path, shims: set[str], settings: Settings, console: Console) -> bool:
+def write_compat_header(
+    folder: Path, shims: set[str], settings: Settings, console: Console, cache: FileCache | None = None
+) -> bool:
     """hipconv_compat.h with the shims the run's files use, at the root of the output (beside a single output
-    file); False (with the reason shown) when it cannot be written."""
+    file); False (with the reason shown) when it cannot be written. `cache`: where the header rendered for
+    these shims is kept (a rerun does not load the templates)."""
     path = folder / COMPAT_HEADER
     try:
         with deferred():
-            write_atomic(path, compat_header(shims, settings.rocm), follow=False)
+            write_atomic(path, _compat_header(shims, settings, cache), follow=False)
     except OSError as exc:
         print_result(console, FileResult(str(path), FileStatus.FAILED, reason=f"cannot write: {exc.strerror or exc}"))
         return False
     return True
+
+
+def _compat_header(shims: set[str], settings: Settings, cache: FileCache | None) -> bytes:
+    """compat_header(), from the cache when hipconv's code (its templates too) and the shims are those it was
+    rendered with."""
+    key = key_of("compat-header", code_digest(), str(settings.rocm), *sorted(shims))
+    kept = cache.get_many([key]).get(key) if cache is not None else None
+    if isinstance(kept, bytes):
+        return kept
+    header = compat_header(shims, settings.rocm)
+    if cache is not None:
+        cache.put_many({key: header})
+    return header
 
 
 def _check_release(root: Path, settings: Settings) -> None:

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli, tree
-from hipconv import file_reads, gather
+from hipconv import file_reads, gather, output
 from hipconv.filecache import FILE_NAME, FileCache, key_of
 
 TREE = Path(__file__).parent / "filecache_tree"  # a warp reduction, its helper header, its Makefile
 DOC = Path(__file__).resolve().parents[1] / "docs" / "cache.md"
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _translate(src: Path, out: Path, *extra: str) -> tuple[dict[str, bytes], list[str]]:
@@ -89,9 +90,7 @@ def test_the_bytes_decide_not_the_cache(tmp_path: Path, cache: Path, monkeypatch
     assert not (cache / FILE_NAME).exists()
 
 
-def test_a_rerun_takes_the_project_from_the_cache(
-    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_rerun_takes_the_project_from_the_cache(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The project pass of an unchanged run is one look-up; a header that the run does not name but its files
     include is part of that look-up's key: changed, the project is gathered again and what it declares
     (here, a CUDA-looking name: no HC001 where it is called) reaches the files that include it."""
@@ -119,6 +118,26 @@ def test_a_rerun_takes_the_project_from_the_cache(
     changed = _translate(tmp_path / "app", tmp_path / "second")
     assert changed == _translate(tmp_path / "app", tmp_path / "plain", "--no-cache")
     assert any("HC001" in line and "cudaBlendValue" in line for line in changed[1])
+
+
+def test_a_rerun_does_not_render_hipconv_compat_h_again(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The header of shims rendered for a run is kept: a rerun with the same shims and ROCm release writes
+    it from the cache; another release renders its own, the one an uncached run writes."""
+    src = FIXTURES / "bf16_conversions" / "cuda"
+    first = _translate(src, tmp_path / "first", "--rocm-version", "6.3")
+    assert first[0]["hipconv_compat.h"] == (FIXTURES / "bf16_conversions" / "hip-6.3" / "hipconv_compat.h").read_bytes()
+
+    def not_again(*args: object) -> bytes:
+        raise AssertionError("rendered again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(output, "compat_header", not_again)
+        assert _translate(src, tmp_path / "again", "--rocm-version", "6.3") == first
+    other = _translate(src, tmp_path / "other", "--rocm-version", "7.2")
+    assert other == _translate(src, tmp_path / "plain", "--rocm-version", "7.2", "--no-cache")
+    assert other[0]["hipconv_compat.h"] == (FIXTURES / "bf16_conversions" / "hip-7.2" / "hipconv_compat.h").read_bytes()
 
 
 def test_changed_settings_are_not_served_from_the_cache(tmp_path: Path, cache: Path) -> None:

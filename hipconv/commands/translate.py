@@ -79,7 +79,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         summary.add(problem)
         print_result(console, problem)
     writer = Writer(the_plan, request.mode, request.in_place, request.backup_suffix, stdout)
-    results = run(the_plan.jobs, table, request.settings, cache=default_cache(request.cache))
+    cache = default_cache(request.cache)
+    results = run(the_plan.jobs, table, request.settings, cache=cache)
     try:
         write_errors, shims = _write_results(results, writer, summary, console)
     except (KeyboardInterrupt, Interrupted):  # every output file is whole or absent (atomic.write_atomic)
@@ -90,7 +91,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     finally:
         results.close()
     if writes and shims and the_plan.compat_dir is not None:
-        write_errors += not write_compat_header(the_plan.compat_dir, shims, request.settings, console)
+        write_errors += not write_compat_header(the_plan.compat_dir, shims, request.settings, console, cache)
     for note in writer.notes:  # --in-place backups that existed already and were kept
         print_result(console, note)
     if request.report_path is not None:
