@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 # an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`: the regular expression starts at
 # the word (found fast, as a literal), and include_lines checks what comes before it on its line
@@ -19,7 +20,7 @@ _INCLUDE = re.compile(rb'include[ \t]*(["<])([^">\n]+)[">]')
 MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
 
 
-_NOTHING: frozenset[str] = frozenset()  # what most files reach: one set for all of them
+NOTHING: frozenset[Any] = frozenset()  # what most files reach, declare or pass: one empty set for all of them
 Include = tuple[bool, str]  # one #include line: quoted ("x.h", not <x.h>), and the path as written
 
 
@@ -94,4 +95,4 @@ def _reached(path: str, direct: Mapping[str, tuple[str, ...]]) -> frozenset[str]
             seen.add(header)
             todo += direct.get(header, ())
     seen.discard(path)
-    return frozenset(seen) if seen else _NOTHING
+    return frozenset(seen) if seen else NOTHING
