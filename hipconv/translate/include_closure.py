@@ -20,7 +20,7 @@ _INCLUDE = re.compile(rb'include[ \t]*(["<])([^">\n]+)[">]')
 MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
 
 
-NOTHING: frozenset[Any] = frozenset()  # what most files reach, declare or pass: one empty set for all of them
+EMPTY_SET: frozenset[Any] = frozenset()  # what most files reach, declare or pass: one empty set for all of them
 Include = tuple[bool, str]  # one #include line: quoted ("x.h", not <x.h>), and the path as written
 
 
@@ -95,4 +95,4 @@ def _reached(path: str, direct: Mapping[str, tuple[str, ...]]) -> frozenset[str]
             seen.add(header)
             todo += direct.get(header, ())
     seen.discard(path)
-    return frozenset(seen) if seen else NOTHING
+    return frozenset(seen) if seen else EMPTY_SET

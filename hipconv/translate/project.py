@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hipconv.rules.model import LookupTable
-from hipconv.translate.include_closure import NOTHING, Include, include_lines
+from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
 from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import project_names
@@ -65,7 +65,7 @@ class FileFacts:
         # alone is 216 bytes, and most files declare no name, pass no mask and require no define)
         for name in ("names", "mask_arguments", "requires"):
             if not getattr(self, name):
-                object.__setattr__(self, name, NOTHING)
+                object.__setattr__(self, name, EMPTY_SET)
         object.__setattr__(self, "includes", _shared_includes(self.includes))
 
     def __reduce__(self) -> tuple[type[FileFacts], tuple[object, ...]]:
