@@ -132,9 +132,11 @@ def main() -> int:
             nbytes, nfiles = make(source)
             base_cpu = None
             runs: dict[str, list[Run]] = {label: [] for label in checkouts}
-            for _ in range(args.repeat):  # alternated, so that a drifting machine slows both alike
-                for label, checkout in reversed(checkouts.items()):  # the base first
+            order = list(reversed(checkouts.items()))  # the base first, then the other way round, and so on:
+            for _ in range(args.repeat):  # a drifting machine slows both alike, and neither always runs second
+                for label, checkout in order:
                     runs[label].append(measure_pair(checkout, source, work, args.jobs))
+                order.reverse()
             for label in reversed(checkouts):
                 run = _fastest(runs[label])
                 ratio = f"{run.cpu / base_cpu:7.0%}" if base_cpu else ""
