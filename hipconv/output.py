@@ -126,9 +126,13 @@ class Writer:
         run or put there by hand): writing through it would land somewhere else."""
         if str(directory) in self._checked_dirs:
             return
-        expected = os.path.normpath(os.path.join(os.path.realpath(root), os.path.relpath(directory, root)))
-        if os.path.realpath(directory) != expected:
-            raise OSError(errno.EPERM, f"{directory} leads through a symbolic link inside the output directory")
+        step = str(root)
+        for part in Path(os.path.relpath(directory, root)).parts:  # one lstat for each folder not yet checked
+            step = os.path.join(step, part)
+            if step not in self._checked_dirs:
+                if os.path.islink(step):
+                    raise OSError(errno.EPERM, f"{directory} leads through a symbolic link inside the output directory")
+                self._checked_dirs.add(step)
         self._checked_dirs.add(str(directory))
 
 

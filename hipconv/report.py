@@ -65,9 +65,13 @@ def diagnostic_line(d: Diagnostic, *, styled: bool) -> Text:
 def print_result(console: Console, result: FileResult) -> None:
     """Diagnostics in clang style, and a line for a file that failed or was skipped (with -v, for every file);
     what the console's verbosity shows (hipconv.console.Verbosity)."""
-    level, styled = verbosity(console), not plain(console)
-    lines = [diagnostic_line(d, styled=styled) for d in result.diagnostics if level.shows(d.severity)]
-    if result.status in (FileStatus.FAILED, FileStatus.SKIPPED):
+    level = verbosity(console)
+    shown = [d for d in result.diagnostics if level.shows(d.severity)]
+    if not shown and not result.trace and not level.verbose and result.status not in _NOTED:
+        return  # most files: nothing to say, and the console is not asked what it is (a system call)
+    styled = not plain(console)
+    lines = [diagnostic_line(d, styled=styled) for d in shown]
+    if result.status in _NOTED:
         failed = result.status is FileStatus.FAILED
         copied = " (copied unchanged)" if failed and result.output is not None else ""
         severity = Severity.ERROR if failed else Severity.NOTE
@@ -82,6 +86,9 @@ def print_result(console: Console, result: FileResult) -> None:
         console.print(line, soft_wrap=True, highlight=False)
     if result.trace:
         print_line(console, result.trace)
+
+
+_NOTED = (FileStatus.FAILED, FileStatus.SKIPPED)  # a file that gets a line of its own
 
 
 def _replaced(n: int) -> str:

@@ -123,7 +123,7 @@ def line_counts(result: FileResult) -> tuple[int, int]:
     """(lines translated automatically, lines needing a human) of a translated source file: lines where a
     replacement starts and no unported finding does, and lines where an unported finding does. Build
     files count (0, 0)."""
-    if build_file_kind(result.path) is not None:
+    if not result.replacements and not result.diagnostics or build_file_kind(result.path) is not None:
         return 0, 0
     human = {d.line for d in result.diagnostics if d.unported}
     return len({r.line for r in result.replacements} - human), len(human)
