@@ -51,9 +51,10 @@ def gathered(
     found = [f for f, _ in linked]
     sources = [job if d is None else replace(job, digest=d) for job, (_, d) in zip(sources, linked)]
     digested = {job.display: job for job in sources if job.digest is not None}
-    by_path = {_absolute(job.path): f for job, f in zip(sources, found) if f is not None}
+    absolute = [_absolute(job.path) for job in sources]
+    by_path = {path: f for path, f in zip(absolute, found) if f is not None}
     included = included_closure({p: f.includes for p, f in by_path.items()}, dirs)
-    key = _project_key(context, sources, included.read, dirs, extra_masks)
+    key = _project_key(context, sources, absolute, included.read, dirs, extra_masks)
     kept = context.cache.get_many([key]).get(key) if context.cache is not None and key is not None else None
     if isinstance(kept, Project):  # a rerun on the same files: the facts phases below are not run
         return kept, digested
@@ -66,18 +67,19 @@ def gathered(
 def _project_key(
     context: Context,
     sources: Sequence[Job],
+    absolute: Sequence[str],
     read: dict[str, bytes],
     dirs: Sequence[str],
     extra_masks: bool,
 ) -> bytes | None:
     """The cache key of a run's Project: the bytes and paths of its sources and of the files they include that
     the run does not name, the include directories, and what the run's key covers (None: not cached, a source's
-    digest is not known)."""
+    digest is not known). `absolute`: each source's absolute path."""
     if context.usable_cache is None or any(job.digest is None for job in sources):
         return None
     listing = hashlib.blake2b(digest_size=20)
-    for job in sources:
-        listing.update(f"{job.display}\0{_absolute(job.path)}\0".encode("utf-8", "surrogateescape"))
+    for job, path in zip(sources, absolute):
+        listing.update(f"{job.display}\0{path}\0".encode("utf-8", "surrogateescape"))
         listing.update(job.digest or b"")
     for path, body in sorted(read.items()):
         listing.update(path.encode("utf-8", "surrogateescape") + b"\0" + data_digest(body))
