@@ -9,7 +9,7 @@ import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 from hipconv.errors import ConfigError
 from hipconv.excludes import TreeFilter, compile_patterns
@@ -19,29 +19,39 @@ from hipconv.results import FileResult, FileStatus, Job, compat_include_path
 # What marks an output directory as hipconv's own, so a rerun may update it.
 OUTPUT_MARKER = ".hipconv-output"
 VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+_MODES: dict[int, int] = {}  # one int for each permission mode met: a tree's thousands of files share a few
+
+
+Place = Union[str, int, None]  # a destination as Destinations keeps it
 
 
 class Destinations(Mapping[str, "Path | None"]):
     """Display path -> output file (None: stdout, or nowhere: --diff, --dry-run). Kept as strings, each
     relative to `root` when there is one, and made a Path when asked for: a Path kept for every file of
-    a large tree costs about 0.3 KB a file for the whole run."""
+    a large tree costs about 0.3 KB a file for the whole run. A place that ends its display path (almost
+    every file of a tree) is kept as the length of that end, an int that Python shares, not a string."""
 
-    def __init__(self, root: Path | None, places: dict[str, str | None]) -> None:
+    def __init__(self, root: Path | None, places: dict[str, Place]) -> None:
         self._root = root
         self._places = places
 
     def __getitem__(self, display: str) -> Path | None:
-        place = self._places[display]
+        place = self._place(display)
         if place is None:
             return None
         return Path(place) if self._root is None else self._root / place
+
+    def _place(self, display: str) -> str | None:
+        place = self._places[display]
+        return display[len(display) - place :] if isinstance(place, int) else place
 
     def get(self, display: str, default: Path | None = None) -> Path | None:  # type: ignore[override]
         return self[display] if display in self._places else default
 
     def named(self, name: str) -> Iterator[tuple[str, Path]]:
         """The display paths whose output file is called `name`, with that file (no Path made for the others)."""
-        for display, place in self._places.items():
+        for display in self._places:
+            place = self._place(display)
             if place is not None and os.path.basename(place) == name:
                 yield display, self._root / place if self._root is not None else Path(place)
 
@@ -50,6 +60,11 @@ class Destinations(Mapping[str, "Path | None"]):
 
     def __len__(self) -> int:
         return len(self._places)
+
+
+def compact_place(display: str, place: str | None) -> Place:
+    """How Destinations keeps a place: the length of the end of `display` that it is, where it is one."""
+    return len(place) if place and display.endswith(place) else place
 
 
 @dataclass(frozen=True)
@@ -133,7 +148,7 @@ def plan(
     base = inputs[0] if len(inputs) == 1 else Path(os.path.commonpath([os.path.abspath(p) for p in inputs]))
     trees = Trees.of(inputs, base)
     jobs: list[Job] = []
-    places: dict[str, str | None] = {}
+    places: dict[str, Place] = {}
     problems: list[FileResult] = []
     under_base = os.path.join(os.path.abspath(base), "")  # with a trailing separator
     for root in inputs:
@@ -146,7 +161,7 @@ def plan(
                 problems.append(entry)
             elif entry is not None:
                 jobs.append(entry[0])
-                places[entry[0].display] = entry[1]
+                places[entry[0].display] = compact_place(entry[0].display, entry[1])
     compat_dir = base if in_place else output
     out_root = output if not in_place else None
     return Plan(
@@ -178,6 +193,7 @@ def _entry(
     assert found.stat is not None
     translate = file_kind(found.path) in TRANSLATED  # the rest is copied unchanged
     mode = stat.S_IMODE(found.stat.st_mode)
+    mode = _MODES.setdefault(mode, mode)
     include = compat_include_path(os.path.dirname(rel))  # the header is at the root of the tree
     job = Job(found.path, found.path, translate, found.stat.st_size, mode, compat_include=include)
     if in_place:

@@ -47,9 +47,13 @@ def gathered(
     dirs = [_absolute(d) for d in include_dirs]
     if len(jobs) <= 1 and not _reaches_another(sources, dirs):
         return NO_PROJECT, {}  # one file that reaches no other: as before
-    linked = [pair for batch in phases.map(context, "links", sources) for pair in batch]
-    found = [f for f, _ in linked]
-    sources = [job if d is None else replace(job, digest=d) for job, (_, d) in zip(sources, linked)]
+    found: list[FileFacts | None] = []
+    digests: list[bytes | None] = []
+    for batch in phases.map(context, "links", sources):  # two lists, not a pair for each source
+        for facts, digest in batch:
+            found.append(facts)
+            digests.append(digest)
+    sources = [job if d is None else job._replace(digest=d) for job, d in zip(sources, digests)]
     digested = {job.display: job for job in sources if job.digest is not None}
     absolute = [_absolute(job.path) for job in sources]
     by_path = {path: f for path, f in zip(absolute, found) if f is not None}
@@ -118,7 +122,9 @@ def _merged(
 
 def _shown(reached: frozenset[str], shown: dict[str, str]) -> frozenset[str]:
     """The paths a file reaches, as the run shows them (the empty set of most files is kept as it is)."""
-    return frozenset(shown.get(h, h) for h in reached) if reached else reached
+    if not reached or all(shown.get(h, h) == h for h in reached):  # no new set where the run shows real paths
+        return reached
+    return frozenset(shown.get(h, h) for h in reached)
 
 
 def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:

@@ -59,8 +59,10 @@ class FileResult:
     shims: frozenset[str] = frozenset()  # the shims of hipconv_compat.h its translation uses
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
+    """One file of a run. A tuple, not a dataclass: a large tree holds one for each of its files for the whole
+    run, and a tuple takes less than half the memory of a dataclass instance and its attribute dict."""
+
     display: str
     path: str  # filesystem path to read
     translate: bool  # False: copy unchanged
