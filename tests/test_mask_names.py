@@ -73,6 +73,28 @@ def test_a_mask_another_file_compares_with_is_cast_at_every_call(tmp_path: Path)
     assert casts == ["check.cu:4:34", "kernel.cu:5:18", "warp.h:5:82"]
 
 
+SPLICED = """\
+#include "warp.h"
+
+__global__ void all_set(const unsigned* votes, unsigned* flags) {
+  if (votes[threadIdx.x] == FULL_\\
+MASK) flags[0] = 1;
+}
+"""
+
+
+@pytest.mark.parametrize("body", [SPLICED.encode(), SPLICED.replace("\n", "\r").encode()], ids=["lf", "cr"])
+def test_a_use_cut_by_a_line_splice_counts(tmp_path: Path, body: bytes) -> None:
+    """The mask pass decodes only the files whose bytes hold a mask name or a line splice: a name cut by a
+    splice (also in a file of CR line ends) is whole once decoded, and its comparison keeps the #define."""
+    src, out = _tree(tmp_path, {"warp.h": WARP_H, "kernel.cu": KERNEL_CU})
+    (src / "check.cu").write_bytes(body)
+    result = run_cli("translate", src, "-o", out, "--rocm-version", "6.3")
+    assert result.code == 0, result.stderr
+    assert "#define FULL_MASK 0xffffffff\n" in (out / "warp.h").read_text()
+    assert "__all_sync(static_cast<unsigned long long>(FULL_MASK), v == 0.f)" in (out / "kernel.cu").read_text()
+
+
 def test_a_single_file_run_sees_only_its_own_definitions(tmp_path: Path) -> None:
     """Translated alone, the .cu file cannot see the header's definition: HC103, nothing changed."""
     src, out = _tree(tmp_path, {"warp.h": WARP_H, "kernel.cu": KERNEL_CU})
