@@ -101,7 +101,7 @@ def _merged(
 ) -> Project:
     """The Project of the sources, from their links (`found`) and what they include (`included`)."""
     shown = {path: f.path for path, f in by_path.items()}
-    reach = {f.path: _shown(included.reach[p], shown) for p, f in by_path.items()}
+    reach = {f.path: _shown(included.reach(p), shown) for p, f in by_path.items()}
     # the names a file declares and the defines its words need matter only where another file includes it
     in_run = included_in_run(list(by_path.values()))  # the same paths and #include lines as `facts` below
     wanted = frozenset[str]().union(*reach.values(), *in_run.values())

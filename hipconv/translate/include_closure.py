@@ -37,8 +37,13 @@ def include_lines(body: bytes) -> tuple[Include, ...]:
 
 @dataclass(frozen=True)
 class Included:
-    reach: dict[str, frozenset[str]]  # each given file -> the other files its includes reach, transitively
+    direct: dict[str, tuple[str, ...]]  # each file met -> the files its #include lines name
     read: dict[str, bytes]  # the files reached that were not given, by path, as read
+
+    def reach(self, path: str) -> frozenset[str]:
+        """The other files that the includes of `path` reach, transitively. Computed when asked: a rerun
+        needs only `read` (the project's cache key), not a set for each of its thousands of files."""
+        return _reached(path, self.direct)
 
 
 def included_closure(given: Mapping[str, Sequence[Include]], include_dirs: Sequence[str] = ()) -> Included:
@@ -58,8 +63,7 @@ def included_closure(given: Mapping[str, Sequence[Include]], include_dirs: Seque
             if header not in given and header not in read and (text := _read(header)) is not None:
                 read[header] = text
             todo.append(header)
-    reach = {path: _reached(path, direct) for path in given}
-    return Included(reach, read)
+    return Included(direct, read)
 
 
 def _includes(
