@@ -138,7 +138,10 @@ def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> boo
 
 
 def _absolute(path: str) -> str:
-    return os.path.normpath(os.path.abspath(path))
+    """The normalised absolute path: `path` itself where it is one (a tree named by its absolute path), not
+    a second string for each of its files."""
+    absolute = os.path.normpath(os.path.abspath(path))
+    return path if absolute == path else absolute
 
 
 def _decoded(path: str, body: bytes) -> SourceFile | None:

@@ -14,7 +14,7 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from hipconv.rules.model import LookupTable
 from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
@@ -50,27 +50,38 @@ class Project:
 NO_PROJECT = Project()  # a run of one file
 
 
-@dataclass(frozen=True)
-class FileFacts:
-    """What one source tells the others of its run (merge_facts joins them)."""
-
+class _Facts(NamedTuple):
     path: str
-    names: frozenset[str] = frozenset()  # CUDA-looking names no rule knows that it declares
-    mask_arguments: frozenset[bytes] = frozenset()  # names it passes as a lane mask
-    requires: frozenset[str] = frozenset()  # defines that the rules of its words require
-    includes: tuple[Include, ...] = ()  # its #include lines (include_closure.include_lines)
+    names: frozenset[str]  # CUDA-looking names no rule knows that it declares
+    mask_arguments: frozenset[bytes]  # names it passes as a lane mask
+    requires: frozenset[str]  # defines that the rules of its words require
+    includes: tuple[Include, ...]  # its #include lines (include_closure.include_lines)
 
-    def __post_init__(self) -> None:
-        # a run keeps the facts of every source: what many files share is kept once (an empty frozenset
-        # alone is 216 bytes, and most files declare no name, pass no mask and require no define)
-        for name in ("names", "mask_arguments", "requires"):
-            if not getattr(self, name):
-                object.__setattr__(self, name, EMPTY_SET)
-        object.__setattr__(self, "includes", _shared_includes(self.includes))
 
-    def __reduce__(self) -> tuple[type[FileFacts], tuple[object, ...]]:
-        """Unpickled (from the per-file cache) through the constructor, so that __post_init__ shares."""
-        return FileFacts, (self.path, self.names, self.mask_arguments, self.requires, self.includes)
+class FileFacts(_Facts):
+    """What one source tells the others of its run (merge_facts joins them). A tuple, with what many files
+    share kept once: a run keeps the facts of every source (an empty frozenset alone is 216 bytes, and most
+    files declare no name, pass no mask and require no define). Unpickled (from the per-file cache) through
+    __new__, which shares."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        path: str,
+        names: frozenset[str] = EMPTY_SET,
+        mask_arguments: frozenset[bytes] = EMPTY_SET,
+        requires: frozenset[str] = EMPTY_SET,
+        includes: tuple[Include, ...] = (),
+    ) -> FileFacts:
+        return super().__new__(
+            cls,
+            path,
+            names or EMPTY_SET,
+            mask_arguments or EMPTY_SET,
+            requires or EMPTY_SET,
+            _shared_includes(includes),
+        )
 
 
 _INCLUDES: dict[Any, Any] = {}  # each #include line, and each file's tuple of them, as first met
