@@ -204,6 +204,10 @@ class RuleSet:
     def resolve(self, rules: Iterable[Rule], settings: Settings) -> Resolution:
         """The status policy: which of a spelling's rules applies to the target, and what to do."""
         rules = list(rules)
+        if len(rules) == 1:  # most spellings: what follows, for one rule
+            rule = rules[0]
+            action = _action(rule, settings) if rule.rocm.covers(settings.rocm) else Action.REMOVED
+            return _shimmed(action, rule, settings)
         if _overloaded(rules):
             return self._overloads(rules, settings)
         covering = sorted((r for r in rules if r.rocm.covers(settings.rocm)), key=lambda r: r.rocm.start)
