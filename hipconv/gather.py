@@ -101,10 +101,11 @@ def _merged(
 ) -> Project:
     """The Project of the sources, from their links (`found`) and what they include (`included`)."""
     shown = {path: f.path for path, f in by_path.items()}
-    reach = {f.path: _shown(included.reach(p), shown) for p, f in by_path.items()}
+    # each file's reach is made when merged (merge_facts), one at a time: not a set for each of thousands
+    reach = ((f.path, _shown(included.reach(p), shown)) for p, f in by_path.items())
     # the names a file declares and the defines its words need matter only where another file includes it
     in_run = included_in_run(list(by_path.values()))  # the same paths and #include lines as `facts` below
-    wanted = frozenset[str]().union(*reach.values(), *in_run.values())
+    wanted = frozenset(shown.get(h, h) for h in included.included()).union(*in_run.values())
     reached = [job for job, f in zip(sources, found) if f is not None and f.path in wanted]
     full = {f.path: f for batch in phases.map(context, "facts", reached) for f in batch if f is not None}
     facts = [full.get(f.path, f) for f in by_path.values()]

@@ -40,6 +40,11 @@ class Included:
     direct: dict[str, tuple[str, ...]]  # each file met -> the files its #include lines name
     read: dict[str, bytes]  # the files reached that were not given, by path, as read
 
+    def included(self) -> set[str]:
+        """Every file that a file met includes: those that some given file reaches (and a file that includes
+        itself)."""
+        return {header for headers in self.direct.values() for header in headers}
+
     def reach(self, path: str) -> frozenset[str]:
         """The other files that the includes of `path` reach, transitively. Computed when asked: a rerun
         needs only `read` (the project's cache key), not a set for each of its thousands of files."""

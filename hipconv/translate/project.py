@@ -122,28 +122,32 @@ def mask_names_of(facts: Iterable[FileFacts]) -> frozenset[bytes]:
 
 def merge_facts(
     facts: Sequence[FileFacts],
-    reach: Mapping[str, frozenset[str]],
+    reach: Iterable[tuple[str, frozenset[str]]],
     extra: Sequence[FileFacts] = (),
     mask_uses: Iterable[MaskUses] = (),
     included: Mapping[str, list[str]] | None = None,
 ) -> Project:
     """The run's Project from its sources' facts, those of the files they include that the run does not
-    name (`extra`), what each source reaches (`reach`: include_closure, by path as shown) and the mask
+    name (`extra`), what each source reaches (`reach`: include_closure, (path as shown, reached) pairs) and the mask
     uses of the files holding a mask name. `included`: included_in_run(facts), when the caller has it."""
     defines = header_defines(facts, included if included is not None else included_in_run(facts))
     return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines)
 
 
-def reached_names(facts: Sequence[FileFacts], reach: Mapping[str, frozenset[str]]) -> dict[str, frozenset[str]]:
-    """By path in `reach`, the CUDA-looking names that the files it reaches declare."""
+def reached_names(facts: Sequence[FileFacts], reach: Iterable[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:
+    """By path in `reach` (pairs of a path and the files it reaches), the CUDA-looking names that the files it
+    reaches declare. Most files declare none: without one, no reach is looked at."""
     declared = {f.path: f.names for f in facts if f.names}
     names: dict[str, frozenset[str]] = {}
-    union: dict[frozenset[str], frozenset[str]] = {}  # files reaching the same headers share one set
-    for path, headers in reach.items():
-        if headers not in union:
-            union[headers] = frozenset[str]().union(*(declared.get(h, ()) for h in headers))
-        if union[headers]:
-            names[path] = union[headers]
+    if not declared:
+        return names
+    union: dict[frozenset[str], frozenset[str]] = {}  # files reaching the same declaring headers share one set
+    for path, headers in reach:
+        declaring = frozenset(headers & declared.keys())
+        if declaring:
+            if declaring not in union:
+                union[declaring] = frozenset[str]().union(*(declared[h] for h in declaring))
+            names[path] = union[declaring]
     return names
 
 
@@ -166,13 +170,14 @@ _REQUIRING: dict[int, tuple[LookupTable, dict[bytes, str]]] = {}
 
 
 def included_in_run(facts: Sequence[FileFacts]) -> dict[str, list[str]]:
-    """By path, the files of the run that each one's #include lines name (_resolve_includes): what
-    header_defines follows."""
+    """By path, the files of the run that each one's #include lines name (_resolve_includes), for the files
+    that name one: what header_defines follows."""
     paths = frozenset(f.path for f in facts)
     by_name: dict[str, list[str]] = {}  # the run's files by base name: an include is resolved among its few
     for path in paths:
         by_name.setdefault(os.path.basename(path), []).append(path)
-    return {f.path: _resolve_includes(f, paths, by_name) for f in facts}
+    resolved = ((f.path, _resolve_includes(f, paths, by_name)) for f in facts if f.includes)
+    return {path: found for path, found in resolved if found}  # most files: none, and no entry
 
 
 def header_defines(facts: Sequence[FileFacts], included: Mapping[str, list[str]]) -> dict[str, frozenset[str]]:
@@ -184,7 +189,7 @@ def header_defines(facts: Sequence[FileFacts], included: Mapping[str, list[str]]
         return {}
     reach: dict[str, frozenset[str]] = {}
     for path in own:  # every header reached from each file (include cycles end)
-        seen, todo = set(), list(included[path])
+        seen, todo = set(), list(included.get(path, ()))
         while todo:
             header = todo.pop()
             if header not in seen:
