@@ -128,8 +128,9 @@ def merge_facts(
     included: Mapping[str, list[str]] | None = None,
 ) -> Project:
     """The run's Project from its sources' facts, those of the files they include that the run does not
-    name (`extra`), what each source reaches (`reach`: include_closure, (path as shown, reached) pairs) and the mask
-    uses of the files holding a mask name. `included`: included_in_run(facts), when the caller has it."""
+    name (`extra`), what each source reaches (`reach`: include_closure, pairs of a path as shown and what it
+    reaches) and the mask uses of the files holding a mask name. `included`: included_in_run(facts), when
+    the caller has it."""
     defines = header_defines(facts, included if included is not None else included_in_run(facts))
     return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines)
 
