@@ -123,9 +123,7 @@ def _merged(
 
 def _shown(reached: frozenset[str], shown: dict[str, str]) -> frozenset[str]:
     """The paths a file reaches, as the run shows them (the empty set of most files is kept as it is)."""
-    if not reached or all(shown.get(h, h) == h for h in reached):  # no new set where the run shows real paths
-        return reached
-    return frozenset(shown.get(h, h) for h in reached)
+    return frozenset(shown.get(h, h) for h in reached) if reached else reached
 
 
 def _reaches_another(sources: Sequence[Job], include_dirs: Sequence[str]) -> bool:
