@@ -974,6 +974,11 @@ FOUND = [
         Setup("5.2", "chevron", "t.cu"),
         id="include-path-on-the-next-line",
     ),
+    pytest.param(  # a line splice makes the `#` of the next line code: no include, nothing after it
+        b"\xef\xbb\xbf__syncwarp();\n x \\\n#include <cuda_runtime.h>",
+        Setup("5.2", "chevron", "t.cu"),
+        id="spliced-include-is-no-directive",
+    ),
 ]
 
 

@@ -12,7 +12,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 
 Span = tuple[int, int]  # byte offsets [start, end) into the body
 
@@ -340,11 +340,13 @@ def matching_open(tokens: Tokens, i: int) -> int | None:
 
 
 def starts_line(tokens: Tokens, i: int) -> bool:
-    """True when only blanks and comments precede token i on its line (comments count as a space)."""
+    """True when only blanks and comments precede token i on its line (comments count as a space); a line
+    splice joins two lines into one (` x \\<newline>#include` is no directive)."""
     body, starts, ends = tokens.body, tokens.starts, tokens.ends
     j = i - 1
     while j >= 0:
-        if b"\n" in body[ends[j] : starts[j + 1]]:
+        gap = body[ends[j] : starts[j + 1]]
+        if b"\n" in gap and b"\n" in unsplice(gap):
             return True
         if tokens.kinds[j] != TokenKind.COMMENT:
             return False
