@@ -178,14 +178,9 @@ def _dead_kernels(c: Found, dead: list[MacroBranch]) -> None:
         if body is None or _covering(regions, region_starts, tokens.starts[i]) is not None:
             continue  # a declaration, or a definition not compiled for AMD devices itself (another is)
         name, brace, close = body
-        code = [
-            tokens.starts[k]
-            for k in range(brace + 1, close)
-            if tokens.kinds[k] not in _CODE and c.directive_around(tokens.starts[k]) is None
-        ]
-        covering = [_covering(regions, region_starts, pos) for pos in code]
-        if code and all(r is not None for r in covering):
-            line = c.source.line_col(next(b.line for b in dead if b.region == covering[0]))[0]
+        first = _all_covered(c, regions, region_starts, brace + 1, close)
+        if first is not None:
+            line = c.source.line_col(next(b.line for b in dead if b.region == first))[0]
             c.diag(
                 tokens.starts[name],
                 KERNEL_BODY_NOT_COMPILED,
@@ -193,6 +188,20 @@ def _dead_kernels(c: Found, dead: list[MacroBranch]) -> None:
                 f"(line {line}): the kernel compiles empty, and every launch of it computes nothing",
                 symbol=tokens.text(name),
             )
+
+
+def _all_covered(c: Found, regions: list[Span], region_starts: list[int], first: int, last: int) -> Span | None:
+    """The region holding the first code token of tokens[first:last] when every one of them is in a region
+    (None: one is not, or there is none); it stops at the first that is not, as most kernels' first does."""
+    tokens, found = c.tokens, None
+    for k in range(first, last):
+        if tokens.kinds[k] in _CODE or c.directive_around(tokens.starts[k]) is not None:
+            continue
+        region = _covering(regions, region_starts, tokens.starts[k])
+        if region is None:
+            return None
+        found = region if found is None else found
+    return found
 
 
 def _covering(regions: list[Span], starts: list[int], pos: int) -> Span | None:
