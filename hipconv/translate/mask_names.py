@@ -22,7 +22,7 @@ from hipconv.translate.syntax import (
     parse_call,
     prev_code,
 )
-from hipconv.translate.words import file_words, has_spliced_word, identifier_tokens
+from hipconv.translate.words import WORD_BYTES, file_words, has_spliced_word, identifier_tokens
 
 # Unsigned integer types and their 64-bit counterparts: a variable's type is widened with its value. A
 # signed variable is not a mask hipconv reads: 0xffffffff in an int is -1, all 64 lanes once converted.
@@ -37,7 +37,9 @@ WIDER_TYPES = {
     "std::uint64_t": "std::uint64_t",
 }
 _TYPE_WORDS = frozenset({"unsigned", "signed", "int", "long", "short", "uint32_t", "uint64_t", "int32_t", "std", "::"})
-_MASK_ARGUMENT = re.compile(rb"\b\w+_sync\s*\(\s*([A-Za-z_]\w*)\s*,")  # a name as the first argument
+# a name as the first argument of `<word>_sync(`; the word before `_sync` is tested apart (mask_arguments):
+# a pattern that starts with the literal is searched for it, one that starts with `\w+` tries every byte
+_MASK_ARGUMENT = re.compile(rb"_sync\s*\(\s*([A-Za-z_]\w*)\s*,")
 
 
 class MaskName(NamedTuple):
@@ -99,7 +101,9 @@ def mask_arguments(body: bytes) -> frozenset[bytes]:
     """The names a body passes as the first argument of a *_sync builtin (a lane mask given by name)."""
     if b"_sync" not in body:  # the common case, found without the regular expression
         return frozenset()
-    return frozenset(m.group(1) for m in _MASK_ARGUMENT.finditer(body))
+    return frozenset(
+        m.group(1) for m in _MASK_ARGUMENT.finditer(body) if m.start() and body[m.start() - 1] in WORD_BYTES
+    )
 
 
 def file_mask_uses(sources: Sequence[SourceFile], names: frozenset[bytes], table: LookupTable) -> list[MaskUses]:

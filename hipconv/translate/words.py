@@ -16,8 +16,8 @@ from hipconv.translate.syntax import Span
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
 _LINE_SPLICE = re.compile(rb"\\\r?\n")
-_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-_RUNS = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte becomes a space
+WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_RUNS = bytes(c if c in WORD_BYTES else 0x20 for c in range(256))  # every other byte becomes a space
 _DIGITS = b"0123456789"
 
 
@@ -25,7 +25,7 @@ def has_spliced_word(body: bytes) -> bool:
     """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`)."""
     if b"\\\n" not in body and b"\\\r\n" not in body:
         return False
-    return any(body[m.start() - 1] in _WORD_BYTES for m in _LINE_SPLICE.finditer(body, 1))
+    return any(body[m.start() - 1] in WORD_BYTES for m in _LINE_SPLICE.finditer(body, 1))
 
 
 def file_words(body: bytes) -> frozenset[bytes]:
