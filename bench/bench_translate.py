@@ -4,17 +4,19 @@ revision in the same run, so that a regression shows as a ratio.
 Trees: generated ones of realistic CUDA sources (copies of the test fixtures' programs that build after
 translation: runtime and driver API host code with error checks, warp-shuffle reductions, tiled kernels,
 fp16 math, cooperative groups, multi-file projects, cuSPARSE and cuRAND), and, when ../shared/corpora
-is there, copies of the shared corpora (real CUDA trees) up to --corpora-mb. Each tree is translated by
-this checkout's hipconv and by the base revision's (`git archive REV`, unpacked in a temporary folder,
-run with PYTHONPATH), each in a child process with its own empty cache (HIPCONV_CACHE_DIR): a cold run,
-then a rerun into the same output. Reported: CPU seconds (all processes), wall seconds, MB/s (of CPU
-time), the largest process's peak RSS, the rerun's CPU as a share of the cold run's, and this
-checkout's CPU as a share of the base's.
+is there, copies of the shared corpora (real CUDA trees) up to --corpora-mb, and of their .cu and .cuh
+files alone up to --cuda-mb (a tree where every file is translated, as issue #24 measured). Each tree is
+translated by this checkout's hipconv and by the base revision's (`git archive REV`, unpacked in a
+temporary folder, run with PYTHONPATH), each in a child process with its own empty cache
+(HIPCONV_CACHE_DIR): a cold run, then a rerun into the same output. Reported: CPU seconds (all
+processes), wall seconds, MB/s (of CPU time), the largest process's peak RSS, the rerun's CPU as a share
+of the cold run's, and this checkout's CPU as a share of the base's.
 
     python bench/bench_translate.py                         # 8 and 32 MB generated, corpora; base HEAD~1
     python bench/bench_translate.py --sizes 8 38 150 --jobs 2 --base main
     python bench/bench_translate.py --base none             # this checkout only
     python bench/bench_translate.py --repeat 3              # each checkout 3 times, alternated: the fastest
+    python bench/bench_translate.py --cuda-mb 38            # also the corpora's .cu/.cuh files only (issue #24)
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ SEEDS = REPO / "tests" / "fixtures"
 CORPORA = REPO.parent / "shared" / "corpora"
 sys.path.insert(0, str(REPO))  # this checkout's hipconv, for its one table of file kinds
 
-from hipconv.file_kinds import TRANSLATED, file_kind  # noqa: E402
+from hipconv.file_kinds import TRANSLATED, FileKind, file_kind  # noqa: E402
 
 
 def seed_files() -> list[tuple[str, bytes]]:
@@ -74,17 +76,27 @@ def generate(root: Path, target_bytes: int) -> tuple[int, int]:
     return total, files
 
 
-def copy_corpora(root: Path, target_bytes: int) -> tuple[int, int]:
-    """Copies of the shared corpora (copy1/, copy2/, ...) until the tree holds target_bytes."""
+def copy_corpora(root: Path, target_bytes: int, *, cuda_only: bool = False) -> tuple[int, int]:
+    """Copies of the shared corpora (copy1/, copy2/, ...) until the tree holds target_bytes; `cuda_only`:
+    only their CUDA sources and `.cuh` headers, every file one to translate (the tree issue #24 measured)."""
+
+    def others(folder: str, names: list[str]) -> list[str]:
+        return [n for n in names if not os.path.isdir(os.path.join(folder, n)) and not _is_cuda(n)]
+
     total = files = copy = 0
     while total < target_bytes:
         copy += 1
-        shutil.copytree(CORPORA, root / f"copy{copy}", symlinks=True)
+        shutil.copytree(CORPORA, root / f"copy{copy}", symlinks=True, ignore=others if cuda_only else None)
         for path in (root / f"copy{copy}").rglob("*"):
             if path.is_file() and not path.is_symlink():
                 total += path.stat().st_size
                 files += 1
     return total, files
+
+
+def _is_cuda(name: str) -> bool:
+    """A CUDA source, or a header named as only CUDA code names one."""
+    return file_kind(name) is FileKind.CUDA or (file_kind(name) is FileKind.HEADER and name.lower().endswith(".cuh"))
 
 
 class Run(NamedTuple):
@@ -104,6 +116,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=float, nargs="*", default=[8, 32], help="generated tree sizes in MB")
     parser.add_argument("--corpora-mb", type=float, default=32, help="copies of ../shared/corpora up to this (0: none)")
+    parser.add_argument(
+        "--cuda-mb", type=float, default=0, help="copies of the corpora's .cu and .cuh files only, up to this (0: none)"
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--base", default="HEAD~1", help="the git revision to compare with ('none': no comparison)")
     parser.add_argument("--keep", action="store_true", help="keep the trees")
@@ -122,6 +137,9 @@ def main() -> int:
         if args.corpora_mb > 0 and CORPORA.is_dir():
             corpora = functools.partial(copy_corpora, target_bytes=int(args.corpora_mb * 1e6))
             trees.append((f"corpora {args.corpora_mb:g} MB", corpora))
+        if args.cuda_mb > 0 and CORPORA.is_dir():
+            cuda = functools.partial(copy_corpora, target_bytes=int(args.cuda_mb * 1e6), cuda_only=True)
+            trees.append((f"corpora .cu {args.cuda_mb:g} MB", cuda))
         print(
             f"{'tree':<22} {'files':>6} {'MB':>6} {'hipconv':<10} {'CPU s':>7} {'wall s':>7} {'MB/s':>6} "
             f"{'peak MB':>8} {'rerun':>6} {'vs base':>8}"
