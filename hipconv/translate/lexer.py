@@ -212,7 +212,7 @@ _ORDER = sys.byteorder  # the arrays' (native) byte order
 assert array("I").itemsize == 4, "a 32-bit array('I') is assumed by _Raw.tokens"
 
 
-_LINE_SPLICE = re.compile(rb"\\\r?\n")
+LINE_SPLICE = re.compile(rb"\\\r?\n")
 
 
 def unsplice(text: bytes) -> bytes:
@@ -230,7 +230,7 @@ def _place_splices(body: bytes, starts: array[int], ends: array[int]) -> tuple[i
     since the splice belongs to the gap. Returns the tokens a splice cuts in two, which are the only
     ones whose bytes differ from their spelling."""
     cut: list[int] = []
-    for m in _LINE_SPLICE.finditer(body):
+    for m in LINE_SPLICE.finditer(body):
         i = bisect.bisect_right(starts, m.start()) - 1
         if i < 0 or m.start() >= ends[i]:
             continue  # in a gap

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 from collections.abc import Iterable, Sequence
 
-from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
-_LINE_SPLICE = re.compile(rb"\\\r?\n")
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _RUNS = bytes(c if c in WORD_BYTES else 0x20 for c in range(256))  # every other byte becomes a space
 _DIGITS = b"0123456789"
@@ -25,7 +23,7 @@ def has_spliced_word(body: bytes) -> bool:
     """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`)."""
     if b"\\\n" not in body and b"\\\r\n" not in body:
         return False
-    return any(body[m.start() - 1] in WORD_BYTES for m in _LINE_SPLICE.finditer(body, 1))
+    return any(body[m.start() - 1] in WORD_BYTES for m in LINE_SPLICE.finditer(body, 1))
 
 
 def file_words(body: bytes) -> frozenset[bytes]:
