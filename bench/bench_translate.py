@@ -95,8 +95,8 @@ def copy_corpora(root: Path, target_bytes: int, *, cuda_only: bool = False) -> t
 
 
 def _is_cuda(name: str) -> bool:
-    """A CUDA source, or a header named as only CUDA code names one."""
-    return file_kind(name) is FileKind.CUDA or (file_kind(name) is FileKind.HEADER and name.lower().endswith(".cuh"))
+    """A CUDA source, or a header named as only CUDA code names one (file_kinds makes `.cuh` a header)."""
+    return file_kind(name) is FileKind.CUDA or name.lower().endswith(".cuh")
 
 
 class Run(NamedTuple):
