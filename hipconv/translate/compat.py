@@ -18,6 +18,8 @@ from hipconv.diagnostics import FULL_MASK_WIDENED, SHIMMED
 from hipconv.results import COMPAT_HEADER as COMPAT_HEADER  # re-exported: its home is the leaf results.py
 from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
+from hipconv.rules.simd import TEMPLATE as SIMD_TEMPLATE
+from hipconv.rules.simd import simd_ops
 from hipconv.settings import Version
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
@@ -160,12 +162,17 @@ _INCLUDE = re.compile(r"^#include\b.*$", re.M)
 
 
 def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
-    """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2, a body that
-    several shims share once; the headers a shim includes go to the top, once each."""
+    """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2 (a SIMD
+    intrinsic's from its facts, hipconv.rules.simd), a body that several shims share once; the headers a shim
+    includes go to the top, once each."""
     includes: list[str] = []
     bodies = []
+    simd = simd_ops()
     for shim in sorted(set(shims)):
-        text = render(f"compat/{shim}.h.j2", conversions=all_conversions())
+        if shim in simd:
+            text = render(SIMD_TEMPLATE, simd=simd[shim])
+        else:
+            text = render(f"compat/{shim}.h.j2", conversions=all_conversions())
         for line in _INCLUDE.findall(text):
             if line not in includes:
                 includes.append(line)
