@@ -19,7 +19,7 @@ from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
 from hipconv.excludes import compile_patterns
 from hipconv.resources import cuda_release, hip_releases, rocm_release
-from hipconv.settings import DEFAULT_OFFLOAD_ARCHS, KERNEL_LAUNCH_STYLES, KernelLaunch, Settings
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS, KERNEL_LAUNCH_STYLES, PROJECT_HIP_PATHS, KernelLaunch, Settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,6 +58,7 @@ class Config:
     include_dirs: tuple[Path, ...] = ()  # where #include looks after the file's folder; against the file's folder
     docs_url: str | None = None  # where scan's SARIF links the codes' pages ($HIPCONV_DOCS_URL wins)
     respect_gitignore: bool | None = None  # skip what the trees' .gitignore files ignore (--respect-gitignore)
+    project_hip_path: str | None = None  # keep | off: a project's own HIP path (--project-hip-path)
 
 
 _KEYS = {  # TOML key -> Config field
@@ -73,7 +74,11 @@ _KEYS = {  # TOML key -> Config field
     "compat": "compat",
     "include-dirs": "include_dirs",
     "docs-url": "docs_url",
+    "project-hip-path": "project_hip_path",
 }
+
+
+_CHOICES = {"kernel-launch": KERNEL_LAUNCH_STYLES, "fail-on": FAIL_ON, "project-hip-path": PROJECT_HIP_PATHS}
 
 
 def project_root(start: Path) -> Path:
@@ -152,7 +157,7 @@ def _check(path: Path, key: str, value: Any) -> Any:
             (rocm_release if key == "rocm-version" else cuda_release)(value)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}", hint=exc.hint) from None
-    choices = {"kernel-launch": KERNEL_LAUNCH_STYLES, "fail-on": FAIL_ON}.get(key)
+    choices = _CHOICES.get(key)
     if choices and value not in choices:
         raise ConfigError(f"{where} must be one of {', '.join(choices)}, not {value!r}")
     return value
@@ -179,6 +184,7 @@ def settings_from(
     no_compat: bool = False,
     cuda: str | None = None,
     offload_archs: tuple[str, ...] = (),
+    project_hip_path: str | None = None,
 ) -> Settings:
     """Command-line values, else the configuration file's, else the defaults (`offload_archs`: those
     of --offload-arch, checked by the caller; none: DEFAULT_OFFLOAD_ARCHS)."""
@@ -192,6 +198,7 @@ def settings_from(
         cuda=cuda_release(written_for) if written_for is not None else None,
         include_dirs=tuple(str(d) for d in config.include_dirs),
         offload_archs=offload_archs or DEFAULT_OFFLOAD_ARCHS,
+        project_hip_path=project_hip_path or config.project_hip_path or PROJECT_HIP_PATHS[0],
     )
 
 

@@ -33,6 +33,7 @@ CUBLAS_TYPE_UNMAPPED = "HC018"
 NVCC_SYNTAX = "HC019"
 VERSION_TEST_REWRITTEN = "HC020"
 VERSION_TEST_UNDECIDED = "HC021"
+PROJECT_HIP_PATH = "HC030"
 KERNEL_BODY_NOT_COMPILED = "HC022"
 NULL_ARGUMENT_REJECTED = "HC023"
 SURFACE_MODE_DROPPED = "HC024"
@@ -312,6 +313,18 @@ CODES = _codes(
     ),
     Code(
         KERNEL_BODY_NOT_COMPILED,
+    Code(
+        PROJECT_HIP_PATH,
+        Severity.NOTE,
+        "the project has its own HIP path (a switch such as GGML_USE_HIP, an alias header): its HIP code is kept "
+        "as written, and its tests of the switch read it as defined, so its AMD branches are the ones compiled",
+        "nothing to do; `--project-hip-path off` translates the CUDA branches instead (docs/project-hip-switch.md)",
+        example=Example(
+            "#ifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif",
+            "example.cu:1:2: note[HC030]: this project has its own HIP path (MYLIB_USE_HIP, 1 test); its AMD "
+            "branches are kept, and its tests read MYLIB_USE_HIP as defined",
+        ),
+    ),
         Severity.ERROR,
         "kernel whose whole body is in a branch not compiled for AMD devices: it compiles empty, and its "
         "launches compute nothing",

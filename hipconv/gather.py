@@ -153,7 +153,7 @@ def _decoded(path: str, body: bytes) -> SourceFile | None:
 def links_batch(context: Context, jobs: Sequence[Job]) -> list[tuple[FileFacts | None, bytes | None]]:
     """file_links of each job's source (None for a file that cannot be read or decoded), with the digest of
     its bytes (None: not known, the cache is off), which the later phases look the cache up with."""
-    return list(zip(*_per_source(context, "links", jobs, file_links)))
+    return list(zip(*_per_source(context, "links", jobs, lambda sources: file_links(sources, context.table))))
 
 
 def facts_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:

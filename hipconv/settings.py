@@ -49,6 +49,7 @@ class KernelLaunch(str, enum.Enum):
 
 
 KERNEL_LAUNCH_STYLES = tuple(k.value for k in KernelLaunch)
+PROJECT_HIP_PATHS = ("keep", "off")  # a project's own HIP path: kept and switched on, or translated as CUDA
 DEFAULT_OFFLOAD_ARCHS = ("gfx90a",)  # MI200: known to every ROCm since 4.5 and to Debian's clang 15
 
 
@@ -63,7 +64,12 @@ class Settings:
     cuda: Version | None = None  # the CUDA release the code was written for (--cuda-release); None: the newest bundled
     include_dirs: tuple[str, ...] = ()  # where `#include` looks after the including file's folder (include-dirs)
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS  # the AMD targets build files name (--offload-arch)
+    project_hip_path: str = "keep"  # one of PROJECT_HIP_PATHS (--project-hip-path, matchers.project_hip)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller
             object.__setattr__(self, "kernel_launch", KernelLaunch.parse(self.kernel_launch))
+        if self.project_hip_path not in PROJECT_HIP_PATHS:
+            raise ConfigError(
+                f"unknown project HIP path choice {self.project_hip_path!r}: one of {', '.join(PROJECT_HIP_PATHS)}"
+            )

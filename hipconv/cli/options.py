@@ -14,7 +14,7 @@ import click
 from hipconv.config import FAIL_ON, Config, find_config, load_config, project_root
 from hipconv.console import COLOR_CHOICES, ColorChoice, Display, Verbosity
 from hipconv.report import print_verbose, stderr_console
-from hipconv.settings import DEFAULT_OFFLOAD_ARCHS
+from hipconv.settings import DEFAULT_OFFLOAD_ARCHS, PROJECT_HIP_PATHS
 
 EXIT_OK, EXIT_UNPORTED, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # stopped by SIGINT (Ctrl-C) or SIGTERM: 128 + the signal
@@ -85,6 +85,18 @@ def cuda_release_option() -> Decorator:
         metavar="X.Y",
         help="The CUDA release the code was written for: the value of CUDART_VERSION, CUDA_VERSION and "
         "__CUDACC_VER_MAJOR__/MINOR__ in the version tests rewritten [default: the newest bundled inventory].",
+    )
+
+
+def project_hip_path_option() -> Decorator:
+    """--project-hip-path keep|off: a project's own HIP path (matchers.project_hip); config: project-hip-path."""
+    return click.option(
+        "--project-hip-path",
+        type=click.Choice(PROJECT_HIP_PATHS),
+        default=None,
+        help="A project's own HIP switch (GGML_USE_HIP, USE_ROCM) and alias header: keep its HIP code and read "
+        "its switch as defined, so its AMD branches are compiled; off translates its CUDA branches "
+        "[default: keep].",
     )
 
 

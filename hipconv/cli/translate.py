@@ -24,6 +24,7 @@ from hipconv.cli.options import (
     gitignore_option,
     no_compat_option,
     offload_archs,
+    project_hip_path_option,
     rocm_version_option,
     rules_dir_option,
 )
@@ -44,6 +45,13 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) ->
     summary = outcome.summary
     failing = any(n and fails_on(fail_on, Severity(severity)) for severity, n in summary.severities.items())
     return EXIT_UNPORTED if (strict and summary.unported_count) or failing else EXIT_OK
+
+
+def _output_mode(*, dry_run: bool, show_diff: bool) -> OutputMode:
+    """--dry-run, --diff (not both), or writing."""
+    if dry_run and show_diff:
+        raise click.UsageError("--dry-run and --diff exclude each other")
+    return OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
 
 
 @click.command()
@@ -69,6 +77,7 @@ def _translate_exit(outcome: TranslateOutcome, *, strict: bool, fail_on: str) ->
 @cuda_release_option()
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
 @no_compat_option()
+@project_hip_path_option()
 @click.option(
     "--annotate",
     is_flag=True,
@@ -118,6 +127,7 @@ def translate(
     cuda_release: str | None,
     experimental: bool,
     no_compat: bool,
+    project_hip_path: str | None,
     annotate: bool,
     exclude: tuple[str, ...],
     respect_gitignore: bool | None,
@@ -135,10 +145,8 @@ def translate(
     display: Display,
 ) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
-    if dry_run and show_diff:
-        raise click.UsageError("--dry-run and --diff exclude each other")
     config = config_at(config_path, display)
-    mode = OutputMode.DRY_RUN if dry_run else OutputMode.DIFF if show_diff else OutputMode.WRITE
+    mode = _output_mode(dry_run=dry_run, show_diff=show_diff)
     settings = settings_from(
         config,
         rocm_version,
@@ -148,6 +156,7 @@ def translate(
         no_compat=no_compat,
         cuda=cuda_release,
         offload_archs=offload_archs(offload_arch),
+        project_hip_path=project_hip_path,
     )
     request = TranslateRequest(
         paths,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
@@ -16,6 +17,8 @@ from hipconv.translate.lexer import Tokens
 from hipconv.translate.mask_names import ProjectMask
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
+
+_NO_MACROS: Mapping[str, int] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,10 @@ class FileContext:
     project_names: frozenset[str]  # the CUDA-looking names the project declares itself (no HC001)
     project_masks: Mapping[str, ProjectMask]  # lane masks the run's files define by name
     header_defines: frozenset[str]  # the defines the run's headers it includes need (their rewrites)
+    # the integer macros of the project headers it includes, directly or not (version_tests.integer_macros)
+    project_macros: Mapping[str, int] = field(default_factory=lambda: _NO_MACROS)
+    # the project's own HIP switches (facts.hip_switches) the run found, each with its tests in the run
+    project_switches: Mapping[str, int] = field(default_factory=lambda: _NO_MACROS)
 
     def crosses_directive(self, start: int, end: int, *, inside_ok: bool = True) -> bool:
         """True when [start, end) holds part of a preprocessor line: rewriting it would move or drop the

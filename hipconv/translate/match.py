@@ -83,4 +83,5 @@ def file_context(
         project.names.get(path, frozenset()),
         project.masks,
         project.header_defines.get(path, frozenset()),
+        project_switches=project.hip_switches,
     )

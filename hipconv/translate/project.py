@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from hipconv.rules.model import LookupTable
+from hipconv.translate.facts.hip_switches import switch_tests
 from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
 from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
 from hipconv.translate.source import SourceFile
@@ -33,6 +34,8 @@ class Project:
     # by path, the defines the HIP rewrites of the headers a file includes (directly or not) need before
     # the runtime header (HIP_ENABLE_WARP_SYNC_BUILTINS): a source file defines them at its top
     header_defines: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # the project's own HIP switches (facts.hip_switches), each with the number of its tests in the run
+    hip_switches: Mapping[str, int] = field(default_factory=dict)
 
     def digest(self, path: str) -> bytes:
         """A digest of everything the translation of the file at `path` may read here: part of its cache
@@ -42,6 +45,7 @@ class Project:
                 sorted(self.names.get(path, ())),
                 sorted(self.masks.items()),
                 sorted(self.header_defines.get(path, ())),
+                sorted(self.hip_switches.items()),
             )
         )
         return hashlib.blake2b(text.encode(), digest_size=20).digest()
@@ -56,6 +60,7 @@ class _Facts(NamedTuple):
     mask_arguments: frozenset[bytes]  # names it passes as a lane mask
     requires: frozenset[str]  # defines that the rules of its words require
     includes: tuple[Include, ...]  # its #include lines (include_closure.include_lines)
+    hip_tests: tuple[tuple[str, int, bool], ...]  # macros that may be HIP switches: tests, a switch here
 
 
 class FileFacts(_Facts):
@@ -73,6 +78,7 @@ class FileFacts(_Facts):
         mask_arguments: frozenset[bytes] = EMPTY_SET,
         requires: frozenset[str] = EMPTY_SET,
         includes: tuple[Include, ...] = (),
+        hip_tests: tuple[tuple[str, int, bool], ...] = (),
     ) -> FileFacts:
         return super().__new__(
             cls,
@@ -81,6 +87,7 @@ class FileFacts(_Facts):
             mask_arguments or EMPTY_SET,
             requires or EMPTY_SET,
             _shared_includes(includes),
+            hip_tests or (),
         )
 
 
@@ -97,10 +104,38 @@ def _shared_includes(includes: tuple[Include, ...]) -> tuple[Include, ...]:
     return _INCLUDES.setdefault(shared, shared)  # type: ignore[no-any-return]
 
 
-def file_links(sources: Sequence[SourceFile]) -> list[FileFacts]:
-    """What every source of a run is looked at for: its #include lines and the names it passes as a lane
-    mask. The rest of its facts (file_facts) matter only for a file that another one includes."""
-    return [FileFacts(s.path, mask_arguments=mask_arguments(s.body), includes=include_lines(s.body)) for s in sources]
+def file_links(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
+    """What every source of a run is looked at for: its #include lines, the names it passes as a lane
+    mask and its tests of HIP switches. The rest of its facts (file_facts) matter only for a file that
+    another one includes."""
+    return [
+        FileFacts(
+            s.path,
+            mask_arguments=mask_arguments(s.body),
+            includes=include_lines(s.body),
+            hip_tests=hip_tests(s.body, table),
+        )
+        for s in sources
+    ]
+
+
+def hip_tests(body: bytes, table: LookupTable) -> tuple[tuple[str, int, bool], ...]:
+    """The body's tests of macros that may be HIP switches (facts.hip_switches.switch_tests), as data."""
+    found = switch_tests(body, table)
+    return tuple((name, n, name in found.switches) for name, n in sorted(found.tested.items()))
+
+
+def hip_switches(facts: Iterable[FileFacts]) -> dict[str, int]:
+    """The run's HIP switches: each macro a branch of which selects HIP code in some file, with its tests in
+    every file."""
+    tests: dict[str, int] = {}
+    switches: set[str] = set()
+    for f in facts:
+        for name, n, switch in f.hip_tests:
+            tests[name] = tests.get(name, 0) + n
+            if switch:
+                switches.add(name)
+    return {name: tests[name] for name in sorted(switches)}
 
 
 def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
@@ -111,7 +146,16 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
     facts = []
     for source, found, names in zip(sources, words, declared):
         requires = frozenset(requiring[w] for w in found & requiring.keys())
-        facts.append(FileFacts(source.path, names, mask_arguments(source.body), requires, include_lines(source.body)))
+        facts.append(
+            FileFacts(
+                source.path,
+                names,
+                mask_arguments(source.body),
+                requires,
+                include_lines(source.body),
+                hip_tests(source.body, table),
+            )
+        )
     return facts
 
 
@@ -132,7 +176,8 @@ def merge_facts(
     reaches) and the mask uses of the files holding a mask name. `included`: included_in_run(facts), when
     the caller has it."""
     defines = header_defines(facts, included if included is not None else included_in_run(facts))
-    return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines)
+    switches = hip_switches([*facts, *extra])
+    return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines, switches)
 
 
 def reached_names(facts: Sequence[FileFacts], reach: Iterable[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:

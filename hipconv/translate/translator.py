@@ -57,7 +57,12 @@ def translate_sources(
     """
     words = words if words is not None else [file_words(s.body) for s in sources]
     results: list[FileResult | None] = [None] * len(sources)
-    todo = [n for n, source in enumerate(sources) if needs_translation(source, words[n], table, settings)]
+    switches = frozenset(name.encode() for name in project.hip_switches)  # a file testing one is rewritten
+    todo = [
+        n
+        for n, source in enumerate(sources)
+        if needs_translation(source, words[n], table, settings) or not words[n].isdisjoint(switches)
+    ]
     for n in sorted(set(range(len(sources))) - set(todo)):
         results[n] = FileResult(sources[n].path, FileStatus.UNCHANGED, size=len(sources[n].data))
     tokens = dict(lexed or {})

@@ -23,6 +23,7 @@ from hipconv.translate.matchers import (
     launches,
     nvcc_syntax,
     redefinitions,
+    project_hip,
     runtime_include,
     surfaces,
     texture_refs,
@@ -36,6 +37,7 @@ Matcher = Callable[[FileContext, Earlier], MatchResult]
 MATCHERS: tuple[Matcher, ...] = (
     includes.match,  # include directives; takes the include paths and #error/#warning text
     version_macros.match,  # before the names: it takes over their lines
+    project_hip.match,  # a project's own HIP path: takes its switch tests, keeps its HIP code whole
     identifiers.match,  # every CUDA API name, calls reshaped
     cg_aliases.match,
     half_atomics.match,

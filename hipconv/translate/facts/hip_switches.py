@@ -1,0 +1,150 @@
+"""What a project's own HIP path is: the facts the project pass gathers (project.FileFacts) and the
+matcher project_hip reads; scan reports them through the translator's HC030.
+
+A *switch* is a macro the project tests (`#ifdef M`, `#if defined(M)`, `#ifndef M`, `#if M`) whose name
+says HIP, ROCm or AMD (`GGML_USE_HIP`, `USE_ROCM`, `BNB_HIP`: not `_WIN32` or `NDEBUG`, which also guard
+HIP code now and then) and one of whose branches taken when it is defined holds HIP code: an include of
+a `hip/` header, a HIP spelling of the rule set (`hipMalloc`, `hipStream_t`) or an alias line
+(`#define cudaMalloc hipMalloc`). hipcc's own macros (COMPILER_SWITCHES) are switches the same way but
+need no turning on. A file that defines the macro outside any conditional has decided it: not a switch
+there. Read from the bytes with a line-based reading of the directives (the project pass lexes nothing);
+the matcher reads the tokens for what it writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
+
+from hipconv.rules.model import LookupTable
+from hipconv.translate.words import file_words
+
+COMPILER_SWITCHES = frozenset(
+    ("__HIPCC__", "__HIP__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_DEVICE_COMPILE__")
+)
+SWITCH_NAME = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD)", re.IGNORECASE)  # what a switch's name says
+_NOT_SWITCHES = re.compile(r"_*(?:CUDA|NVCC|NVCOMPILER)")  # CUDA's own macros never are
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)", re.MULTILINE)
+_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
+_TESTED = re.compile(rb"(!\s*)?(?:\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+))")
+_CONDITIONALS = (b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif")
+HIP_HEADER_PREFIX = "hip/"
+
+
+class SwitchTests(NamedTuple):
+    """One file's tests of macros that may be switches: each name, how many tests name it, and whether a
+    branch it selects holds HIP code here."""
+
+    tested: Mapping[str, int]
+    switches: frozenset[str]
+
+
+NO_TESTS = SwitchTests({}, frozenset())
+
+
+def may_be_switch(name: str) -> bool:
+    return bool(SWITCH_NAME.search(name)) and not _NOT_SWITCHES.match(name)
+
+
+def hip_spellings(table: LookupTable) -> frozenset[bytes]:
+    """The HIP spellings the rules write (hipMalloc, hipStream_t), as bytes: evidence of HIP code."""
+    kept = _HIP_NAMES.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    names = frozenset(
+        r.rule.hip.encode()
+        for r in table.identifiers.values()
+        if r.rule is not None and r.rule.hip and r.rule.hip.isidentifier() and r.rule.hip != r.rule.cuda
+    )
+    _HIP_NAMES.clear()
+    _HIP_NAMES[id(table)] = (table, names)
+    return names
+
+
+_HIP_NAMES: dict[int, tuple[LookupTable, frozenset[bytes]]] = {}
+
+
+def alias_of(table: LookupTable, name: str, body: str) -> bool:
+    """Whether `#define name body` is an alias line: a CUDA name the rules know defined as a HIP spelling."""
+    return name in table.identifiers and body.encode() in hip_spellings(table)
+
+
+def directive_code(text: bytes) -> bytes:
+    """A directive's text after its name, without comments and line splices."""
+    return _COMMENT.sub(b" ", text).replace(b"\\\n", b" ")
+
+
+def tested_names(directive: bytes, rest: bytes) -> Iterator[tuple[str, bool]]:
+    """The macros a conditional directive tests, each with whether the directive's branch is taken when it
+    is defined (`#ifdef M`, `defined(M)`, `#if M`) or when it is not (`#ifndef M`, `!defined(M)`)."""
+    rest = rest.strip()
+    if directive == b"else":
+        return
+    if directive in (b"ifdef", b"elifdef", b"ifndef", b"elifndef"):
+        word = re.match(rb"\w+", rest)
+        if word:
+            yield word.group().decode(), not directive.endswith(b"ndef")
+        return
+    if re.fullmatch(rb"!?\s*\w+", rest):  # `#if M`, `#if !M`
+        yield rest.lstrip(b"!").strip().decode(), not rest.startswith(b"!")
+        return
+    for m in _TESTED.finditer(rest):
+        yield (m.group(2) or m.group(3)).decode(), m.group(1) is None
+
+
+def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
+    """The file's tests of macros that may be switches (may_be_switch), and those whose branches hold HIP
+    code here. Cheap for a file with no such test: one search for the word HIP/ROCm/AMD."""
+    lowered = body.lower()
+    if b"#" not in body or not any(w in lowered for w in (b"hip", b"rocm", b"amd")):
+        return NO_TESTS
+    names = hip_spellings(table)
+    tested: dict[str, int] = {}
+    switches: set[str] = set()
+    defined: set[str] = set()
+    stack: list[tuple[set[str], set[str]]] = []  # per open chain: (selecting the branch now, negated so far)
+    at = 0
+    for m in _DIRECTIVE.finditer(body):
+        if stack and any(on for on, _ in stack) and _holds_hip(body[at : m.start()], names):
+            switches.update(*(on for on, _ in stack))
+        at = m.end()
+        directive, rest = m.group(1), directive_code(m.group(2))
+        if directive not in _CONDITIONALS:
+            if stack and any(on for on, _ in stack) and _hip_directive(directive, rest, table):
+                switches.update(*(on for on, _ in stack))
+            elif directive == b"define" and not stack and (word := re.match(rb"\s*(\w+)", rest)):
+                defined.add(word.group(1).decode())
+            continue
+        if directive == b"endif":
+            stack and stack.pop()
+            continue
+        found = [(n, on) for n, on in tested_names(directive, rest) if may_be_switch(n)]
+        for name, _ in found:
+            tested[name] = tested.get(name, 0) + 1
+        selecting = {n for n, on in found if on}
+        negated = {n for n, on in found if not on}
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            stack.append((selecting, negated))
+        elif stack:
+            earlier = stack[-1][1]
+            stack[-1] = (earlier | selecting if directive == b"else" else selecting, earlier | negated)
+    if stack and any(on for on, _ in stack) and _holds_hip(body[at:], names):
+        switches.update(*(on for on, _ in stack))
+    switches -= defined
+    return SwitchTests(tested, frozenset(switches)) if tested else NO_TESTS
+
+
+def _holds_hip(code: bytes, names: frozenset[bytes]) -> bool:
+    return b"hip" in code and not file_words(code).isdisjoint(names)
+
+
+def _hip_directive(directive: bytes, rest: bytes, table: LookupTable) -> bool:
+    """An include of a HIP header, or an alias line."""
+    if directive == b"include":
+        path = re.match(rb'\s*[<"]([^>"]+)', rest)
+        return path is not None and path.group(1).startswith(HIP_HEADER_PREFIX.encode())
+    if directive == b"define":
+        parts = rest.split()
+        return len(parts) == 2 and alias_of(table, parts[0].decode(errors="replace"), parts[1].decode(errors="replace"))
+    return False

@@ -1,0 +1,199 @@
+"""A project's own HIP path (facts.hip_switches): its switch turned on, its HIP code kept as written.
+
+- Each test of a project switch (`MYLIB_USE_HIP`) is rewritten to its reading with the switch defined,
+  the original kept in a comment (`#if 1 /* hipconv: defined(MYLIB_USE_HIP) */`, as version tests are):
+  a plain `hipcc file.cu` then compiles the project's AMD branches, whichever of its headers a
+  translation unit includes first; hipcc's own macros (`__HIPCC__`) need no rewrite.
+- HIP code is kept whole: the branches a switch selects, alias lines (`#define cudaMalloc hipMalloc`)
+  wherever they are, and a file written for HIP (it includes a `hip/` header and uses HIP names, and no
+  CUDA header). They are this matcher's `kept` spans, which the combiner holds every matcher's edits
+  out of (combine.combine), so no renaming matcher needs to know about them.
+- HC030 says so at the first test of each switch in a file. With `--project-hip-path off` nothing is
+  rewritten or kept, and HC030 says the switch stays off.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Iterator, Sequence
+
+from hipconv.diagnostics import PROJECT_HIP_PATH
+from hipconv.translate.context import FileContext
+from hipconv.translate.directives import directive_last_token
+from hipconv.translate.edits import Edit
+from hipconv.translate.facts.hip_switches import (
+    COMPILER_SWITCHES,
+    HIP_HEADER_PREFIX,
+    alias_of,
+    directive_code,
+    hip_spellings,
+    switch_tests,
+    tested_names,
+)
+from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.include_closure import include_lines
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
+
+RULE_ID = "project.hip-switch"
+_OPENERS = ("if", "ifdef", "ifndef")
+_ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
+
+
+def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
+    names = hip_spellings(ctx.table)
+    switch_words = {w.encode() for w in ctx.project_switches}
+    if ctx.words.isdisjoint(names) and ctx.words.isdisjoint(switch_words) and b"hip" not in ctx.words:
+        return MatchResult()
+    own = switch_tests(ctx.source.body, ctx.table)
+    counts = {n: ctx.project_switches.get(n, t) for n, t in own.tested.items() if n in own.switches}
+    counts |= {n: t for n, t in ctx.project_switches.items() if n in own.tested}
+    found = Found(ctx, earlier)
+    keep = ctx.settings.project_hip_path == "keep"
+    rewritten: list[Span] = []
+    branches: list[Span] = []
+    for test in _tests(ctx, frozenset(counts)):
+        if keep and test.name not in COMPILER_SWITCHES:
+            found.edits.append(Edit.replace(test.span[0], test.span[1], test.text, RULE_ID))
+            rewritten.append(test.span)
+        if test.name in counts:
+            _note(found, test.span[0], test.name, counts.pop(test.name), keep=keep)
+    if not keep:
+        return found.result()
+    branches += _selected_branches(ctx, own.switches | ctx.project_switches.keys())
+    branches += _alias_lines(ctx)
+    if _written_for_hip(ctx, names):
+        branches.append((0, len(ctx.source.body)))
+    found.kept += _without(branches, rewritten)
+    return found.result(taken=tuple(rewritten))
+
+
+def _note(found: Found, offset: int, name: str, tests: int, *, keep: bool) -> None:
+    said = f"this project has its own HIP path ({name}, {tests} test{'s' if tests != 1 else ''}); "
+    if not keep:
+        said += "translated without it (--project-hip-path off): its CUDA branches are the ones compiled"
+    elif name in COMPILER_SWITCHES:
+        said += f"its AMD branches are kept as written (hipcc defines {name})"
+    else:
+        said += f"its AMD branches are kept, and its tests read {name} as defined"
+    found.diag(offset, PROJECT_HIP_PATH, said, symbol=name, about_api=False)
+
+
+class _Test:
+    """One test of a switch in a conditional directive: what replaces it."""
+
+    __slots__ = ("name", "span", "text")
+
+    def __init__(self, name: str, span: Span, text: str) -> None:
+        self.name, self.span, self.text = name, span, text
+
+
+def _tests(ctx: FileContext, switches: frozenset[str]) -> Iterator[_Test]:
+    """The switches' tests in conditional directives, in order, each with its reading as defined."""
+    tokens = ctx.tokens
+    for hash_i, name_i, directive in ctx.directives.lines:
+        if directive in ("define", "undef", "include", "else", "endif") or directive not in (*_OPENERS, *_ALTERNATIVES):
+            continue
+        last = directive_last_token(tokens, hash_i)
+        if directive.endswith("def"):  # #ifdef, #ifndef, #elifdef, #elifndef
+            k = next_code(tokens, name_i)
+            if k <= last and tokens.text(k) in switches:
+                on = "1" if directive.endswith("ifdef") else "0"
+                lead = "elif" if directive.startswith("elif") else "if"
+                said = f"#{directive} {tokens.text(k)}"
+                yield _Test(
+                    tokens.text(k), (tokens.starts[name_i], tokens.ends[k]), f"{lead} {on} /* hipconv: {said} */"
+                )
+            continue
+        yield from _expression_tests(tokens, name_i, last, switches)
+
+
+def _expression_tests(tokens: Tokens, name_i: int, last: int, switches: frozenset[str]) -> Iterator[_Test]:
+    """`defined(M)`, `defined M` and a bare `M` in an #if or #elif expression."""
+    k = next_code(tokens, name_i)
+    while k <= last:
+        if tokens.kinds[k] != TokenKind.IDENTIFIER:
+            k = next_code(tokens, k)
+            continue
+        word = tokens.text(k)
+        if word == "defined":
+            inner = next_code(tokens, k)
+            paren = is_punct(tokens, inner, "(")
+            name_k = next_code(tokens, inner) if paren else inner
+            close = next_code(tokens, name_k) if paren else name_k
+            if name_k <= last and tokens.text(name_k) in switches and (not paren or is_punct(tokens, close, ")")):
+                name = tokens.text(name_k)
+                yield _Test(name, (tokens.starts[k], tokens.ends[close]), f"1 /* hipconv: defined({name}) */")
+            k = next_code(tokens, close if close <= last else k)
+            continue
+        if word in switches and not is_punct(tokens, prev_code(tokens, k), "("):
+            yield _Test(word, (tokens.starts[k], tokens.ends[k]), f"1 /* hipconv: {word} */")
+        k = next_code(tokens, k)
+
+
+def _selected_branches(ctx: FileContext, switches: Collection[str]) -> list[Span]:
+    """The bodies of the branches a switch selects when defined: after a test that names it (not negated),
+    and the #else after one that negates it."""
+    tokens, spans = ctx.tokens, ctx.directives.spans
+    span_starts = [a for a, _ in spans]
+    selected: list[Span] = []
+    stack: list[tuple[int | None, bool]] = []  # per open chain: where the selected body starts, negated so far
+    for hash_i, name_i, directive in ctx.directives.lines:
+        if directive not in (*_OPENERS, *_ALTERNATIVES, "endif"):
+            continue
+        start, end = spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
+        if directive not in _OPENERS and stack:
+            body_start, negated = stack.pop()
+            if body_start is not None:
+                selected.append((body_start, start))
+        elif directive not in _OPENERS:
+            continue
+        else:
+            negated = False
+        if directive == "endif":
+            continue
+        text = tokens.body[tokens.ends[name_i] : end]
+        readings = [on for n, on in tested_names(directive.encode(), directive_code(text)) if n in switches]
+        selects = any(readings) or (directive == "else" and negated)
+        stack.append((end if selects else None, negated or (bool(readings) and not all(readings))))
+    return selected
+
+
+def _alias_lines(ctx: FileContext) -> list[Span]:
+    """Every `#define cudaX hipX` line of the file, wherever it is."""
+    tokens, spans = ctx.tokens, ctx.directives.spans
+    span_starts = [a for a, _ in spans]
+    found: list[Span] = []
+    for hash_i, name_i, directive in ctx.directives.lines:
+        if directive != "define":
+            continue
+        last = directive_last_token(tokens, hash_i)
+        name_k = next_code(tokens, name_i)
+        body_k = next_code(tokens, name_k)
+        if body_k == last and tokens.starts[body_k] > tokens.ends[name_k]:  # not `#define f(x)`
+            if alias_of(ctx.table, tokens.text(name_k), tokens.text(body_k)):
+                found.append(spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1])
+    return found
+
+
+def _written_for_hip(ctx: FileContext, names: frozenset[bytes]) -> bool:
+    """A file written for HIP: it includes a `hip/` header and uses HIP names, and includes no CUDA header."""
+    if ctx.words.isdisjoint(names):
+        return False
+    paths = [path for _, path in include_lines(ctx.source.body)]
+    return any(p.startswith(HIP_HEADER_PREFIX) for p in paths) and not any(p in ctx.table.includes for p in paths)
+
+
+def _without(spans: Sequence[Span], holes: Sequence[Span]) -> list[Span]:
+    """The spans less the holes (the tests rewritten inside a kept branch stay rewritten)."""
+    out: list[Span] = []
+    for a, b in spans:
+        for h, e in sorted(holes):
+            if e <= a or h >= b:
+                continue
+            if h > a:
+                out.append((a, h))
+            a = max(a, e)
+        if a < b:
+            out.append((a, b))
+    return out
