@@ -40,6 +40,7 @@ SURFACE_MODE_DROPPED = "HC024"
 SURFACE_MODE_UNSUPPORTED = "HC025"
 MASK_AFTER_EARLY_RETURN = "HC026"
 LEGACY_NAME = "HC027"
+HOST_MATH_INCLUDED = "HC032"
 LITERAL_LANE_MASK = "HC101"
 LANE_MASK_DROPPED = "HC102"
 LANE_MASK_NOT_64_BIT = "HC103"
@@ -347,6 +348,18 @@ CODES = _codes(
             "example.cu:1:1: warning[HC027 cusparse.cusparseScsrmv]: cusparseScsrmv rewritten to hipsparseScsrmv "
             "(a legacy name, in no CUDA 11.8-13.0 inventory (removed from CUDA before 11.8, or hipSPARSE's own "
             "extension); hipSPARSE declares hipsparseScsrmv in ROCm 5.2-7.2)",
+        ),
+    ),
+    Code(
+        HOST_MATH_INCLUDED,
+        Severity.NOTE,
+        "host code calls a C++ math overload that nvcc's runtime header declares in the global namespace and "
+        "HIP's does not (isfinite, abs or sqrt on a float ...): #include <math.h> added",
+        example=Example(
+            "#include <stdio.h>\nint main() {\n  float x = 0.5f;\n  printf(\"%d\\n\", isfinite(x));\n}\n",
+            "example.cu:4:18: note[HC032]: isfinite(...) in host code: nvcc's runtime header declares the C++ math "
+            "overloads (isfinite for float among them) in the global namespace, HIP's does not: #include <math.h> "
+            "added",
         ),
     ),
     Code(

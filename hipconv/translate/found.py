@@ -40,6 +40,7 @@ class MatchResult:
     compat_included: bool = False  # a CUDA header's include became the include of hipconv_compat.h
     uses_api: bool = False  # the file uses a CUDA API (the identifiers matcher)
     includes: Includes | None = None  # the file's include lines (the includes matcher)
+    headers: frozenset[str] = frozenset()  # system headers it needs beside the runtime include (<math.h>)
 
 
 NOTHING = MatchResult()
@@ -84,6 +85,7 @@ class Found:
         "replacement_offsets",
         "shims",
         "defines",
+        "headers",
         "dropped",
         "kept",
         "compat_included",
@@ -100,6 +102,7 @@ class Found:
         self.replacement_offsets: list[int] = []
         self.shims: set[str] = set()
         self.defines: set[str] = set()
+        self.headers: set[str] = set()  # the system headers runtime_include adds beside the runtime include
         self.dropped: list[Span] = []
         self.kept: list[Span] = []
         self.compat_included = False
@@ -144,7 +147,7 @@ class Found:
         includes: Includes | None = None,
     ) -> MatchResult:
         """Frozen, with the facts a matcher reports beside its findings."""
-        found = self.edits or self.diagnostics or self.replacements or self.shims or self.defines
+        found = self.edits or self.diagnostics or self.replacements or self.shims or self.defines or self.headers
         facts = taken or self.rewritten_tests or uses_api or includes is not None
         if not (found or facts or self.dropped or self.kept or self.compat_included):
             return NOTHING
@@ -163,4 +166,5 @@ class Found:
             self.compat_included,
             uses_api,
             includes,
+            frozenset(self.headers),
         )

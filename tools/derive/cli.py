@@ -13,6 +13,7 @@ from tools.derive.contracts import write_contracts
 from tools.derive.core import Family
 from tools.derive.curated import Curated
 from tools.derive.families import check_rules, derive
+from tools.derive.host_math import write_host_math
 from tools.derive.inventory import Inventory
 from tools.derive.libspec import SYMBOL_LIBS
 from tools.derive.simd import write_simd
@@ -85,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     inv = Inventory.load(args.inventory)
     run = derive(inv, cur)
     write_contracts(run.deriver, run.families, REPO / "hipconv" / "data")
+    write_host_math(inv, REPO / "hipconv" / "data")
     write_simd(run.deriver, REPO / "hipconv" / "data")
     problems = run.deriver.problems + check_rules(run.families, inv)
     written = write_rules(run.families, REPO / "rules")

@@ -18,6 +18,7 @@ from hipconv.translate.matchers import (
     cg_aliases,
     cg_members,
     half_atomics,
+    host_math,
     identifiers,
     includes,
     launches,
@@ -50,6 +51,7 @@ MATCHERS: tuple[Matcher, ...] = (
     case_labels.match,
     redefinitions.match,
     launches.match,
+    host_math.match,  # the system headers (<math.h>) runtime_include adds beside the runtime include
     runtime_include.match,  # last: the defines, runtime include and compat include the others need
 )
 

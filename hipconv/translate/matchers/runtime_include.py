@@ -1,7 +1,8 @@
 """The last matcher: the lines the file needs at its top, from what the matchers before it found: the
 defines their rewrites need (and those of the run's headers it includes), the HIP runtime include (implicit
-in a .cu file, and in a C++ source nvcc compiles as CUDA; before the first HIP include of a header), and the
-include of hipconv_compat.h when the file uses a shim."""
+in a .cu file, and in a C++ source nvcc compiles as CUDA; before the first HIP include of a header), and
+right after it the include of hipconv_compat.h when the file uses a shim and the system headers a matcher
+needs (host_math: <math.h>)."""
 
 from __future__ import annotations
 
@@ -23,21 +24,24 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(ctx, earlier)]
     shims = frozenset().union(*(r.shims for r in earlier.results))
     compat = include_line(ctx, shims, compat_included=any(r.compat_included for r in earlier.results))
+    headers = sorted(frozenset().union(*(r.headers for r in earlier.results)))
+    after = ([compat] if compat else []) + [f"#include <{h}>" for h in headers]  # after the runtime include
     if table.runtime_header and not includes.runtime and _needs_runtime(ctx, earlier, includes):
         runtime = f"#include <{table.runtime_header}>"
         if kind.is_cu or includes.hip_line is None or lines:  # nvcc includes it before anything in a .cu file;
             lines.append(runtime)  # the defines a rewrite needs must come before it
-            lines += [compat] if compat else []
+            lines += after
         else:  # a header: right above its first HIP include (inside its include guard)
             nl = ctx.source.newline_at(includes.hip_line)
-            text = runtime + nl + (compat + nl if compat else "")
+            text = "".join(line + nl for line in [runtime, *after])
             found.edits.append(Edit.replace(includes.hip_line, includes.hip_line, text, INSERT_RULE_ID))
-        compat = None
-    if compat and includes.runtime_end is not None:
+        after = []
+    if after and includes.runtime_end is not None:
         nl = ctx.source.newline_at(includes.runtime_end)
-        found.edits.append(Edit.replace(includes.runtime_end, includes.runtime_end, nl + compat, INSERT_RULE_ID))
-    elif compat:
-        lines.append(compat)
+        text = "".join(nl + line for line in after)
+        found.edits.append(Edit.replace(includes.runtime_end, includes.runtime_end, text, INSERT_RULE_ID))
+    else:
+        lines += after
     if lines:
         _insert_at_top(found, "\n".join(lines))
     return found.result()

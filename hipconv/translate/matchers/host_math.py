@@ -1,0 +1,90 @@
+"""Host math that nvcc makes visible: a host function of a .cu file calls `isfinite(x)`, `abs(x)` on a float,
+`sqrt(x)` on a float with only <stdio.h> included, because nvcc's runtime header brings C++ math overloads
+into the global namespace. HIP's does not (clang declares them for device code only): such a file gets
+`#include <math.h>` beside the runtime include (runtime_include writes it), and a note (HC032).
+
+The names are hipconv/data/cuda.host-math, derived from CUDA's inventories (tools/derive/host_math.py).
+A call counts when it is unqualified (not `std::isnan`, not a member) and not in device-only code (a
+`__global__` function, or a `__device__` one that is not `__host__` too), in a file nvcc compiles or a
+header, that includes no <math.h> itself (<cmath> puts the overloads in std only)."""
+
+from __future__ import annotations
+
+import functools
+
+from hipconv.diagnostics import HOST_MATH_INCLUDED
+from hipconv.resources import data_file
+from hipconv.translate.context import FileContext
+from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.include_closure import include_lines
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
+from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside, token_occurrences
+
+NAMES_FILE = "cuda.host-math"
+HEADER = "math.h"
+_DEVICE_ONLY = (b"__global__", b"__device__")
+_HOST = "__host__"
+_QUALIFIED = ("::", ".", "->")
+_DECLARATION_END = (";", "{", "}")
+
+
+@functools.cache
+def names() -> frozenset[bytes]:
+    """hipconv/data/cuda.host-math (empty when it is missing)."""
+    path = data_file(NAMES_FILE)
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return frozenset(line.encode() for line in lines)
+
+
+def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
+    found = Found(ctx, earlier)
+    present = ctx.words & names()
+    if not present or not (ctx.kind.nvcc_compiles or ctx.kind.is_header):
+        return found.result()
+    if any(path == HEADER for _, path in include_lines(ctx.tokens.body)):
+        return found.result()
+    tokens = ctx.tokens
+    device = _device_bodies(tokens)
+    skip = earlier.skip  # include paths, #error text, version tests
+    skip_starts = [a for a, _ in skip]
+    for i in identifier_tokens(tokens, present):
+        if inside(skip, skip_starts, tokens.starts[i]) or any(a <= i < b for a, b in device):
+            continue
+        if _unqualified_call(tokens, i):
+            name = tokens.text(i)
+            found.headers.add(HEADER)
+            found.diag(
+                tokens.starts[i],
+                HOST_MATH_INCLUDED,
+                f"{name}(...) in host code: nvcc's runtime header declares the C++ math overloads ({name} for "
+                f"float among them) in the global namespace, HIP's does not: #include <{HEADER}> added",
+                about_api=False,
+            )
+            break
+    return found.result()
+
+
+def _unqualified_call(tokens: Tokens, i: int) -> bool:
+    return is_punct(tokens, next_code(tokens, i), "(") and not is_punct(tokens, prev_code(tokens, i), *_QUALIFIED)
+
+
+def _device_bodies(tokens: Tokens) -> list[Span]:
+    """The token ranges [`{`, `}`] of device-only function bodies (and device lambdas)."""
+    bodies: list[Span] = []
+    for q in token_occurrences(tokens, _DEVICE_ONLY, WORDY_KINDS):
+        if bodies and bodies[-1][0] < q < bodies[-1][1]:
+            continue  # a lambda or a call inside a body already found
+        host, j = False, prev_code(tokens, q)
+        while j >= 0 and tokens.kinds[j] != TokenKind.PUNCTUATION:  # the specifiers before it
+            host = host or tokens.text(j) == _HOST
+            j = prev_code(tokens, j)
+        j = next_code(tokens, q)
+        while j < len(tokens) and not is_punct(tokens, j, *_DECLARATION_END):
+            host = host or tokens.text(j) == _HOST
+            if is_punct(tokens, j, "(", "["):
+                j = matching_close(tokens, j) or len(tokens)
+            j = next_code(tokens, j)
+        if not host and is_punct(tokens, j, "{") and (close := matching_close(tokens, j)) is not None:
+            bodies.append((j, close))
+    return bodies
