@@ -23,6 +23,7 @@ from tools.derive.libraries import CLibraries
 from tools.derive.libspec import LIBRARIES, LibSpec
 from tools.derive.records import Rule, param_counts
 from tools.derive.runtime import HostFamilies
+from tools.derive.simd import Simd
 from tools.derive.spans import ReleaseSpans
 
 _EDIT = "edit tools/curated.yaml instead"
@@ -99,7 +100,7 @@ def derive(inv: Inventory, cur: Curated) -> Derivation:
     guards = HeaderGuards(d)
     families.append(guards.family())
     print("\n".join(guards.messages))
-    families.append(Compat(d).apply(families))
+    families.append(Compat(d, Simd(d).compat()).apply(families))
     d.problems.extend(enum_splits(inv, families))
     check_converting_rules(d, [r for f in families for r in f.rules if "converts" in r], spans.types.conversions)
     return Derivation(families, d, host, spans.types.conversions)
