@@ -313,8 +313,6 @@ CODES = _codes(
         ),
     ),
     Code(
-        KERNEL_BODY_NOT_COMPILED,
-    Code(
         PROJECT_HIP_PATH,
         Severity.NOTE,
         "the project has its own HIP path (a switch such as GGML_USE_HIP, an alias header): its HIP code is kept "
@@ -326,6 +324,8 @@ CODES = _codes(
             "branches are kept, and its tests read MYLIB_USE_HIP as defined",
         ),
     ),
+    Code(
+        KERNEL_BODY_NOT_COMPILED,
         Severity.ERROR,
         "kernel whose whole body is in a branch not compiled for AMD devices: it compiles empty, and its "
         "launches compute nothing",
