@@ -23,8 +23,8 @@ from hipconv.translate.matchers import (
     includes,
     launches,
     nvcc_syntax,
-    redefinitions,
     project_hip,
+    redefinitions,
     runtime_include,
     surfaces,
     texture_refs,
@@ -37,8 +37,8 @@ Matcher = Callable[[FileContext, Earlier], MatchResult]
 
 MATCHERS: tuple[Matcher, ...] = (
     includes.match,  # include directives; takes the include paths and #error/#warning text
-    version_macros.match,  # before the names: it takes over their lines
     project_hip.match,  # a project's own HIP path: takes its switch tests, keeps its HIP code whole
+    version_macros.match,  # before the names: it takes over their lines
     identifiers.match,  # every CUDA API name, calls reshaped
     cg_aliases.match,
     half_atomics.match,
