@@ -1,0 +1,267 @@
+"""A project's own HIP path (hipconv.translate.matchers.project_hip, facts in translate.facts.hip_switches):
+its switch found, its tests read as defined, its HIP code (branches, alias lines, HIP-written files) kept
+byte for byte, HC030 in translate and scan, and `--project-hip-path off` / `project-hip-path = "off"`."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from helpers import hipcc_syntax, hipcc_syntax_missing, run_cli, tree
+from hipconv.rules import load_ruleset
+from hipconv.settings import Settings, Version
+from hipconv.translate.facts.hip_switches import switch_tests
+from hipconv.translate.source import SourceFile
+from hipconv.translate.translator import translate_one
+
+INFERENCE = FIXTURES / "project_switch_inference" / "cuda"
+
+
+@functools.cache
+def _table(path_choice: str = "keep"):
+    settings = Settings(Version.parse("6.3"), project_hip_path=path_choice)
+    return load_ruleset().table(settings), settings
+
+
+def translate(src: str, *, path: str = "t.h", choice: str = "keep"):
+    table, settings = _table(choice)
+    result = translate_one(SourceFile.from_bytes(path, src.encode()), table, settings)
+    return (result.output.decode() if result.output is not None else src), result
+
+
+def codes(result) -> list[str]:
+    return [d.code for d in result.diagnostics]
+
+
+# --- what a switch is -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("src", "switches", "tested"),
+    [
+        pytest.param(
+            "#ifdef GGML_USE_HIP\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n",
+            {"GGML_USE_HIP"},
+            {"GGML_USE_HIP": 1},
+            id="ifdef-hip-include",
+        ),
+        pytest.param(
+            "#ifndef USE_ROCM\n#include <cuda_fp16.h>\n#else\nhipStream_t s;\n#endif\n",
+            {"USE_ROCM"},
+            {"USE_ROCM": 1},
+            id="ifndef-else-hip-name",
+        ),
+        pytest.param(
+            "#if defined(BNB_HIP) && !defined(NDEBUG)\n#define cudaMalloc hipMalloc\n#endif\n",
+            {"BNB_HIP"},
+            {"BNB_HIP": 1},
+            id="compound-alias-line",
+        ),
+        pytest.param(
+            "#if MYLIB_AMD\n#  if 1\n  hipFree(p);\n#  endif\n#endif\n",
+            {"MYLIB_AMD"},
+            {"MYLIB_AMD": 1},
+            id="bare-name-nested-evidence",
+        ),
+        pytest.param(
+            "#if defined(__HIPCC__)\nhipEvent_t e;\n#endif\n", {"__HIPCC__"}, {"__HIPCC__": 1}, id="compiler-macro"
+        ),
+        pytest.param(
+            "#ifdef MYLIB_USE_HIP\n#define WARP 64\n#else\n#define WARP 32\n#endif\n",
+            set(),
+            {"MYLIB_USE_HIP": 1},
+            id="tested-without-hip-code-here",
+        ),
+        pytest.param(
+            "#define USE_HIP_KERNELS\n#ifdef USE_HIP_KERNELS\nhipFree(p);\n#endif\n",
+            set(),
+            {"USE_HIP_KERNELS": 1},
+            id="defined-by-the-file",
+        ),
+        pytest.param("#ifdef _WIN32\nhipFree(p);\n#endif\n", set(), {}, id="name-says-nothing-of-hip"),
+        pytest.param("#ifdef __CUDACC_HIP__\nhipFree(p);\n#endif\n", set(), {}, id="cuda-macro"),
+        pytest.param(
+            "#ifdef MYLIB_USE_HIP\n#else\nhipFree(p);\n#endif\n", set(), {"MYLIB_USE_HIP": 1}, id="hip-code-when-off"
+        ),
+    ],
+)
+def test_switch_tests(src: str, switches: set[str], tested: dict[str, int]) -> None:
+    found = switch_tests(src.encode(), _table()[0])
+    assert found.switches == switches
+    assert dict(found.tested) == tested
+
+
+# --- what translation writes ------------------------------------------------------------------------------
+
+ALIAS_HEADER = (
+    "#pragma once\n#include <hip/hip_runtime.h>\n"
+    "#define cudaMalloc hipMalloc\n#define cudaDeviceMapHost hipDeviceMapHost\n#define cudaStream_t hipStream_t\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "#if defined(MYLIB_USE_HIP)\n#define cudaMalloc hipMalloc\n#define cudaStream_t hipStream_t\n"
+            "#else\n#include <cuda_runtime.h>\n#endif\ncudaStream_t s;\n",
+            "#if 1 /* hipconv: defined(MYLIB_USE_HIP) */\n#define cudaMalloc hipMalloc\n#define cudaStream_t hipStream_t\n"
+            "#else\n#include <hip/hip_runtime.h>\n#endif\nhipStream_t s;\n",
+            id="alias-lines-kept-test-rewritten",
+        ),
+        pytest.param(
+            "#ifndef MYLIB_USE_HIP\nint cc(cudaDeviceProp& p) { return p.major; }\n#else\n"
+            "int cc(hipDeviceProp_t& p) { cudaStream_t keep; return p.gcnArchName[3]; }\n#endif\n",
+            "#if 0 /* hipconv: #ifndef MYLIB_USE_HIP */\nint cc(hipDeviceProp_t& p) { return p.major; }\n#else\n"
+            "int cc(hipDeviceProp_t& p) { cudaStream_t keep; return p.gcnArchName[3]; }\n#endif\n",
+            id="hip-branch-untouched",
+        ),
+        pytest.param(
+            "#if defined USE_ROCM && !defined(NDEBUG)\nhipFree(p);\n#elif USE_ROCM\ncudaFree(p);\n#endif\n",
+            "#if 1 /* hipconv: defined(USE_ROCM) */ && !defined(NDEBUG)\nhipFree(p);\n#elif 1 /* hipconv: USE_ROCM */\n"
+            "cudaFree(p);\n#endif\n",
+            id="compound-and-bare",
+        ),
+        pytest.param(
+            "#ifdef __HIPCC__\n#define cudaFree hipFree\nint x = cudaFree(p);\n#else\nint x = cudaFree(p);\n#endif\n",
+            "#ifdef __HIPCC__\n#define cudaFree hipFree\nint x = cudaFree(p);\n#else\nint x = hipFree(p);\n#endif\n",
+            id="compiler-macro-kept-as-written",
+        ),
+        pytest.param(
+            "#ifdef MYLIB_USE_HIP\n#ifdef MYLIB_USE_HIP\nhipStream_t s; cudaEvent_t e;\n#endif\n#endif\n",
+            "#if 1 /* hipconv: #ifdef MYLIB_USE_HIP */\n#if 1 /* hipconv: #ifdef MYLIB_USE_HIP */\n"
+            "hipStream_t s; cudaEvent_t e;\n#endif\n#endif\n",
+            id="nested-test-inside-kept-branch",
+        ),
+    ],
+)
+def test_translate(src: str, expected: str) -> None:
+    assert translate(src)[0] == expected
+
+
+def test_note_names_the_switch_once_per_file() -> None:
+    src = "#ifdef MYLIB_USE_HIP\nhipStream_t a;\n#endif\n#if !defined(MYLIB_USE_HIP)\ncudaStream_t b;\n#endif\n"
+    _, result = translate(src)
+    notes = [d for d in result.diagnostics if d.code == "HC030"]
+    assert [(d.line, d.col, d.symbol) for d in notes] == [(1, 2, "MYLIB_USE_HIP")]
+    assert "own HIP path (MYLIB_USE_HIP, 2 tests); its AMD branches are kept" in notes[0].message
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param(ALIAS_HEADER, id="alias-header"),
+        pytest.param(
+            "#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 0; }\n"
+            "void run(float* x) { hipStream_t s; hipStreamCreate(&s); k<<<1, 64, 0, s>>>(x); }\n",
+            id="pure-hip-source",
+        ),
+        pytest.param(
+            "#include <hip/hip_runtime.h>\n#define cudaStream_t hipStream_t\nvoid f() { cudaStream_t s; (void)s; }\n",
+            id="hip-file-using-its-aliases",
+        ),
+    ],
+)
+@pytest.mark.parametrize("path", ["t.h", "t.cu"])
+def test_hip_code_noop(src: str, path: str) -> None:
+    text, result = translate(src, path=path)
+    assert text == src
+    assert result.output is None
+    assert "HC030" not in codes(result)
+
+
+def test_no_hip_path_noop() -> None:
+    """A project switch that is not HIP's: translated as today, whatever --project-hip-path says."""
+    src = "#ifdef MYLIB_USE_OPENCL\nint q;\n#else\ncudaStream_t s;\n#endif\n"
+    assert translate(src)[0] == translate(src, choice="off")[0] == src.replace("cudaStream_t", "hipStream_t")
+    assert "HC030" not in codes(translate(src)[1])
+
+
+def test_off_translates_as_before() -> None:
+    src = "#if defined(MYLIB_USE_HIP)\n" + ALIAS_HEADER.split("\n", 2)[2] + "#endif\n"
+    text, result = translate(src, choice="off")
+    assert text.startswith("#if defined(MYLIB_USE_HIP)\n#define hipMalloc hipMalloc\n#define hipDeviceMapHost ")
+    assert "translated without it (--project-hip-path off)" in result.diagnostics[0].message
+
+
+def test_unknown_choice_is_a_config_error() -> None:
+    from hipconv.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="project HIP path"):
+        Settings(Version.parse("6.3"), project_hip_path="on")
+
+
+# --- the project: a switch found in one file applies to every file that tests it --------------------------
+
+
+def _project(root: Path) -> Path:
+    src = root / "proj"
+    (src / "include").mkdir(parents=True)
+    (src / "include" / "vendor.h").write_text(
+        "#pragma once\n#ifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+    )
+    (src / "kernels.cu").write_text(
+        '#include "include/vendor.h"\n#ifdef MYLIB_USE_HIP\nconstexpr int warp = 64;\n#else\n'
+        "constexpr int warp = 32;\n#endif\nvoid f() { cudaDeviceSynchronize(); }\n"
+    )
+    (src / "config.h").write_text("#ifndef MYLIB_USE_HIP\n#define MYLIB_LANES 32\n#endif\n")
+    return src
+
+
+def test_a_switch_found_in_one_file_applies_to_the_others(tmp_path: Path) -> None:
+    src = _project(tmp_path)
+    run = run_cli("translate", src, "-o", tmp_path / "out", "--no-cache")
+    assert run.code == 0, run.stderr
+    out = tree(tmp_path / "out")
+    assert out["kernels.cu"].decode().splitlines()[2] == "#if 1 /* hipconv: #ifdef MYLIB_USE_HIP */"
+    assert out["config.h"].decode().startswith("#if 0 /* hipconv: #ifndef MYLIB_USE_HIP */\n")
+    assert "(MYLIB_USE_HIP, 3 tests)" in run.stderr
+    assert run.stderr.count("note[HC030]") == 3  # one per file that tests it
+
+
+def test_scan_names_the_switch(tmp_path: Path) -> None:
+    run = run_cli("scan", INFERENCE, "--format", "json")
+    assert run.code == 1  # HC301 in the CUDA branch: a warning
+    assert b'"code": "HC030"' in run.stdout and b"own HIP path (MYLIB_USE_HIP, 4 tests)" in run.stdout
+    assert run_cli("scan", INFERENCE, "--disable", "HC301").code == 0  # a note alone fails nothing
+
+
+def test_config_turns_it_off(tmp_path: Path) -> None:
+    src = _project(tmp_path)
+    (tmp_path / ".hipconv.toml").write_text('project-hip-path = "off"\n')
+    run = run_cli("translate", src, "-o", tmp_path / "out", "--no-cache", "--config", tmp_path / ".hipconv.toml")
+    assert run.code == 0, run.stderr
+    assert tree(tmp_path / "out")["kernels.cu"].decode().splitlines()[2] == "#ifdef MYLIB_USE_HIP"
+    (tmp_path / ".hipconv.toml").write_text('project-hip-path = "on"\n')
+    bad = run_cli("translate", src, "-o", tmp_path / "out2", "--config", tmp_path / ".hipconv.toml")
+    assert bad.code == 2 and "project-hip-path must be one of keep, off" in bad.stderr
+
+
+def test_option_turns_it_off(tmp_path: Path) -> None:
+    src = _project(tmp_path)
+    run = run_cli("translate", src, "-o", tmp_path / "out", "--no-cache", "--project-hip-path", "off")
+    assert run.code == 0, run.stderr
+    assert tree(tmp_path / "out")["config.h"] == b"#ifndef MYLIB_USE_HIP\n#define MYLIB_LANES 32\n#endif\n"
+    assert run_cli("translate", src, "--dry-run", "--project-hip-path", "on").code == 2
+
+
+# --- the AMD branches are the ones compiled ---------------------------------------------------------------
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(hipcc_syntax_missing() is not None, reason=hipcc_syntax_missing() or "")
+@pytest.mark.parametrize(("choice", "compiles"), [("keep", True), ("off", False)])
+def test_amd_branch_compiled_only_when_kept(tmp_path: Path, choice: str, compiles: bool) -> None:
+    """device_info.cu holds static_assert(mylib_amd_path): only its AMD branch declares the name."""
+    shutil.copytree(INFERENCE, tmp_path / "cuda")
+    out = tmp_path / "hip"
+    run = run_cli("translate", tmp_path / "cuda", "-o", out, "--rocm-version", "6.3", "--project-hip-path", choice)
+    assert run.code == 0, run.stderr
+    checked = hipcc_syntax(out / "src" / "device_info.cu", [out / "include", out])
+    assert (checked.returncode == 0) is compiles, checked.stderr
+    if not compiles:
+        assert "mylib_amd_path" in checked.stderr
