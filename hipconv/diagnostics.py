@@ -41,6 +41,7 @@ SURFACE_MODE_UNSUPPORTED = "HC025"
 MASK_AFTER_EARLY_RETURN = "HC026"
 LEGACY_NAME = "HC027"
 HOST_MATH_INCLUDED = "HC032"
+ARCH_BRANCH_NVIDIA_ONLY = "HC028"
 LITERAL_LANE_MASK = "HC101"
 LANE_MASK_DROPPED = "HC102"
 LANE_MASK_NOT_64_BIT = "HC103"
@@ -334,6 +335,20 @@ CODES = _codes(
             "__global__ void k(float *x) {\n#if __CUDA_ARCH__ < 300\n  x[0] = 1.0f;\n#endif\n}",
             "example.cu:1:17: error[HC022]: the whole body of kernel k is in a branch that is not compiled for AMD "
             "devices (line 2): the kernel compiles empty, and every launch of it computes nothing",
+        ),
+    ),
+    Code(
+        ARCH_BRANCH_NVIDIA_ONLY,
+        Severity.ERROR,
+        "NVIDIA-only code (inline PTX, wmma, a name the targeted ROCm lacks) in the branch of an architecture "
+        "test that AMD devices compile, with no portable branch in its chain to take instead",
+        "give the chain a branch for AMD devices (a portable #else, __gfx*__ builtins), or guard the caller",
+        example=Example(
+            "__device__ int lane() {\n  int id = 0;\n#if __CUDA_ARCH__ >= 700\n"
+            '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n#endif\n  return id;\n}',
+            "example.cu:4:3: error[HC028]: inline PTX (mov.u32) in the branch of line 3, which is compiled for AMD "
+            "devices as nvcc compiles it for a current NVIDIA GPU, and no branch of its chain is portable: this "
+            "does not compile for AMD; write the branch for AMD devices (a portable #else, or __gfx*__ builtins)",
         ),
     ),
     Code(

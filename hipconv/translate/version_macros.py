@@ -22,6 +22,7 @@ from hipconv.diagnostics import KERNEL_BODY_NOT_COMPILED
 from hipconv.translate.directives import Directives
 from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.matchers.arch_chains import Arm, Plan, plan_chain
 from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
 from hipconv.translate.version_tests import (
@@ -34,10 +35,13 @@ from hipconv.translate.version_tests import (
     code_of,
     comments_text,
     hip_reading,
+    integer_macros,
+    only_defined_arch,
     pp_tokens,
     report_undecidable,
     rewrite,
     settings_worlds,
+    with_macros,
     written,
 )
 from hipconv.translate.version_uses import match_code_uses, match_defines
@@ -60,7 +64,10 @@ def match_version_macros(c: Found, directives: Directives, words: frozenset[byte
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
     if words.isdisjoint(WORDS):
         return []
-    w = settings_worlds(c.settings)
+    w = with_macros(settings_worlds(c.settings), integer_macros(c.tokens, directives, c.ctx.project_macros))
+    plans: dict[int, Plan] = {}
+    for chain in _chains(c, directives):
+        plans |= plan_chain(c, w, chain)
     done: list[Span] = []
     branches: list[MacroBranch] = []
     stack: list[tuple[int, bool | None]] = []  # per open chain: its current branch, whether one was taken
@@ -69,7 +76,8 @@ def match_version_macros(c: Found, directives: Directives, words: frozenset[byte
         if name not in _OPENERS + _ALTERNATIVES + ("endif",):
             continue
         span = directives.spans[bisect.bisect_right(span_starts, c.tokens.starts[hash_i]) - 1]
-        test = _device_test(c, w, name, name_i, span, done) if name != "endif" else None
+        plan = plans.get(span[0])
+        test = _device_test(c, w, name, name_i, span, done, plan) if name != "endif" else None
         if name not in _OPENERS and stack:  # the chain's current branch ends here
             current, taken = stack.pop()
             branches[current] = branches[current]._replace(region=(branches[current].region[0], span[0]))
@@ -89,14 +97,39 @@ def match_version_macros(c: Found, directives: Directives, words: frozenset[byte
     return done
 
 
-def _device_test(c: Found, w: Worlds, name: str, name_i: int, span: Span, done: list[Span]) -> bool | None:
+def _chains(c: Found, directives: Directives) -> list[list[Arm]]:
+    """Every #if/#ifdef/#ifndef chain of the file, as its branches in order."""
+    span_starts = [a for a, _ in directives.spans]
+    open_chains: list[list[Arm]] = []
+    chains: list[list[Arm]] = []
+    for hash_i, name_i, name in directives.lines:
+        if name not in _OPENERS + _ALTERNATIVES + ("endif",):
+            continue
+        span = directives.spans[bisect.bisect_right(span_starts, c.tokens.starts[hash_i]) - 1]
+        if name in _OPENERS:
+            open_chains.append([])
+        elif not open_chains:
+            continue  # an #else or #endif without its #if
+        else:
+            arms = open_chains[-1]
+            arms[-1] = arms[-1]._replace(region=(arms[-1].region[0], span[0]))
+            if name == "endif":
+                chains.append(open_chains.pop())
+                continue
+        open_chains[-1].append(Arm(name, name_i, span, (span[1], span[1])))
+    return chains
+
+
+def _device_test(
+    c: Found, w: Worlds, name: str, name_i: int, span: Span, done: list[Span], plan: Plan | None
+) -> bool | None:
     """Rewrite or report one conditional directive; whether it holds on the AMD device pass after translation."""
     tokens = c.tokens
     if name == "else":
         return True
     first = next_code(tokens, name_i)
     if name in ("ifdef", "ifndef", "elifdef", "elifndef"):
-        return _defined_test(c, w, name, name_i, first, done)
+        return _defined_test(c, w, name, name_i, first, done, plan)
     if name not in _CONDITIONALS:
         return None
     code = code_of(tokens, first, bisect.bisect_left(tokens.starts, span[1]))
@@ -106,12 +139,13 @@ def _device_test(c: Found, w: Worlds, name: str, name_i: int, span: Span, done: 
     try:
         if not mentions(parse(pp), MACROS):
             return None
-        if _only_defined_arch(pp):  # the rename rule's `defined(__HIP_DEVICE_COMPILE__)` is exact
+        if only_defined_arch(pp):  # the rename rule's `defined(__HIP_DEVICE_COMPILE__)` is exact
             return _device_value(pp, w)
         done.append(span)
         pp = _renamed(c, pp)
         said = (tokens.starts[code[0]], tokens.ends[code[-1]])
-        device = rewrite(c, w, Test(pp, said, written(pp), f"#{name}", comments=comments_text(tokens, code)))
+        test = Test(pp, said, written(pp), f"#{name}", comments=comments_text(tokens, code))
+        device = rewrite(c, w, _planned(test, plan))
     except Undecidable as why:
         offset = tokens.starts[next(k for k in code if tokens.text(k) in MACROS)]
         report_undecidable(c, w, f"#{name}", offset, pp, str(why))
@@ -120,15 +154,8 @@ def _device_test(c: Found, w: Worlds, name: str, name_i: int, span: Span, done: 
     return None if value not in ("0", "1") else value == "1"
 
 
-def _only_defined_arch(pp: list[PPToken]) -> bool:
-    """Whether the macros the test names are only __CUDA_ARCH__, each as the operand of `defined`."""
-    for k, t in enumerate(pp):
-        if t.text not in MACROS:
-            continue
-        before = [u.text for u in pp[max(0, k - 2) : k]]
-        if t.text != ARCH or not (before[-1:] == ["defined"] or before == ["defined", "("]):
-            return False
-    return True
+def _planned(test: Test, plan: Plan | None) -> Test:
+    return test if plan is None else test._replace(chosen=plan.chosen, why=plan.why, quiet=plan.quiet)
 
 
 def _device_value(pp: list[PPToken], w: Worlds) -> bool | None:
@@ -148,7 +175,9 @@ def _renamed(c: Found, pp: list[PPToken]) -> list[PPToken]:
     return out
 
 
-def _defined_test(c: Found, w: Worlds, name: str, name_i: int, first: int, done: list[Span]) -> bool | None:
+def _defined_test(
+    c: Found, w: Worlds, name: str, name_i: int, first: int, done: list[Span], plan: Plan | None
+) -> bool | None:
     """`#ifdef M`: __CUDA_ARCH__ is renamed to __HIP_DEVICE_COMPILE__ (rules); a version macro, which nvcc
     always defines (cuda_runtime_api.h, the compiler) and HIP never does, is rewritten as `defined(M)` is."""
     tokens = c.tokens
@@ -162,7 +191,7 @@ def _defined_test(c: Found, w: Worlds, name: str, name_i: int, first: int, done:
     negated = "!" if name.endswith("ifndef") else ""
     pp = [PPToken(t, False) for t in (negated, "defined", "(", macro, ")") if t]
     lead = "elif " if name.startswith("elif") else "if "
-    device = rewrite(c, w, Test(pp, span, f"#{name} {macro}", f"#{name}", lead))
+    device = rewrite(c, w, _planned(Test(pp, span, f"#{name} {macro}", f"#{name}", lead), plan))
     return condition_text(device) == "1"
 
 

@@ -10,12 +10,16 @@ directives) and version_uses (code, #define bodies).
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
 from hipconv.resources import default_cuda
 from hipconv.settings import Settings, Version
 from hipconv.translate.branches import grouped
+from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
@@ -28,9 +32,10 @@ from hipconv.translate.pp_expr import (
     by_pass,
     condition_text,
     evaluate,
+    mentions,
     parse,
 )
-from hipconv.translate.syntax import Span
+from hipconv.translate.syntax import Span, is_punct, next_code
 
 RULE_ID = "nvcc.version-test"
 ARCH = "__CUDA_ARCH__"
@@ -39,6 +44,7 @@ VERSIONS = ("CUDART_VERSION", "CUDA_VERSION", "__CUDART_API_VERSION", "__CUDACC_
 MACROS = frozenset((ARCH, *VERSIONS))
 WORDS = frozenset(m.encode() for m in MACROS)
 CODE = (TokenKind.WHITESPACE, TokenKind.COMMENT)  # what is not code
+_NONE: Mapping[str, int] = MappingProxyType({})
 
 
 class Worlds(NamedTuple):
@@ -61,6 +67,63 @@ def settings_worlds(settings: Settings) -> Worlds:
     return worlds(str(settings.cuda) if settings.cuda is not None else default_cuda())
 
 
+def with_macros(w: Worlds, macros: Mapping[str, int]) -> Worlds:
+    """The worlds with the project's own integer macros, the same in each (nvcc's macros keep their values)."""
+    if not macros:
+        return w
+    return w._replace(host={**macros, **w.host}, device={**macros, **w.device}, hip={**macros, **w.hip})
+
+
+def integer_macros(tokens: Tokens, directives: Directives, inherited: Mapping[str, int] = _NONE) -> dict[str, int]:
+    """The object-like macros the file defines as an integer constant expression (`#define CC_VOLTA 700`,
+    `#define CC_AMD (CC_OFFSET + 1030)`), folded through each other and `inherited` (those of the project
+    headers it includes); one defined twice with different values, or #undef'd, is not known."""
+    bodies: dict[str, list[list[PPToken]]] = {}
+    undefined: set[str] = set()
+    span_starts = [a for a, _ in directives.spans]
+    for hash_i, name_i, name in directives.lines:
+        if name not in ("define", "undef"):
+            continue
+        macro_i = next_code(tokens, name_i)
+        if macro_i >= len(tokens) or tokens.kinds[macro_i] != TokenKind.IDENTIFIER:
+            continue
+        macro = tokens.text(macro_i)
+        if name == "undef":
+            undefined.add(macro)
+            continue
+        after = macro_i + 1
+        if after < len(tokens) and is_punct(tokens, after, "(") and tokens.starts[after] == tokens.ends[macro_i]:
+            continue  # function-like
+        span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
+        code = code_of(tokens, after, bisect.bisect_left(tokens.starts, span[1]))
+        bodies.setdefault(macro, []).append(pp_tokens(tokens, code))
+    known = {name: value for name, value in inherited.items() if name not in bodies and name not in undefined}
+    todo = {name: pps for name, pps in bodies.items() if name not in undefined and name not in MACROS}
+    while todo:
+        found = {name: value for name, pps in todo.items() if (value := _constant(pps, known)) is not None}
+        if not found:
+            break
+        known |= found
+        todo = {name: pps for name, pps in todo.items() if name not in found}
+    return known
+
+
+def _constant(bodies: list[list[PPToken]], known: Mapping[str, int]) -> int | None:
+    """The one integer all the bodies of a macro evaluate to with the `known` macros (None: not known yet,
+    or not one)."""
+    values = set()
+    for pp in bodies:
+        try:
+            node = parse(pp) if pp else None
+            value = evaluate(node, known) if node is not None and not mentions(node, MACROS) else None
+        except Undecidable:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            return None
+        values.add(value)
+    return values.pop() if len(values) == 1 else None
+
+
 class Test(NamedTuple):
     """One test to rewrite: what it evaluates, what is replaced, and how it is shown."""
 
@@ -72,6 +135,10 @@ class Test(NamedTuple):
     comments: str = ""  # the comments inside the replaced text, kept after it
     device_test: str = DEVICE_TEST  # `__HIP_DEVICE_COMPILE__` in a macro body (no `defined` from an expansion)
     wrap: bool = False  # parenthesize the new condition (a macro body)
+    # the values on the host and device passes chosen for the branches' contents (version_macros); None: nvcc's
+    chosen: tuple[Value, Value] | None = None
+    why: str = ""  # why they were chosen, for the message
+    quiet: bool = False  # reported otherwise (HC028): no HC020 note
 
 
 def code_of(tokens: Tokens, first: int, end: int) -> list[int]:
@@ -103,19 +170,21 @@ def rewrite(c: Found, w: Worlds, test: Test) -> Value:
     """Replace the test with the condition that selects nvcc's branches under HIP and report it (HC020); the
     test's value on nvcc's device pass (Undecidable, untouched, where no reading is safe)."""
     node = parse(test.pp)
-    host, device = evaluate(node, w.host), evaluate(node, w.device)
+    host, device = test.chosen or (evaluate(node, w.host), evaluate(node, w.device))
     new = by_pass(host, device, test.device_test)
     new = grouped(new) if test.wrap else new
     start, end = test.span
     c.edits.append(Edit.replace(start, end, f"{test.lead}{new} /* hipconv: {test.said} */{test.comments}", RULE_ID))
     c.rewritten_tests[start] = (end, new)
+    if test.quiet:
+        return device
     shown = test.said if test.lead else f"{test.where} {test.said}"
     now = f"#{test.lead.strip()} {new}" if test.lead else f"{test.where} {new}"
     c.diag(
         start,
         VERSION_TEST_REWRITTEN,
         f"{shown} now reads {now}: {'what it selects' if test.wrap else 'its branch'} is "
-        + _meaning(host, device, test.pp, w),
+        + (test.why or _meaning(host, device, test.pp, w)),
         symbol=first_macro(test.pp),
     )
     return device
@@ -134,11 +203,27 @@ def _meaning(host: Value, device: Value, pp: list[PPToken], w: Worlds) -> str:
         readings.append(
             f"{ARCH} undefined on the host pass and newer than every architecture tested on the device pass"
         )
+    return f"{passes_text(host, device)}, as nvcc compiles it with {' and '.join(readings)}"
+
+
+def passes_text(host: Value, device: Value) -> str:
+    """Which passes compile a branch whose test has these values: `compiled on the host pass only`."""
     h, d = condition_text(host), condition_text(device)
     where = {("0", "1"): "compiled for AMD devices only", ("1", "0"): "compiled on the host pass only"}
     if h == d:
         where[h, d] = {"1": "compiled on both passes", "0": "compiled on neither pass"}.get(h, "kept")
-    return f"{where.get((h, d), 'split by pass')}, as nvcc compiles it with {' and '.join(readings)}"
+    return where.get((h, d), "split by pass")
+
+
+def only_defined_arch(pp: list[PPToken]) -> bool:
+    """Whether the macros the test names are only __CUDA_ARCH__, each as the operand of `defined`."""
+    for k, t in enumerate(pp):
+        if t.text not in MACROS:
+            continue
+        before = [u.text for u in pp[max(0, k - 2) : k]]
+        if t.text != ARCH or not (before[-1:] == ["defined"] or before == ["defined", "("]):
+            return False
+    return True
 
 
 def hip_reading(pp: list[PPToken], w: Worlds) -> bool | None:

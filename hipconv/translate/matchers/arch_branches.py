@@ -1,0 +1,119 @@
+"""What one branch of an architecture test holds, for choosing the branch AMD compiles (translate.version_macros).
+
+Two facts decide it. A branch is NVIDIA-only when it holds inline assembly (nvcc compiles device `asm` as
+PTX), a name of the NVIDIA-only APIs below, or a CUDA name whose rule says the targeted ROCm has no
+counterpart (unsupported, removed, newer than the target): AMD devices cannot compile it. A branch is the
+fallback of a feature HIP has when it defines a function whose name HIP declares for the targeted release
+(`atomicAdd`, `__hmax_nan`, `__shfl_down`): written for the architectures that lacked it, it would be a
+second definition of what HIP's headers declare on both passes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from hipconv.resources import hip_names
+from hipconv.rules.model import Action, LookupTable
+from hipconv.settings import Version
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
+
+# names of NVIDIA-only APIs that no rule names (a namespace, compiler builtins), and what they are
+NVIDIA_ONLY_NAMES = {
+    "nvcuda": "the nvcuda::wmma tensor-core API (rocWMMA is a separate library)",
+    "wmma": "the nvcuda::wmma tensor-core API (rocWMMA is a separate library)",
+}
+NVIDIA_ONLY_PREFIXES = {
+    "__nvvm_": "an NVVM compiler builtin",
+    "__pipeline_": "the cp.async pipeline primitives",
+}
+_ASM = frozenset({"asm", "__asm__", "__asm"})
+_ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "inline", "goto"})
+_NOT_PORTABLE = frozenset({Action.UNSUPPORTED, Action.REMOVED, Action.UNAVAILABLE})
+_PTX_MNEMONIC = re.compile(r"[a-z][a-z0-9_]*\.[a-z0-9_]+")  # mma.sync, ld.global, cp.async, mov.u32
+_AFTER_PARAMETERS = frozenset({"const", "noexcept", "override", "final", "volatile", "&", "&&"})
+
+
+class Holds(NamedTuple):
+    """What a branch holds that decides whether AMD compiles it."""
+
+    nvidia_only: str = ""  # what AMD cannot compile there (`inline PTX (mma.sync.aligned)`); "": nothing
+    nvidia_at: int = -1  # its offset
+    provides: str = ""  # a function it defines that HIP declares for the target; "": none
+
+    @property
+    def portable(self) -> bool:
+        return not self.nvidia_only and not self.provides
+
+
+def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version) -> Holds:
+    """What the code in the byte region (a branch, its nested directives included) holds."""
+    first, end = tokens.within(region)
+    nvidia, at, provides, depth = "", -1, "", 0
+    for k in range(first, end):
+        kind = tokens.kinds[k]
+        if kind == TokenKind.PUNCTUATION:
+            text = tokens.text(k)
+            depth += (text == "{") - (text == "}")
+            continue
+        if kind not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+            continue
+        name = tokens.text(k)
+        if not nvidia:
+            nvidia = _nvidia_only(tokens, k, name, end, table)
+            at = tokens.starts[k] if nvidia else -1
+        if not provides and depth == 0 and kind == TokenKind.IDENTIFIER and _defines(tokens, k, end):
+            provides = name if _hip_declares(name, rocm) else ""
+    return Holds(nvidia, at, provides)
+
+
+def _nvidia_only(tokens: Tokens, k: int, name: str, end: int, table: LookupTable) -> str:
+    if name in _ASM:
+        return _asm(tokens, k, end)
+    if name in NVIDIA_ONLY_NAMES:
+        return f"`{name}`, {NVIDIA_ONLY_NAMES[name]}"
+    prefix = next((p for p in NVIDIA_ONLY_PREFIXES if name.startswith(p)), "")
+    if prefix:
+        return f"`{name}`, {NVIDIA_ONLY_PREFIXES[prefix]}"
+    found = table.identifiers.get(name)
+    if found is not None and found.action in _NOT_PORTABLE:
+        return f"`{name}`, which HIP lacks ({found.action.value} for this target)"
+    return ""
+
+
+def _asm(tokens: Tokens, k: int, end: int) -> str:
+    """`asm [volatile] ("ptx" ...)`: inline PTX, named by its first instruction."""
+    j = next_code(tokens, k)
+    while j < end and tokens.text(j) in _ASM_QUALIFIERS:
+        j = next_code(tokens, j)
+    if j >= end or not is_punct(tokens, j, "("):
+        return ""
+    literal = next_code(tokens, j)
+    text = tokens.text(literal) if literal < end and tokens.kinds[literal] == TokenKind.LITERAL else ""
+    mnemonic = _PTX_MNEMONIC.search(text)
+    return f"inline PTX ({mnemonic.group(0)})" if mnemonic else "inline PTX"
+
+
+def _defines(tokens: Tokens, k: int, end: int) -> bool:
+    """Whether the identifier at k names a function defined there: `name(...) {`, not a call or a member."""
+    before = prev_code(tokens, k)
+    if before >= 0 and is_punct(tokens, before, ".", "->", "::", "=", "(", ",", "return"):
+        return False
+    if before >= 0 and tokens.text(before) == "return":
+        return False
+    j = next_code(tokens, k)
+    if j >= end or not is_punct(tokens, j, "("):
+        return False
+    close = matching_close(tokens, j)
+    if close is None or close >= end:
+        return False
+    j = next_code(tokens, close)
+    while j < end and tokens.text(j) in _AFTER_PARAMETERS:
+        j = next_code(tokens, j)
+    return j < end and is_punct(tokens, j, "{")
+
+
+def _hip_declares(name: str, rocm: Version) -> bool:
+    presence = hip_names().get(name)
+    return presence is not None and ".".join(str(p) for p in (rocm.parts + (0,))[:2]) in presence.releases
