@@ -109,7 +109,8 @@ ALIAS_HEADER = (
         pytest.param(
             "#if defined(MYLIB_USE_HIP)\n#define cudaMalloc hipMalloc\n#define cudaStream_t hipStream_t\n"
             "#else\n#include <cuda_runtime.h>\n#endif\ncudaStream_t s;\n",
-            "#if 1 /* hipconv: defined(MYLIB_USE_HIP) */\n#define cudaMalloc hipMalloc\n#define cudaStream_t hipStream_t\n"
+            "#if 1 /* hipconv: defined(MYLIB_USE_HIP) */\n"
+            "#define cudaMalloc hipMalloc\n#define cudaStream_t hipStream_t\n"
             "#else\n#include <hip/hip_runtime.h>\n#endif\nhipStream_t s;\n",
             id="alias-lines-kept-test-rewritten",
         ),
