@@ -266,3 +266,11 @@ def test_amd_branch_compiled_only_when_kept(tmp_path: Path, choice: str, compile
     assert (checked.returncode == 0) is compiles, checked.stderr
     if not compiles:
         assert "mylib_amd_path" in checked.stderr
+
+
+@pytest.mark.parametrize("target", ["5.2", "6.3"])
+def test_noop_fixture_golden_is_its_source(target: str) -> None:
+    """The golden of the HIP-written file is the file itself: an --update-golden cannot accept a change to it."""
+    case = FIXTURES / "project_switch_noop"
+    name = "rms_norm_hip.cu"
+    assert (case / f"hip-{target}" / name).read_bytes() == (case / "cuda" / name).read_bytes()
