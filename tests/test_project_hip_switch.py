@@ -12,7 +12,9 @@ import pytest
 from conftest import FIXTURES
 
 from helpers import hipcc_syntax, hipcc_syntax_missing, run_cli, tree
+from hipconv.results import FileResult
 from hipconv.rules import load_ruleset
+from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings, Version
 from hipconv.translate.facts.hip_switches import switch_tests
 from hipconv.translate.source import SourceFile
@@ -22,18 +24,18 @@ INFERENCE = FIXTURES / "project_switch_inference" / "cuda"
 
 
 @functools.cache
-def _table(path_choice: str = "keep"):
+def _table(path_choice: str = "keep") -> tuple[LookupTable, Settings]:
     settings = Settings(Version.parse("6.3"), project_hip_path=path_choice)
     return load_ruleset().table(settings), settings
 
 
-def translate(src: str, *, path: str = "t.h", choice: str = "keep"):
+def translate(src: str, *, path: str = "t.h", choice: str = "keep") -> tuple[str, FileResult]:
     table, settings = _table(choice)
     result = translate_one(SourceFile.from_bytes(path, src.encode()), table, settings)
     return (result.output.decode() if result.output is not None else src), result
 
 
-def codes(result) -> list[str]:
+def codes(result: FileResult) -> list[str]:
     return [d.code for d in result.diagnostics]
 
 
