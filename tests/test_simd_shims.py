@@ -25,7 +25,7 @@ import pytest
 from test_hip_cpu import COMPILE_TIMEOUT_S, CXX_FLAGS, RUN_TIMEOUT_S, prelude  # noqa: F401 (a fixture)
 
 from helpers import debian_hipcc, hipcc_syntax, hipcc_syntax_missing
-from hipconv.api import translate_tree
+from hipconv.api import translate_source, translate_tree
 from hipconv.rules import load_ruleset
 from hipconv.rules.model import Action
 from hipconv.rules.simd import simd_ops
@@ -363,6 +363,38 @@ def test_facts_read_from_the_name(name: str, facts: tuple[str, int, str, str]) -
 def test_facts_read_from_the_name_noop(name: str) -> None:
     """Names outside the grammar are not SIMD intrinsics (the derivation reports a family member it cannot read)."""
     assert read_name(name) is None
+
+
+LOOK_ALIKES = """#include <cuda_runtime.h>
+#include <cstdio>
+#include "lanes.h"  // struct Lanes, whose members are named __vsub4 and __dp4a
+__device__ unsigned int vsub4(unsigned int a, unsigned int b) { return a - b; }
+__global__ void k(const Lanes* p, unsigned int* out) {
+  // __vsub4(a, b) and __dp4a in a comment
+  out[0] = vsub4(p->__vsub4, 1u) + p[1].__dp4a;
+  printf("__vcmpne4 __dp2a_lo\\n");
+}
+"""
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "6.3"])
+def test_look_alikes_noop(rocm: str) -> None:
+    """Members named like the intrinsics, a project's own `vsub4`, comments and strings: not shimmed."""
+    done = translate_source(LOOK_ALIKES, rocm_version=rocm)
+    assert done.compat_header is None and not [d for d in done.diagnostics if d.code == "HC011"]
+    assert done.data.decode().split("\n")[1:] == LOOK_ALIKES.split("\n")[1:]  # the runtime include alone changed
+
+
+def test_shimmed_use_noted_and_no_compat_reports_it() -> None:
+    """A use is renamed with a note (HC011); with --no-compat it stays, reported as unsupported (HC002)."""
+    text = "__global__ void k(int* o, int a, int b) { o[0] = __dp4a(a, b, 0) + (int)__vsubss2(a, b); }\n"
+    done = translate_source(text, rocm_version="6.3")
+    assert "hipconv_dp4a(a, b, 0) + (int)hipconv_vsubss2(a, b)" in done.data.decode()
+    assert [d.code for d in done.diagnostics] == ["HC011", "HC011"]
+    assert done.compat_header is not None and b"hipconv_vsubss2(unsigned int a, unsigned int b)" in done.compat_header
+    kept = translate_source(text, rocm_version="6.3", compat=False)
+    assert "__dp4a(a, b, 0) + (int)__vsubss2(a, b)" in kept.data.decode()
+    assert [d.code for d in kept.diagnostics] == ["HC002", "HC002"] and kept.compat_header is None
 
 
 @pytest.mark.parametrize("rocm", ["5.2", "6.3", "7.2"])
