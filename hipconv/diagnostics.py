@@ -789,7 +789,7 @@ CODES = _codes(
         NVCC_FLAG_DROPPED,
         Severity.NOTE,
         "build file: an nvcc flag with no hipcc counterpart, a command left doing nothing, or a link item "
-        "mapping made a repeat: dropped",
+        "mapping made a repeat: dropped; or an nvcc flag clang would misread (-use_fast_math): respelled",
         example=Example(
             "NVCCFLAGS = -O3 -Xptxas -v",
             "Makefile:1:17: note[HC403]: -Xptxas -v dropped: PTX assembler options have no AMD counterpart",

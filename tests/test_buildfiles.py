@@ -2,6 +2,8 @@
 
 tests/fixtures/build_files: every construct hipconv maps or reports (translate only).
 tests/fixtures/build_project: the realistic project that tests/test_build.py also builds.
+tests/fixtures/build_inference: an inference engine's CMake project (tests/test_cmake.py checks what it reports
+and builds).
 `pytest --update-golden` rewrites their hip/ trees.
 """
 
@@ -21,7 +23,7 @@ from hipconv.results import FileStatus
 from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
-BUILD_CASES = ["build_files", "build_project", "makefile_project", "cmake_project", "cpp_as_cuda"]
+BUILD_CASES = ["build_files", "build_project", "makefile_project", "cmake_project", "cpp_as_cuda", "build_inference"]
 
 
 def translate_tree(case: str, out: Path, *extra: str) -> str:
@@ -77,7 +79,11 @@ def test_every_build_file_diagnostic(tmp_path: Path) -> None:
         "Makefile:16:7 note[HC405]",
         "CMakeLists.txt:3:1 note[HC405]",  # add_compile_definitions(HIP_ENABLE_WARP_SYNC_BUILTINS)
         "Makefile:4:18 note[HC404]",
+        "Makefile:5:49 note[HC403]",  # -use_fast_math becomes -ffast-math: said
         "Makefile:5:59 note[HC403]",
+        "Makefile:6:39 note[HC403]",
+        "Makefile:16:39 note[HC403]",
+        "cmake/gpu.cmake:6:23 note[HC403]",
         "Makefile:5:70 warning[HC402]",
         "Makefile:7:12 warning[HC401]",
         "Makefile:8:37 warning[HC401]",
@@ -354,6 +360,8 @@ def test_makefile_project_diagnostics(tmp_path: Path) -> None:
         "ROCM_PATH defaults to /opt/rocm (set it where ROCm is installed)",
         "Makefile:4:28: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(CUDA_HOME)/bin/nvcc: "
         "HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
+        "Makefile:5:12: note[HC403]: -lineinfo becomes -gline-tables-only: hipcc's clang does not take nvcc's "
+        "one-dash spelling (clang reads it as -l ineinfo)",
         "config.mk:2:1: warning[HC401]: CUDA_HOME: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
         "config.mk:2:14: warning[HC401]: /usr/local/cuda: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) "
         "by hand",
@@ -369,7 +377,11 @@ def test_makefile_project_diagnostics(tmp_path: Path) -> None:
         "tools/Makefile:4:32: note[HC405]: -DHIP_ENABLE_WARP_SYNC_BUILTINS added after $(CUDA_HOME)/bin/nvcc: "
         "HIP declares the *_sync warp builtins only with it (ROCm 6.2+)",
         "tools/Makefile:6:15: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
+        "tools/Makefile:7:23: note[HC403]: -rdc=true becomes -fgpu-rdc: hipcc's clang does not take nvcc's "
+        "one-dash spelling",
         "tools/Makefile:10:10: note[HC404]: -arch=sm_60: NVIDIA architecture replaced by --offload-arch=gfx90a",
+        "tools/Makefile:10:22: note[HC403]: -rdc=true becomes -fgpu-rdc: hipcc's clang does not take nvcc's "
+        "one-dash spelling",
     ]
 
 

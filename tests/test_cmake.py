@@ -14,10 +14,15 @@ import pytest
 from helpers import HAS_DEBIAN_CMAKE_HIP, cmake_build_with_debian_hip, run_cli
 from hipconv.builder.cmakeflags import cmake_flags
 from hipconv.buildfiles import translate_build_file
+from hipconv.buildfiles.findcuda import toolkit_variable
 from hipconv.translate.source import SourceFile
+from tools.derive import findcuda
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CMAKE_PROJECT = FIXTURES / "cmake_project" / "cuda"
+INFERENCE_PROJECT = FIXTURES / "build_inference" / "cuda"
+# what must never reach a hipcc line: nvcc's one-dash flags (clang reads -use_fast_math as -u se_fast_math)
+NVCC_ONLY_WORDS = ("-use_fast_math", "-expt-", "-lineinfo", "-maxrregcount", "-Xptxas", "-u", "-rdc")
 
 
 def _translate(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]:
@@ -146,7 +151,7 @@ def test_find_library_and_merged_items_are_reported() -> None:
         "$ENV{ROCM_PATH}/lib and /opt/rocm/lib instead",
         "2:20 HC401 nvrtc is CUDA's nvrtc library, with no ROCm library (hiprtc: part of libamdhip64 before "
         "ROCm 6); left unchanged",
-        "2:32 HC401 ${CUDA_TOOLKIT_ROOT_DIR} comes from the CUDA toolkit's CMake modules; left unchanged",
+        "2:32 HC401 ${CUDA_TOOLKIT_ROOT_DIR}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
         "3:1 HC405 find_package(hip) added: the CMake targets of the HIP libraries linked here come from "
         "these packages",
         "3:40 HC403 CUDA::cuda_driver becomes hip::host, which CUDA::cudart became already in this "
@@ -171,7 +176,7 @@ def test_one_diagnostic_per_place() -> None:
     """A name written twice in one argument is reported once there."""
     _, diagnostics = _translate('message(STATUS "${CUDA_TOOLKIT_ROOT_DIR} ${CUDA_TOOLKIT_ROOT_DIR}")\n')
     assert diagnostics == [
-        "1:16 HC401 ${CUDA_TOOLKIT_ROOT_DIR} comes from the CUDA toolkit's CMake modules; left unchanged"
+        "1:16 HC401 ${CUDA_TOOLKIT_ROOT_DIR}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand"
     ]
 
 
@@ -216,6 +221,158 @@ def test_cu_sources_named_by_any_command_are_marked(src: str, marked: str) -> No
 )
 def test_cu_names_that_are_not_sources_are_not_marked(src: str) -> None:
     assert "set_source_files_properties" not in _translate(src)[0]
+
+
+# ---------------------------------------------------------------- nvcc flags anywhere, the project's CUDA_* variables
+
+
+@pytest.mark.parametrize(
+    ("src", "expected", "codes"),
+    [
+        pytest.param("set(CUDA_FLAGS -use_fast_math -expt-relaxed-constexpr)\n", "set(CUDA_FLAGS -ffast-math)\n",
+                     ["HC403", "HC403"], id="project-flags-variable"),
+        pytest.param('set(NVCC_OPTS "${NVCC_OPTS} -use_fast_math -lineinfo")\n',
+                     'set(NVCC_OPTS "${NVCC_OPTS} -ffast-math -gline-tables-only")\n', ["HC403", "HC403"],
+                     id="named-like-nvcc"),
+        pytest.param('string(APPEND CUDA_FLAGS " -ftz=true -prec-div=false -fmad=true")\n',
+                     'string(APPEND CUDA_FLAGS " -fgpu-flush-denormals-to-zero '
+                     '-fno-hip-fp32-correctly-rounded-divide-sqrt -ffp-contract=fast")\n', ["HC403"] * 3,
+                     id="string-append-fast-math-family"),
+        pytest.param("set(KERNEL_OPTS -O3 -use_fast_math)\nlist(APPEND KERNEL_OPTS -Xptxas=-v)\n",
+                     "set(KERNEL_OPTS -O3 -ffast-math)\n", ["HC403"] * 3,
+                     id="holding-an-nvcc-flag"),  # the emptied list(APPEND) is removed
+        pytest.param("target_compile_options(k PRIVATE -Wall -use_fast_math -Xptxas -v -fPIC)\n",
+                     "target_compile_options(k PRIVATE -Wall -ffast-math -fPIC)\n", ["HC403", "HC403"],
+                     id="target-compile-options"),
+        pytest.param("add_compile_options(-lineinfo)\n", "add_compile_options(-gline-tables-only)\n", ["HC403"],
+                     id="add-compile-options"),
+        pytest.param("target_compile_options(k PRIVATE -maxrregcount=64)\n", "", ["HC403", "HC403"],
+                     id="target-compile-options-emptied"),
+        pytest.param('set_target_properties(k PROPERTIES COMPILE_FLAGS "-O3 -use_fast_math")\n',
+                     'set_target_properties(k PROPERTIES COMPILE_FLAGS "-O3 -ffast-math")\n', ["HC403"],
+                     id="compile-flags-property"),
+        pytest.param("set(CUDA_FLAGS -O3 -weird_flag)\n", "set(CUDA_FLAGS -O3 -weird_flag)\n", ["HC402"],
+                     id="unknown-flag-in-nvcc-variable-reported"),
+        pytest.param("target_compile_options(k PRIVATE ${CUDA_FLAGS} ${CUDA_NVCC_FLAGS})\n",
+                     "target_compile_options(k PRIVATE ${CUDA_FLAGS} ${CUDA_NVCC_FLAGS})\n", ["HC401"],
+                     id="toolkit-variable-beside-a-project-one"),
+    ],
+)  # fmt: skip
+def test_nvcc_flags_wherever_they_are(src: str, expected: str, codes: list[str]) -> None:
+    """nvcc flags go through the flag table in every variable and command that holds them; a flag clang would
+    misread is never left silently."""
+    output, diagnostics = _translate(src)
+    assert output == expected
+    assert [d.split()[1] for d in diagnostics] == codes
+    assert _translate(expected)[0] == expected
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("set(MY_FLAGS -O2 -Wall)\ntarget_compile_options(app PRIVATE ${MY_FLAGS} -fPIC)\n",
+                     id="host-flags"),
+        pytest.param('option(CUDA_USE_GRAPHS "graphs" ON)\nset(CUDA_KERNEL_SRCS a.cpp b.cpp)\n'
+                     'if(CUDA_USE_GRAPHS)\n  add_definitions(-DGRAPHS)\nendif()\n'
+                     'message(STATUS "${CUDA_USE_GRAPHS} ${CUDA_KERNEL_SRCS} ${CUDA_ARCH_LIST}")\n',
+                     id="project-cuda-variables"),
+        pytest.param("if(APPLE)\n  target_compile_options(app PRIVATE -arch arm64)\nendif()\n",
+                     id="host-arch-flag"),
+        pytest.param('message(STATUS "build with -use_fast_math")\n', id="flag-in-a-message"),
+    ],
+)  # fmt: skip
+def test_project_variables_and_host_flags_noop(src: str) -> None:
+    result = translate_build_file(SourceFile.from_bytes("CMakeLists.txt", src.encode()))
+    assert result.output is None and result.diagnostics == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "toolkit"),
+    [
+        ("CUDA_NVCC_FLAGS", True),
+        ("CUDA_NVCC_FLAGS_RELEASE", True),  # CUDA_NVCC_FLAGS_<CONFIG>
+        ("CUDA_TOOLKIT_ROOT_DIR", True),
+        ("CUDA_INCLUDE_DIRS", True),
+        ("CUDA_VERSION_MAJOR", True),
+        ("CUDA_nvjpeg_LIBRARY", True),  # any library variable, by its pattern
+        ("CUDA_HOME", True),  # where the toolkit is
+        ("CUDA_FLAGS", False),
+        ("CUDA_KERNEL_SRCS", False),
+        ("CUDA_USE_GRAPHS", False),
+        ("CUDA_ARCH_LIST", False),
+    ],
+)
+def test_toolkit_variables(name: str, toolkit: bool) -> None:
+    assert toolkit_variable(name) is toolkit
+    diagnostics = _translate(f'message(STATUS "${{{name}}}")\n')[1]
+    assert [d.split()[1] for d in diagnostics] == (["HC401"] if toolkit else [])
+
+
+@pytest.mark.skipif(findcuda.modules_dir() is None, reason="no CMake with FindCUDA.cmake under /usr/share")
+def test_findcuda_variables_are_derived() -> None:
+    """hipconv/buildfiles/findcuda.variables is what tools/derive/findcuda.py reads from CMake's modules."""
+    modules = findcuda.modules_dir()
+    assert modules is not None
+    assert findcuda.OUTPUT.read_text(encoding="utf-8") == "".join(f"{n}\n" for n in findcuda.variables(modules))
+
+
+def test_build_inference_diagnostics(tmp_path: Path) -> None:
+    """The inference project: every nvcc flag mapped or dropped and said so; FindCUDA's variable reported, the
+    project's own CUDA_* variables not."""
+    result = run_cli("translate", INFERENCE_PROJECT, "-o", tmp_path / "hip", "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
+    lines = [line.split("/cuda/", 1)[1] for line in result.stderr.splitlines() if "HC40" in line]
+    fast_math = "-use_fast_math becomes -ffast-math: hipcc's clang does not take nvcc's one-dash spelling " \
+                "(clang reads it as -u se_fast_math)"  # fmt: skip
+    assert [line for line in lines if "HC405" not in line] == [
+        "CMakeLists.txt:11:30: note[HC404]: CUDA architectures 80 90 replaced by the AMD targets gfx90a",
+        "CMakeLists.txt:14:16: warning[HC401]: ${CUDA_TOOLKIT_ROOT_DIR}: a CUDA toolkit path; point it at ROCm "
+        "(such as /opt/rocm) by hand",
+        f"CMakeLists.txt:17:16: note[HC403]: {fast_math}",
+        "CMakeLists.txt:17:31: note[HC403]: -expt-relaxed-constexpr dropped: clang lets host and device code call "
+        "constexpr functions without it",
+        "CMakeLists.txt:18:24: note[HC403]: -lineinfo becomes -gline-tables-only: hipcc's clang does not take "
+        "nvcc's one-dash spelling (clang reads it as -l ineinfo)",
+        "CMakeLists.txt:18:34: note[HC403]: -Xptxas=-v dropped: PTX assembler options have no AMD counterpart",
+        "CMakeLists.txt:26:60: note[HC403]: -maxrregcount=128 dropped: no register cap flag for AMD GPUs: bound "
+        "register use with __launch_bounds__ in the source",
+        f"CMakeLists.txt:32:49: note[HC403]: {fast_math}",
+    ]
+    assert "CUDA_USE_GRAPHS" not in result.stderr and "CUDA_FLAGS" not in result.stderr
+
+
+@pytest.mark.hipcc
+def test_build_inference_compile_lines(tmp_path: Path) -> None:
+    """hipconv build reads the project's ${CUDA_FLAGS} back: -ffast-math reaches each kernel's hipcc line, none
+    of nvcc's flags does."""
+    out = tmp_path / "hip"
+    result = run_cli("build", INFERENCE_PROJECT, "-o", out, "--check-only", "--rocm-version", "5.2", "-j", "2")
+    assert result.code == 0, result.stderr
+    database = {Path(e["file"]).name: e["arguments"] for e in json.loads((out / "compile_commands.json").read_text())}
+    assert sorted(database) == ["main.cu", "rmsnorm.cu", "softmax.cu"]
+    for name, arguments in database.items():
+        assert "-ffast-math" in arguments, name
+        assert not [a for a in arguments if a.startswith(NVCC_ONLY_WORDS)], name
+    assert "-gline-tables-only" in database["rmsnorm.cu"] and "-DINFER_USE_GRAPHS=1" in database["main.cu"]
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(
+    not HAS_DEBIAN_CMAKE_HIP,
+    reason="needs cmake, clang++-15 and Debian's hip-lang (docs/build.md: Building the translated tree with CMake)",
+)
+def test_cmake_builds_the_inference_project(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """CMake's own HIP compile lines of the translated project carry -ffast-math, not `-u se_fast_math`."""
+    out = tmp_path / "hip"
+    result = run_cli("translate", INFERENCE_PROJECT, "-o", out, "--rocm-version", "5.2")
+    assert result.code == 0, result.stderr
+    build = cmake_build_with_debian_hip(out, tmp_path, hip_env)
+    assert os.access(build / "tiny_infer", os.X_OK)
+    for target in ("infer_kernels", "tiny_infer"):
+        flags = (build / "CMakeFiles" / f"{target}.dir" / "flags.make").read_text()
+        words = [w for line in flags.splitlines() if line.startswith("HIP_FLAGS") for w in line.split()]
+        assert "-ffast-math" in words, flags
+        assert not [w for w in words if w.startswith(NVCC_ONLY_WORDS)], flags
 
 
 def test_cmake_project_diagnostics(tmp_path: Path) -> None:

@@ -30,17 +30,22 @@ CASES = [
     ("--expt-relaxed-constexpr", (), ["HC403"]),
     ("-expt-relaxed-constexpr", (), ["HC403"]),
     ("--expt-extended-lambda --extended-lambda", (), ["HC403", "HC403"]),
-    ("-rdc=true", ("-fgpu-rdc",), []),
+    ("-rdc=true", ("-fgpu-rdc",), ["HC403"]),  # one-dash spelling clang misreads: said
     ("--relocatable-device-code false", ("-fno-gpu-rdc",), []),
-    ("-dc", ("-fgpu-rdc", "-c"), []),
+    ("-dc", ("-fgpu-rdc", "-c"), ["HC403"]),
     ("-Xcompiler -fPIC,-Wall", ("-fPIC", "-Wall"), []),
     ("-Xcompiler=-fopenmp", ("-fopenmp",), []),
     ("--compiler-options -O2", ("-O2",), []),
     ("-Xlinker -rpath,/x", ("-Wl,-rpath", "-Wl,/x"), []),
-    ("-lineinfo", ("-gline-tables-only",), []),
+    ("-lineinfo", ("-gline-tables-only",), ["HC403"]),
     ("--generate-line-info", ("-gline-tables-only",), []),
     ("--use_fast_math", ("-ffast-math",), []),
-    ("-use_fast_math", ("-ffast-math",), []),
+    ("-use_fast_math", ("-ffast-math",), ["HC403"]),  # clang would take it for -u se_fast_math
+    ("-ftz=true --ftz false", ("-fgpu-flush-denormals-to-zero", "-fno-gpu-flush-denormals-to-zero"), ["HC403"]),
+    ("-prec-div=false --prec-sqrt=true",
+     ("-fno-hip-fp32-correctly-rounded-divide-sqrt", "-fhip-fp32-correctly-rounded-divide-sqrt"), ["HC403"]),
+    ("-fmad=false --fmad true", ("-ffp-contract=off", "-ffp-contract=fast"), ["HC403"]),
+    ("-ftz=maybe", (), ["HC402"]),
     ("-maxrregcount=64", (), ["HC403"]),
     ("--maxrregcount 32", (), ["HC403"]),
     ("-Xptxas -v", (), ["HC403"]),
@@ -53,7 +58,7 @@ CASES = [
     ("--resource-usage", (), ["HC403"]),
     ("-G", ("-g",), []),
     ("--default-stream per-thread", ("-fgpu-default-stream=per-thread",), []),
-    ("-default-stream=legacy", ("-fgpu-default-stream=legacy",), []),
+    ("-default-stream=legacy", ("-fgpu-default-stream=legacy",), ["HC403"]),
     ("-x cu", ("-x", "hip"), []),
     ("-x c++", ("-x", "c++"), []),
     ("-std=c++17", ("-std=c++17",), []),
@@ -71,7 +76,7 @@ CASES = [
     ("-E", ("-E",), []),
     ("-M -MD -MMD -MP -MF a.d -MT a.o", ("-M", "-MD", "-MMD", "-MP", "-MF", "a.d", "-MT", "a.o"), []),
     ("-shared -w -m64", ("-shared", "-w", "-m64"), []),
-    ("-keep", ("-save-temps",), []),
+    ("-keep", ("-save-temps",), ["HC403"]),
     ("-ptx", (), ["HC403"]),
     ("-cubin", (), ["HC403"]),
     ("--fatbin", (), ["HC403"]),
@@ -104,6 +109,21 @@ def test_every_flag_in_the_table_is_tested() -> None:
     tested = {id(lookup(word)[0]) for nvcc, _, _ in CASES for word in nvcc.split() if lookup(word)}
     untested = [flag.names[0] for flag in FLAGS if id(flag) not in tested]
     assert untested == []
+
+
+@pytest.mark.parametrize(
+    ("nvcc", "message"),
+    [
+        ("-use_fast_math", "-use_fast_math becomes -ffast-math: hipcc's clang does not take nvcc's one-dash "
+         "spelling (clang reads it as -u se_fast_math)"),
+        ("-lineinfo", "-lineinfo becomes -gline-tables-only: hipcc's clang does not take nvcc's one-dash "
+         "spelling (clang reads it as -l ineinfo)"),
+        ("-rdc=true", "-rdc=true becomes -fgpu-rdc: hipcc's clang does not take nvcc's one-dash spelling"),
+    ],
+)  # fmt: skip
+def test_one_dash_spellings_are_said(nvcc: str, message: str) -> None:
+    """A flag clang would misread is mapped, and the note says what clang would have made of it."""
+    assert [n.message for n in map_flags([nvcc]).notes] == [message]
 
 
 def test_unknown_flags_are_kept_only_when_asked() -> None:
@@ -139,6 +159,9 @@ def test_markdown_table_has_every_flag_and_library() -> None:
         ("-rdc=true", True),
         ("--ptxas-options=-v", True),
         ("-lineinfo", True),
+        ("-use_fast_math", True),
+        ("-ftz=true", True),
+        ("-fmad=false", True),
         ("-O3", False),
         ("-Iinclude", False),
         ("-std=c++17", False),

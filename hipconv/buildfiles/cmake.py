@@ -25,8 +25,9 @@ from hipconv.buildfiles.cmake_libraries import (
 )
 from hipconv.buildfiles.cmake_sources import mark_globbed_sources, mark_hip_sources
 from hipconv.buildfiles.cmake_syntax import Arg, Command, cmake_commands, drop_span
-from hipconv.buildfiles.common import BuildFileEdits, flag_text
-from hipconv.buildfiles.nvcc_flags import FlagValue, lookup
+from hipconv.buildfiles.common import BuildFileEdits, flag_text, holds_nvcc_flag
+from hipconv.buildfiles.findcuda import toolkit_location, toolkit_variable
+from hipconv.buildfiles.nvcc_flags import NVCC_FLAGS_VARIABLE, FlagValue, lookup
 from hipconv.diagnostics import ARCHS_REPLACED, BUILD_COMMANDS_ADDED, BUILD_CONSTRUCT_UNMAPPED, NVCC_FLAG_DROPPED
 from hipconv.translate.edits import Edit, apply
 
@@ -53,12 +54,17 @@ _TRUE = frozenset({"ON", "TRUE", "YES", "Y", "1"})
 _CUDA_GENEX = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)(>)", re.S)
 _OFFLOAD_ARCH = re.compile(r"--offload-arch=[\w:+-]+[ \t]*|[ \t]*--offload-arch=[\w:+-]+")
 _CUDA_GENEX_OPEN = re.compile(r"(\$<\$<COMPILE_LANGUAGE:CUDA>:)(.*)", re.S)
+# commands whose items are compile options of any language (the first N arguments are not); in them only the
+# flags only nvcc takes are mapped (-use_fast_math), a host compiler's are kept (-Wall)
+_COMPILE_OPTION_COMMANDS = {"target_compile_options": 1, "add_compile_options": 0}
+_COMPILE_OPTION_PROPERTIES = frozenset({"COMPILE_OPTIONS", "COMPILE_FLAGS"})  # the value after it (set_*_properties)
 
 
 def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> None:
     commands = list(cmake_commands(body))
     text = body.decode("utf-8")
     link_variables = link_variables_of(commands)
+    flag_variables = nvcc_flag_variables(commands)
     found = found_packages(commands)
     missing = [p for p in required_packages(commands, link_variables) if p not in found]
     for command in commands:
@@ -81,7 +87,7 @@ def translate_cmake(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) ->
                     if name != "check_language":
                         add_warp_sync_define(command, text, out)
         _cmake_properties(command, archs, out, text)
-        _cmake_args(command, archs, link_variables, out)
+        _cmake_args(command, archs, link_variables, flag_variables, out)
         mark_hip_sources(command, text, out)
         if name == "file":
             mark_globbed_sources(command, text, out)
@@ -99,10 +105,48 @@ def _finds_cuda(command: Command) -> bool:
     )
 
 
-def _cmake_args(command: Command, archs: tuple[str, ...], link_variables: frozenset[str], out: BuildFileEdits) -> None:
+def nvcc_flag_variables(commands: Sequence[Command]) -> frozenset[str]:
+    """The variables whose values are nvcc flags wherever they are used: CMAKE_CUDA_FLAGS*, those named like
+    nvcc's flags (CUDA_FLAGS, CUDA_NVCC_FLAGS, NVCC_FLAGS) and those a value holding a flag only nvcc takes
+    is given to (set, list(APPEND), string(APPEND)): the same rule as a Makefile's."""
+    values: dict[str, list[str]] = {}
+    for command in commands:
+        assigned = _assigned(command)
+        if assigned is not None:
+            values.setdefault(assigned[0], []).extend(a.value for a in assigned[1])
+    return frozenset(
+        name
+        for name, texts in values.items()
+        if name.startswith("CMAKE_CUDA_FLAGS")
+        or NVCC_FLAGS_VARIABLE.search(name)
+        or any(holds_nvcc_flag(text) for text in texts)
+    )
+
+
+def _assigned(command: Command) -> tuple[str, Sequence[Arg]] | None:
+    """The variable that set(), list(APPEND) or string(APPEND) assigns, and the arguments of its value."""
+    args = list(command.args)
+    name = command.name.lower()
+    if name in ("string", "list") and len(args) > 2 and args[0].value == "APPEND":
+        variable, first = args[1].value, 2
+    elif name == "set" and args:
+        variable, first = args[0].value, 1
+    else:
+        return None
+    stop = next((n for n, a in enumerate(args) if n >= first and a.value in ("CACHE", "PARENT_SCOPE")), len(args))
+    return variable, args[first:stop]
+
+
+def _cmake_args(
+    command: Command,
+    archs: tuple[str, ...],
+    link_variables: frozenset[str],
+    flag_variables: frozenset[str],
+    out: BuildFileEdits,
+) -> None:
     """The arguments of one command: nvcc flags, CUDA names and link items mapped (a link item that mapping
     makes a repeat of an earlier one is merged into it); find_library()'s names and directories."""
-    values = _flag_values(command, _cmake_variable_values(command, archs, out), archs, out)
+    values = _flag_values(command, _cmake_variable_values(command, archs, flag_variables, out), archs, out)
     links = link_arguments(command, link_variables)
     handled = rewrite_find_library(command, out)
     seen: dict[str, tuple[str, bool]] = {}  # the link items so far
@@ -115,12 +159,15 @@ def _cmake_args(command: Command, archs: tuple[str, ...], link_variables: frozen
         out.rewrite(arg.start, arg.end, new, "name")
 
 
-def _flag_regions(command: Command, flag_args: Sequence[int]) -> list[tuple[int, str, str, str]]:
-    """(argument, text before, nvcc flags, text after) for each argument that holds nvcc flags: CMAKE_CUDA_FLAGS
-    values (`flag_args`) and the insides of $<$<COMPILE_LANGUAGE:CUDA>:...>, in one argument or over several
-    (an expression written over several lines)."""
-    regions: list[tuple[int, str, str, str]] = []
+def _flag_regions(command: Command, flag_args: Sequence[int]) -> list[tuple[int, str, str, str, bool]]:
+    """(argument, text before, flags, text after, any compiler's) for each argument that holds nvcc flags:
+    the values of nvcc flag variables (`flag_args`) and the insides of $<$<COMPILE_LANGUAGE:CUDA>:...>, in one
+    argument or over several (an expression written over several lines); and the compile options of any
+    language (target_compile_options, add_compile_options, a COMPILE_OPTIONS or COMPILE_FLAGS property), where
+    only the flags only nvcc takes are mapped (the last field True)."""
+    regions: list[tuple[int, str, str, str, bool]] = []
     inside = 0  # depth of $<...> within a CUDA expression that spans arguments
+    options = _COMPILE_OPTION_COMMANDS.get(command.name.lower())
     for n, arg in enumerate(command.args):
         if arg.kind == "bracket":
             continue
@@ -130,15 +177,17 @@ def _flag_regions(command: Command, flag_args: Sequence[int]) -> list[tuple[int,
         if inside:
             depth = inside + value.count("$<") - value.count(">")
             closes = depth <= 0 and value.endswith(">")
-            regions.append((n, "", value[:-1], ">") if closes else (n, "", value, ""))
+            regions.append((n, "", value[:-1], ">", False) if closes else (n, "", value, "", False))
             inside = 0 if closes else depth
         elif n in flag_args:
-            regions.append((n, "", value, ""))
+            regions.append((n, "", value, "", False))
         elif genex:
-            regions.append((n, genex.group(1), genex.group(2), genex.group(3)))
+            regions.append((n, genex.group(1), genex.group(2), genex.group(3), False))
         elif opened and (depth := 1 + opened.group(2).count("$<") - opened.group(2).count(">")) > 0:
-            regions.append((n, opened.group(1), opened.group(2), ""))
+            regions.append((n, opened.group(1), opened.group(2), "", False))
             inside = depth
+        elif (options is not None and n >= options) or (n and command.args[n - 1].text in _COMPILE_OPTION_PROPERTIES):
+            regions.append((n, "", value, "", True))
     return regions
 
 
@@ -158,7 +207,7 @@ def _flag_values(
             group.append(regions[i])
             i += 1
         joined = " ".join(region[2] for region in group)
-        mapped, notes = flag_text(joined, archs)
+        mapped, notes = flag_text(joined, archs, only_nvcc=group[0][4])
         out.notes(command.args[group[0][0]].start, notes)
         arch = any(note.code == ARCHS_REPLACED for note in notes)
         if arch and arch_done:  # --offload-arch once per command
@@ -166,7 +215,7 @@ def _flag_values(
         arch_done = arch_done or arch
         if len(group) > 1:
             mapped = mapped.strip(" \t")  # blanks only: a line break ends a continuation
-        for k, (n, before, _, after) in enumerate(group):
+        for k, (n, before, _, after, _) in enumerate(group):
             values[n] = before + (mapped if k == 0 else "") + after
     return values
 
@@ -213,10 +262,15 @@ def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFi
     new = re.sub(r"\bCOMPILE_LANGUAGE:CUDA\b", "COMPILE_LANGUAGE:HIP", new)
     new = re.sub(r"\bcuda_std_(\d+)\b", r"hip_std_\1", new)
     for m in re.finditer(r"\bCUDAToolkit_\w+|\$\{(CUDA_\w+)\}|\bCOMPILE_LANG_AND_ID:CUDA\b", new):
+        if m.group(1) and not toolkit_variable(m.group(1)):
+            continue  # the project's own variable (set(CUDA_FLAGS ...)): read like any other
+        location = m.group(1) and toolkit_location(m.group(1))
         out.report(
             arg.start,
             BUILD_CONSTRUCT_UNMAPPED,
-            f"{m.group(0)} comes from the CUDA toolkit's CMake modules; left unchanged",
+            f"{m.group(0)}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand"
+            if location
+            else f"{m.group(0)} comes from the CUDA toolkit's CMake modules; left unchanged",
             m.group(0),
         )
     if flags is not None and not new.strip() and arg.value.strip():  # every flag in it dropped
@@ -278,21 +332,21 @@ def _drop_leftover(command: Command, body: bytes, out: BuildFileEdits) -> None:
         )
 
 
-def _cmake_variable_values(command: Command, archs: tuple[str, ...], out: BuildFileEdits) -> tuple[int, ...]:
+def _cmake_variable_values(
+    command: Command, archs: tuple[str, ...], flag_variables: frozenset[str], out: BuildFileEdits
+) -> tuple[int, ...]:
     """set(CMAKE_CUDA_ARCHITECTURES ...), and the indexes of the arguments of set/string(APPEND)/list(APPEND)
-    that hold CMAKE_CUDA_FLAGS* (_flag_values maps their flags)."""
-    args = list(command.args)
-    name = command.name.lower()
-    if name in ("string", "list") and len(args) > 2 and args[0].value == "APPEND":
-        variable, first = args[1].value, 2
-    elif name == "set" and args:
-        variable, first = args[0].value, 1
-    else:
+    that hold nvcc flags: the values of `flag_variables` (_flag_values maps their flags)."""
+    assigned = _assigned(command)
+    if assigned is None:
         return ()
-    stop = next((n for n, a in enumerate(args) if n >= first and a.value in ("CACHE", "PARENT_SCOPE")), len(args))
-    if variable == "CMAKE_CUDA_ARCHITECTURES" and name == "set":
-        _arch_values(args[first:stop], archs, out)
-    return tuple(range(first, stop)) if variable.startswith("CMAKE_CUDA_FLAGS") else ()
+    variable, values = assigned
+    if variable == "CMAKE_CUDA_ARCHITECTURES" and command.name.lower() == "set":
+        _arch_values(values, archs, out)
+    if variable not in flag_variables or not values:
+        return ()
+    first = command.args.index(values[0])
+    return tuple(range(first, first + len(values)))
 
 
 def _arch_values(values: Sequence[Arg], archs: tuple[str, ...], out: BuildFileEdits) -> None:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hipconv.buildfiles.nvcc_flags import FlagNote, map_flags
+from hipconv.buildfiles.nvcc_flags import FlagNote, FlagUnit, map_flags, nvcc_only
 from hipconv.diagnostics import Diagnostic
 from hipconv.results import FileResult, Replacement
 from hipconv.translate.combine import without_overlaps
@@ -15,6 +15,7 @@ from hipconv.translate.source import SourceFile
 from hipconv.translate.translator import edited_result
 
 MAKE_REFERENCE = re.compile(r"\$.*")  # $(VAR), ${VAR}, $@, $< ...: kept as written
+_NVIDIA_ARCH = re.compile(r"(?:[\w=]*[ ,=])?(?:sm|compute|lto)_\w+|.*\b(?:native|all|all-major)")
 
 
 @dataclass
@@ -55,22 +56,41 @@ _BLANKS = b" \t"
 
 
 def flag_edits(
-    body: bytes, words: Sequence[tuple[str, int]], archs: tuple[str, ...]
+    body: bytes, words: Sequence[tuple[str, int]], archs: tuple[str, ...], *, only_nvcc: bool = False
 ) -> tuple[list[tuple[int, int, str]], list[tuple[int, FlagNote]]]:
     """The nvcc flags among `words` (each with its byte offset in `body`) -> hipcc flags: the edits (start, end,
     new text) and the notes with their offsets. Each flag is rewritten where it is written: what lies between
     the words (line breaks, continuation backslashes, a backslash glued to a word's end) is kept as it is.
-    Unknown flags and $-references stay as written."""
+    Unknown flags and $-references stay as written. `only_nvcc`: words that may be any compiler's (CMake's
+    target_compile_options): only the flags only nvcc takes are mapped (-use_fast_math, -Xptxas -v,
+    -arch=sm_80, not -arch arm64), the others kept without a note."""
     words = [w for w in (_without_continuation(body, word, at) for word, at in words) if w[0]]
     mapped = map_flags([word for word, _ in words], archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
     edits: list[tuple[int, int, str]] = []
     notes: list[tuple[int, FlagNote]] = []
     for unit in mapped.units:
+        if only_nvcc and not _nvcc_unit(unit, [word for word, _ in words]):
+            continue
         notes += [(words[unit.first][1], note) for note in unit.notes]
         written = words[unit.first : unit.stop]
         if unit.words != tuple(word for word, _ in written):
             edits += _unit_edits(body, written, " ".join(unit.words), edits[-1][1] if edits else 0)
     return edits, notes
+
+
+def _nvcc_unit(unit: FlagUnit, words: Sequence[str]) -> bool:
+    """Is this flag (with its value) one only nvcc takes; an architecture flag only with an NVIDIA value?"""
+    if not nvcc_only(words[unit.first]):
+        return False
+    return not unit.arch or bool(_NVIDIA_ARCH.fullmatch(" ".join(words[unit.first : unit.stop])))
+
+
+def holds_nvcc_flag(text: str) -> bool:
+    """Does this text hold a flag only nvcc takes (-use_fast_math, -gencode X, not -arch arm64)?"""
+    words = text.split()
+    return any(
+        _nvcc_unit(unit, words) for unit in map_flags(words, keep_unknown=True, passthrough=MAKE_REFERENCE).units
+    )
 
 
 def _without_continuation(body: bytes, word: str, at: int) -> tuple[str, int]:
@@ -111,11 +131,11 @@ def _unit_edits(body: bytes, words: Sequence[tuple[str, int]], new: str, floor: 
     return edits
 
 
-def flag_text(text: str, archs: tuple[str, ...]) -> tuple[str, tuple[FlagNote, ...]]:
+def flag_text(text: str, archs: tuple[str, ...], *, only_nvcc: bool = False) -> tuple[str, tuple[FlagNote, ...]]:
     """nvcc flags in a build file's text -> hipcc flags, each where it is written (flag_edits)."""
     data = text.encode("utf-8")
     words = [(m.group().decode("utf-8"), m.start()) for m in re.finditer(rb"\S+", data)]
-    edits, notes = flag_edits(data, words, archs)
+    edits, notes = flag_edits(data, words, archs, only_nvcc=only_nvcc)
     for start, end, new in reversed(edits):
         data = data[:start] + new.encode("utf-8") + data[end:]
     return data.decode("utf-8"), tuple(note for _, note in notes)

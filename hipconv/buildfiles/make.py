@@ -15,11 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hipconv.buildfiles.common import BuildFileEdits, flag_edits
-from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, map_library, nvcc_only
+from hipconv.buildfiles.nvcc_flags import NVCC_FLAGS_VARIABLE, WARP_SYNC_DEFINE, map_library, nvcc_only
 from hipconv.diagnostics import BUILD_COMMANDS_ADDED, BUILD_CONSTRUCT_UNMAPPED
 
 _ASSIGNMENT = re.compile(r"\s*(?:(?:export|override)\s+)*([A-Za-z_][\w.]*)\s*(?::::=|::=|:=|\+=|\?=|!=|=)")
-_NVCC_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
 _NVCC_WORD = re.compile(r"([@+-]*)((?:\S*/)?)nvcc")
 _NVCC_NAME = re.compile(r"\w*NVCC")  # $(NVCC), $(MY_NVCC): nvcc also where the variable is set elsewhere
 # nvcc looked up by $(shell ...): `which nvcc 2>/dev/null`, `command -v nvcc || echo ...`, `type -P nvcc`,
@@ -181,7 +180,7 @@ def _nvcc_variables(lines: list[_Line]) -> tuple[set[str], set[str]]:
         name
         for name, assigned in values.items()
         if name not in compilers
-        and (_NVCC_VARIABLE.search(name) or any(nvcc_only(word) for words in assigned for word in words))
+        and (NVCC_FLAGS_VARIABLE.search(name) or any(nvcc_only(word) for words in assigned for word in words))
     }
     pending = []
     for _, words in logical:

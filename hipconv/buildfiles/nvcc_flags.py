@@ -106,6 +106,22 @@ FLAGS: tuple[NvccFlag, ...] = (
     _f("-lineinfo --generate-line-info", M, "-gline-tables-only"),
     _f("--use_fast_math -use_fast_math", M, "-ffast-math"),
     _f(
+        "--ftz -ftz",
+        M,
+        values={"true": ("-fgpu-flush-denormals-to-zero",), "false": ("-fno-gpu-flush-denormals-to-zero",)},
+        note="single-precision denormals flushed to zero in device code",
+    ),
+    _f(
+        "--prec-div -prec-div --prec-sqrt -prec-sqrt",
+        M,
+        values={
+            "true": ("-fhip-fp32-correctly-rounded-divide-sqrt",),
+            "false": ("-fno-hip-fp32-correctly-rounded-divide-sqrt",),
+        },
+        note="clang has one switch for single-precision division and square root together (on by default)",
+    ),
+    _f("--fmad -fmad", M, values={"true": ("-ffp-contract=fast",), "false": ("-ffp-contract=off",)}),
+    _f(
         "-maxrregcount --maxrregcount",
         D,
         value=True,
@@ -164,6 +180,12 @@ FLAGS: tuple[NvccFlag, ...] = (
 
 # nvcc's one-letter flags that take their value glued on (-I/path, -DNAME, -O3, -lcublas)
 GLUED = ("-I", "-D", "-U", "-L", "-l", "-O")
+# clang's one-letter options that take the rest of a word as their value: what it makes of an nvcc flag
+# spelled with one dash (-use_fast_math is `-u se_fast_math`, -lineinfo `-l ineinfo`)
+_CLANG_JOINED = ("-u", "-l", "-e", "-o")
+# build-file variables named like nvcc's flags (NVCCFLAGS, CUDA_NVCC_FLAGS, CUFLAGS, CUDA_FLAGS, GENCODE_FLAGS):
+# their values are nvcc flags wherever they are used
+NVCC_FLAGS_VARIABLE = re.compile(r"(?i)nvcc|gencode|^cu\w*flags$|^cuda\w*flags$")
 
 
 @dataclass(frozen=True)
@@ -358,14 +380,30 @@ def _map_known(
         return map_library(value)
     if flag.values:
         if value is not None and value in flag.values:
-            return flag.values[value], None
+            return flag.values[value], _respelled(raw, flag.values[value])
         note = FlagNote(
             written,
             UNKNOWN_NVCC_FLAG,
             f"unknown value in nvcc flag {written}; " + ("left unchanged" if keep_unknown else "not passed to hipcc"),
         )
         return (raw if keep_unknown else ()), note
-    return [part.format(value=value) for part in flag.hip], None
+    hip = [part.format(value=value) for part in flag.hip]
+    return hip, _respelled(raw, hip)
+
+
+def _respelled(raw: Sequence[str], words: Sequence[str]) -> FlagNote | None:
+    """A note when nvcc's spelling is one clang would misread (a long name after one dash: -use_fast_math,
+    -lineinfo, -rdc=true) and the table gives it another: hipcc would otherwise get it as written."""
+    word = raw[0]
+    name = word.partition("=")[0]
+    if name.startswith("--") or len(name) <= 2 or (words and words[0].startswith(name)):
+        return None
+    joined = next((f" (clang reads it as {p} {word[len(p) :]})" for p in _CLANG_JOINED if word.startswith(p)), "")
+    return FlagNote(
+        " ".join(raw),
+        NVCC_FLAG_DROPPED,
+        f"{' '.join(raw)} becomes {' '.join(words)}: hipcc's clang does not take nvcc's one-dash spelling{joined}",
+    )
 
 
 def _map_split(flag: NvccFlag, value: str, written: str) -> tuple[Sequence[str], list[FlagNote]]:
