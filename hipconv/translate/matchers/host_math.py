@@ -26,6 +26,8 @@ HEADER = "math.h"
 _DEVICE_ONLY = (b"__global__", b"__device__")
 _HOST = "__host__"
 _QUALIFIED = ("::", ".", "->")
+# keywords a call may follow; after any other word (`float sqrt(`, `T abs(`) the name is being declared
+_BEFORE_CALL = frozenset({"return", "else", "do", "case", "throw", "co_return", "co_yield", "sizeof", "not"})
 _DECLARATION_END = (";", "{", "}")
 
 
@@ -66,7 +68,15 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
 
 
 def _unqualified_call(tokens: Tokens, i: int) -> bool:
-    return is_punct(tokens, next_code(tokens, i), "(") and not is_punct(tokens, prev_code(tokens, i), *_QUALIFIED)
+    """A call of the name itself: not `std::isnan(`, `v.abs(`, nor a declaration (`float sqrt(float)`)."""
+    if not is_punct(tokens, next_code(tokens, i), "("):
+        return False
+    j = prev_code(tokens, i)
+    if j < 0:
+        return True
+    if tokens.kinds[j] in WORDY_KINDS:
+        return tokens.text(j) in _BEFORE_CALL
+    return not is_punct(tokens, j, *_QUALIFIED)
 
 
 def _device_bodies(tokens: Tokens) -> list[Span]:
