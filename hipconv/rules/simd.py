@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from hipconv.resources import data_file
 
-FILE = "cuda.simd"
-TEMPLATE = "compat/_simd.h.j2"  # every SIMD shim's body, from its facts
+SIMD_DATA = "cuda.simd"
+SIMD_TEMPLATE = "compat/_simd.h.j2"  # every SIMD shim's body, from its facts
 SIGNS = (
     "s",
     "u",
@@ -43,7 +43,7 @@ class SimdOp:
 @functools.cache
 def simd_ops() -> Mapping[str, SimdOp]:
     """Every SIMD intrinsic's facts, by shim name (empty when the data file is absent)."""
-    path = data_file(FILE)
+    path = data_file(SIMD_DATA)
     if not path.is_file():
         return {}
     ops = (SimdOp.parse(line) for line in path.read_text(encoding="utf-8").splitlines() if line)

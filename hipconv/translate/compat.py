@@ -18,8 +18,7 @@ from hipconv.diagnostics import FULL_MASK_WIDENED, SHIMMED
 from hipconv.results import COMPAT_HEADER as COMPAT_HEADER  # re-exported: its home is the leaf results.py
 from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
-from hipconv.rules.simd import TEMPLATE as SIMD_TEMPLATE
-from hipconv.rules.simd import simd_ops
+from hipconv.rules.simd import SIMD_TEMPLATE, simd_ops
 from hipconv.settings import Version
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hipconv.resources import templates_dir
-from hipconv.rules.simd import TEMPLATE as SIMD_TEMPLATE
+from hipconv.rules.simd import SIMD_TEMPLATE
 from tools.derive.core import Deriver, Family
 from tools.derive.header_guards import CUDA_INCLUDE
 from tools.derive.records import Rule

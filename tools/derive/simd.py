@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hipconv.rules.simd import FILE, SimdOp
+from hipconv.rules.simd import SIMD_DATA, SimdOp
 from tools.derive.core import Deriver
 from tools.derive.write import write_lines
 
@@ -123,4 +123,4 @@ class Simd:
 
 
 def write_simd(d: Deriver, out: Path) -> Path:
-    return write_lines(out / FILE, [op.line() for op in Simd(d).ops([])])  # problems: Simd.compat's
+    return write_lines(out / SIMD_DATA, [op.line() for op in Simd(d).ops([])])  # problems: Simd.compat's
