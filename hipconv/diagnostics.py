@@ -688,8 +688,8 @@ CODES = _codes(
         "HIP never defines __CUDA_ARCH__; test __HIP_DEVICE_COMPILE__ for the device pass, arch macros "
         "(__gfx90a__, __GFX9__) or __has_builtin for features",
         example=Example(
-            "#define SM_VERSION __CUDA_ARCH__\n",
-            "example.cu:1:20: warning[HC312 nvcc.__CUDA_ARCH__]: __CUDA_ARCH__ is used here for its value, not "
+            "#define __CUDA_ARCH__ 700\n",
+            "example.cu:1:9: warning[HC312 nvcc.__CUDA_ARCH__]: __CUDA_ARCH__ is used here for its value, not "
             "only tested with #ifdef or defined(); __HIP_DEVICE_COMPILE__ stands only for being defined, so "
             "__CUDA_ARCH__ is left unchanged (both are defined only on the device pass; __CUDA_ARCH__'s value, "
             "a compute capability, has no AMD counterpart)",

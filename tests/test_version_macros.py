@@ -83,19 +83,52 @@ def test_undecidable_reported_with_hip_reading(test: str, why: str) -> None:
     assert found.code == "HC021" and why in found.message and "HIP defines no __CUDA_ARCH__" in found.message
 
 
-def test_code_comparison_rewritten_other_use_reported() -> None:
+def test_code_comparison_rewritten_value_use_spelled() -> None:
     src = "__device__ int banks() {\n  int b = (__CUDA_ARCH__ >= 200) ? 32 : 16;\n  return b + __CUDA_ARCH__;\n}\n"
     out, result = translate(src, path="t.cu")
     assert "(1 /* hipconv: __CUDA_ARCH__ >= 200 */) ? 32 : 16" in out
-    assert "return b + __CUDA_ARCH__;" in out
-    assert [(d.line, d.code) for d in result.diagnostics] == [(2, "HC020"), (3, "HC021")]
+    assert "return b + HIPCONV_CUDA_ARCH;" in out
+    assert [(d.line, d.code) for d in result.diagnostics] == [(2, "HC020"), (3, "HC011")]
+    assert "-DHIPCONV_CUDA_ARCH=N sets another value" in result.diagnostics[1].message
+    assert result.shims == frozenset({"HIPCONV_CUDA_ARCH"})
 
 
 def test_code_comparison_inside_arithmetic_is_not_split() -> None:
     src = "__device__ int f(int x) { return x + __CUDA_ARCH__ >= 700; }\n"
     out, result = translate(src, path="t.cu")
-    assert "x + __CUDA_ARCH__ >= 700" in out
-    assert [d.code for d in result.diagnostics] == ["HC021"]
+    assert "x + HIPCONV_CUDA_ARCH >= 700" in out
+    assert [d.code for d in result.diagnostics] == ["HC011"]
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "#define NEW_GPU (__CUDA_ARCH__ >= 700)\n__device__ int f() { return NEW_GPU ? 2 : 1; }\n",
+            "#define NEW_GPU (HIPCONV_CUDA_ARCH >= 700)\n",
+            id="test-used-in-code",
+        ),
+        pytest.param(
+            "#define SM __CUDA_ARCH__\n#if SM >= 700\n#endif\n", "#define SM HIPCONV_CUDA_ARCH\n", id="a-value"
+        ),
+        pytest.param(
+            "#define AT_LEAST(n) (__CUDA_ARCH__ >= n)\n",
+            "#define AT_LEAST(n) (HIPCONV_CUDA_ARCH >= n)\n",
+            id="function",
+        ),
+        pytest.param(
+            '#define SHOW() printf("sm %d\\n", __CUDA_ARCH__)\n',
+            '#define SHOW() printf("sm %d\\n", HIPCONV_CUDA_ARCH)\n',
+            id="printf",
+        ),
+    ],
+)
+def test_value_in_a_macro_body_spelled_for_hip(src: str, expected: str) -> None:
+    out, result = translate(src, path="t.cu")
+    assert expected in out
+    assert [d.code for d in result.diagnostics] == ["HC011"] and result.shims == frozenset({"HIPCONV_CUDA_ARCH"})
+    again, second = translate(out, path="t.cu")
+    assert again == out and not second.diagnostics
 
 
 @pytest.mark.parametrize(
@@ -231,14 +264,12 @@ def test_macro_defined_from_a_test_and_tested_by_if_is_rewritten() -> None:
     ("src", "code", "said"),
     [
         pytest.param(
-            "#define NEW_GPU (__CUDA_ARCH__ >= 700)\n__device__ int f() { return NEW_GPU ? 2 : 1; }\n",
+            "#define NEW_RT (CUDART_VERSION >= 9000 && __CUDA_ARCH__ >= 700)\nint f() { return NEW_RT; }\n",
             "HC021",
             "used outside preprocessor conditionals (line 2)",
             id="used-in-code",
         ),
         pytest.param("#define IS_A100 (__CUDA_ARCH__ == 800)\n", "HC021", "compared with one architecture", id="equal"),
-        pytest.param("#define SM __CUDA_ARCH__\n#if SM >= 700\n#endif\n", "HC312", "for its value", id="a-value"),
-        pytest.param("#define AT_LEAST(n) (__CUDA_ARCH__ >= n)\n", "HC312", "for its value", id="function-like"),
     ],
 )
 def test_macro_defined_from_a_test_otherwise_reported(src: str, code: str, said: str) -> None:
@@ -279,6 +310,165 @@ def test_branch_conditions_spell_the_rewritten_tests() -> None:
     assert "#if !1  // hipconv: as translated, a redefinition of show(hipStream_t) above" in out
 
 
+PROJECT_CONSTANTS = "#define LIB_CC_VOLTA 700\n#define LIB_CC_AMPERE (LIB_CC_VOLTA + 100)\n"
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        pytest.param("__CUDA_ARCH__ >= LIB_CC_AMPERE", DEVICE, id="built-from-another"),
+        pytest.param("__CUDA_ARCH__ < LIB_CC_VOLTA", f"!{DEVICE}", id="below"),
+        pytest.param("defined(LIB_CC_VOLTA) && __CUDA_ARCH__ >= LIB_CC_VOLTA", DEVICE, id="defined-too"),
+    ],
+)
+def test_project_constants_are_folded(test: str, expected: str) -> None:
+    out, result = translate(PROJECT_CONSTANTS + _line(test))
+    assert out == PROJECT_CONSTANTS + _line(f"{expected} /* hipconv: {test} */")
+    assert [d.code for d in result.diagnostics] == ["HC020"]
+
+
+@pytest.mark.parametrize(
+    "defines",
+    [
+        pytest.param("#ifdef OLD\n#define LIB_CC 600\n#else\n#define LIB_CC 700\n#endif\n", id="two-values"),
+        pytest.param("#define LIB_CC 700\n#undef LIB_CC\n", id="undefined"),
+        pytest.param("#define LIB_CC LIB_BASE + 700\n", id="built-from-unknown"),
+        pytest.param("#define LIB_CC(x) 700\n", id="function-like"),
+    ],
+)
+def test_project_constant_not_known_stays_undecidable(defines: str) -> None:
+    _, result = translate(defines + _line("__CUDA_ARCH__ >= LIB_CC"))
+    assert [d.code for d in result.diagnostics] == ["HC021"]
+    assert "whose value is unknown" in result.diagnostics[0].message
+
+
+def test_project_constants_from_an_included_header(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "arch.cuh").write_text("#pragma once\n" + PROJECT_CONSTANTS)
+    (tmp_path / "src" / "k.cu").write_text('#include "arch.cuh"\n' + _line("__CUDA_ARCH__ >= LIB_CC_AMPERE"))
+    run = run_cli("translate", "--rocm-version", "6.3", "-o", tmp_path / "out", tmp_path / "src")
+    assert run.code == 0, run.stderr
+    out = (tmp_path / "out" / "k.cu").read_text()
+    assert f"#if {DEVICE} /* hipconv: __CUDA_ARCH__ >= LIB_CC_AMPERE */" in out
+    assert "HC021" not in run.stderr
+
+
+def _first_test(out: str) -> str:
+    return next(line for line in out.splitlines() if line.startswith("#if"))
+
+
+PTX_LANE = 'asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));'
+
+
+@pytest.mark.parametrize(
+    ("src", "expected", "why"),
+    [
+        pytest.param(
+            f"#if __CUDA_ARCH__ >= 800\n  {PTX_LANE}\n#else\n  id = threadIdx.x % warpSize;\n#endif\n",
+            "#if 0 /* hipconv: __CUDA_ARCH__ >= 800 */",
+            "holds inline PTX (mov.u32), so AMD devices take the portable branch of line 5",
+            id="ptx-then-portable-else",
+        ),
+        pytest.param(
+            "#if __CUDA_ARCH__ >= 800\n  nvcuda::wmma::fill_fragment(f, 0);\n"
+            "#elif __CUDA_ARCH__ >= 600\n  id = 1;\n#endif\n",
+            "#if 0 /* hipconv: __CUDA_ARCH__ >= 800 */",
+            "holds `nvcuda`, the nvcuda::wmma tensor-core API",
+            id="wmma-then-older-arch",
+        ),
+        pytest.param(
+            f"#if __CUDA_ARCH__ < 700\n  id = threadIdx.x % warpSize;\n#else\n  {PTX_LANE}\n#endif\n",
+            "#if 1 /* hipconv: __CUDA_ARCH__ < 700 */",
+            "AMD devices take the portable branch of line 3",
+            id="portable-first",
+        ),
+    ],
+)
+def test_nvidia_only_branch_gives_way_on_the_amd_device_pass(src: str, expected: str, why: str) -> None:
+    body = f"__device__ int lane(float *f) {{\n  int id = 0;\n{src}  return id;\n}}\n"
+    out, result = translate(body, path="t.cu")
+    assert _first_test(out) == expected
+    notes = [d for d in result.diagnostics if d.code == "HC020"]
+    assert notes and why in notes[0].message and not [d for d in result.diagnostics if d.code == "HC028"]
+
+
+def test_nvidia_only_branch_without_a_portable_sibling_is_an_error() -> None:
+    src = f"__device__ int lane() {{\n  int id = 0;\n#if __CUDA_ARCH__ >= 700\n  {PTX_LANE}\n#endif\n  return id;\n}}\n"
+    out, result = translate(src, path="t.cu")
+    assert _first_test(out) == f"#if {DEVICE} /* hipconv: __CUDA_ARCH__ >= 700 */"
+    assert [(d.line, d.code, d.severity.value) for d in result.diagnostics] == [(4, "HC028", "error")]
+    assert "inline PTX (mov.u32) in the branch of line 3" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("src", "expected", "defines"),
+    [
+        pytest.param(
+            "#if __CUDA_ARCH__ < 600\n__device__ double atomicAdd(double *a, double v) { return *a += v; }\n#endif\n",
+            "#if 0 /* hipconv: __CUDA_ARCH__ < 600 */",
+            "atomicAdd",
+            id="double-atomicAdd",
+        ),
+        pytest.param(
+            "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800\n"
+            "__device__ __half __hmax_nan(__half a, __half b) { return a; }\n#else\nint native;\n#endif\n",
+            "#if 0 /* hipconv: !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 800 */",
+            "__hmax_nan",
+            id="hmax-nan-with-else",
+        ),
+    ],
+)
+def test_fallback_of_a_function_hip_declares_is_off_on_both_passes(src: str, expected: str, defines: str) -> None:
+    out, result = translate(src, path="t.cu")
+    assert _first_test(out) == expected
+    (note,) = result.diagnostics
+    assert note.code == "HC020" and f"defines {defines}, which HIP declares on both passes (ROCm 6.3)" in note.message
+
+
+def test_fallback_of_a_function_newer_than_the_target_stays() -> None:
+    src = "#if __CUDA_ARCH__ < 800\n__device__ __half __hmax_nan(__half a, __half b) { return a; }\n#endif\n"
+    out, _ = translate(src, rocm="5.2", path="t.cu")  # HIP declares __hmax_nan from ROCm 5.7
+    assert _first_test(out) == f"#if !{DEVICE} /* hipconv: __CUDA_ARCH__ < 800 */"
+
+
+@pytest.mark.parametrize("hip_test", ["defined(__HIPCC__)", "defined(__HIP_PLATFORM_AMD__)", "__HIP__"])
+def test_a_chain_keeps_its_hip_branch_live(hip_test: str) -> None:
+    src = f"#if __CUDA_ARCH__ >= 700\nint a;\n#elif {hip_test}\nint h;\n#else\nint c;\n#endif\n"
+    out, result = translate(src)
+    assert out.splitlines()[0] == "#if 0 /* hipconv: __CUDA_ARCH__ >= 700 */"
+    assert out.splitlines()[2] == f"#elif {hip_test}"  # never rewritten
+    assert "the chain's own HIP branch" in result.diagnostics[0].message
+
+
+def test_hip_branch_on_the_device_pass_only() -> None:
+    src = "#if CUDART_VERSION >= 11000\nint a;\n#elif defined(__HIP_DEVICE_COMPILE__)\nint h;\n#endif\n"
+    out, _ = translate(src)
+    assert out.splitlines()[0] == f"#if !{DEVICE} /* hipconv: CUDART_VERSION >= 11000 */"
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("#if defined(__HIPCC__)\nint h;\n#elif defined(USE_CUDA)\nint c;\n#endif\n", id="hip-first"),
+        pytest.param("#ifdef __HIP_PLATFORM_AMD__\nint h;\n#else\nint c;\n#endif\n", id="hip-ifdef"),
+    ],
+)
+def test_hip_chains_without_cuda_tests_noop(src: str) -> None:
+    out, result = translate(src)
+    assert out == src and not result.diagnostics
+
+
+def test_branch_contents_do_not_decide_an_unknown_reading() -> None:
+    """The device reading depends on FAST: the test is rewritten as before, and nothing is said of the PTX."""
+    src = (
+        f"__device__ int lane() {{\n  int id = 0;\n#if __CUDA_ARCH__ >= 700 && defined(FAST)\n  {PTX_LANE}\n"
+        "#else\n  id = 1;\n#endif\n  return id;\n}\n"
+    )
+    out, result = translate(src, path="t.cu")
+    assert _first_test(out) == f"#if {DEVICE} && defined(FAST) /* hipconv: __CUDA_ARCH__ >= 700 && defined(FAST) */"
+    assert [d.code for d in result.diagnostics] == ["HC020"]
+
+
 def _doc_blocks(lang: str) -> list[str]:
     page = (REPO / "docs" / "version-macros.md").read_text(encoding="utf-8")
     # fences paired in order, so that a plain ``` block is not read from the end of another one
@@ -301,3 +491,11 @@ def test_the_page_command_does_what_the_page_shows(tmp_path: Path, monkeypatch: 
     shown = " ".join(_doc_blocks("")[0].split())
     assert shown in " ".join(run.stderr.split()), run.stderr
     assert "(docs/version-macros.md)" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_value_use_without_shims_is_reported_and_kept() -> None:
+    src = '#define SHOW() printf("%d", __CUDA_ARCH__)\n__device__ int f() { return __CUDA_ARCH__; }\n'
+    result = translate_source(src, path="t.cu", compat=False)
+    assert result.text.endswith(src)
+    assert [(d.line, d.code) for d in result.diagnostics] == [(1, "HC312"), (2, "HC021")]
+    assert "drop --no-compat for HIPCONV_CUDA_ARCH" in result.diagnostics[1].message

@@ -45,8 +45,8 @@ class FileContext:
     project_names: frozenset[str]  # the CUDA-looking names the project declares itself (no HC001)
     project_masks: Mapping[str, ProjectMask]  # lane masks the run's files define by name
     header_defines: frozenset[str]  # the defines the run's headers it includes need (their rewrites)
-    # the integer macros of the project headers it includes, directly or not (version_tests.integer_macros)
-    project_macros: Mapping[str, int] = field(default_factory=lambda: _NO_MACROS)
+    # the integer #defines (name, body) of the project headers it includes, directly or not (project.Project.macros)
+    project_macros: tuple[tuple[str, str], ...] = ()
     # the project's own HIP switches (facts.hip_switches) the run found, each with its tests in the run
     project_switches: Mapping[str, int] = field(default_factory=lambda: _NO_MACROS)
 

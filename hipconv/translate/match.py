@@ -84,4 +84,5 @@ def file_context(
         project.masks,
         project.header_defines.get(path, frozenset()),
         project_switches=project.hip_switches,
+        project_macros=project.macros.get(path, ()),
     )

@@ -9,6 +9,7 @@ raises Undecidable where a known macro's value meets something unknown (`__CUDA_
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Union
@@ -291,3 +292,31 @@ def by_pass(host: Value, device: Value, device_test: str) -> str:
     if h in ("0", "1"):
         return f"{device_test} && {grouped(d)}" if h == "0" else f"{on_host} || {grouped(d)}"
     return f"{device_test} ? {grouped(d)} : {grouped(h)}"
+
+
+# an object-like #define on one line whose body may be an integer constant expression (no splice, no string)
+_DEFINE = re.compile(
+    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([\w \t()+\-*/%<>=!&|^~?:]+?)[ \t]*"
+    rb"(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?$",
+    re.MULTILINE,
+)
+_WORD = re.compile(r"\w+|<<|>>|<=|>=|==|!=|&&|\|\||\S")
+
+
+def integer_defines(body: bytes) -> tuple[tuple[str, str], ...]:
+    """The (name, body) of each one-line object-like #define whose body may be an integer constant expression
+    (`#define CC_VOLTA 700`, `#define CC_RDNA2 (CC_OFFSET_AMD + 1030)`), without lexing: a header's share of
+    the project's facts (project.FileFacts); version_tests.integer_macros folds them."""
+    if b"define" not in body:
+        return ()
+    found = []
+    for m in _DEFINE.finditer(body):
+        text = m.group(2).decode("ascii", "replace")
+        if any(ch.isdigit() for ch in text):
+            found.append((m.group(1).decode("ascii", "replace"), " ".join(text.split())))
+    return tuple(found)
+
+
+def text_tokens(text: str) -> list[PPToken]:
+    """An expression's tokens from its text (integer_defines' bodies)."""
+    return [PPToken(m.group(0), m.start() > 0 and text[m.start() - 1] == " ") for m in _WORD.finditer(text)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -20,6 +20,7 @@ from hipconv.rules.model import LookupTable
 from hipconv.translate.facts.hip_switches import switch_tests
 from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
 from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
+from hipconv.translate.pp_expr import integer_defines
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import project_names
 from hipconv.translate.words import file_words
@@ -36,6 +37,9 @@ class Project:
     header_defines: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # the project's own HIP switches (facts.hip_switches), each with the number of its tests in the run
     hip_switches: Mapping[str, int] = field(default_factory=dict)
+    # by path, the #defines of integer expressions of the headers it includes, directly or not: a test of
+    # __CUDA_ARCH__ against a project constant is read with them (version_tests.integer_macros)
+    macros: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def digest(self, path: str) -> bytes:
         """A digest of everything the translation of the file at `path` may read here: part of its cache
@@ -46,6 +50,7 @@ class Project:
                 sorted(self.masks.items()),
                 sorted(self.header_defines.get(path, ())),
                 sorted(self.hip_switches.items()),
+                self.macros.get(path, ()),
             )
         )
         return hashlib.blake2b(text.encode(), digest_size=20).digest()
@@ -61,6 +66,7 @@ class _Facts(NamedTuple):
     requires: frozenset[str]  # defines that the rules of its words require
     includes: tuple[Include, ...]  # its #include lines (include_closure.include_lines)
     hip_tests: tuple[tuple[str, int, bool], ...]  # macros that may be HIP switches: tests, a switch here
+    macros: tuple[tuple[str, str], ...]  # its #defines of integer expressions (pp_expr.integer_defines)
 
 
 class FileFacts(_Facts):
@@ -79,6 +85,7 @@ class FileFacts(_Facts):
         requires: frozenset[str] = EMPTY_SET,
         includes: tuple[Include, ...] = (),
         hip_tests: tuple[tuple[str, int, bool], ...] = (),
+        macros: tuple[tuple[str, str], ...] = (),
     ) -> FileFacts:
         return super().__new__(
             cls,
@@ -88,6 +95,7 @@ class FileFacts(_Facts):
             requires or EMPTY_SET,
             _shared_includes(includes),
             hip_tests or (),
+            macros or (),
         )
 
 
@@ -154,6 +162,7 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
                 requires,
                 include_lines(source.body),
                 hip_tests(source.body, table),
+                integer_defines(source.body),
             )
         )
     return facts
@@ -177,7 +186,30 @@ def merge_facts(
     the caller has it."""
     defines = header_defines(facts, included if included is not None else included_in_run(facts))
     switches = hip_switches([*facts, *extra])
-    return Project(reached_names([*facts, *extra], reach), merge_masks(mask_uses), defines, switches)
+    reach, macros = reached_macros([*facts, *extra], reach)
+    names = reached_names([*facts, *extra], reach)
+    if any(f.macros for f in (*facts, *extra)):
+        for _ in reach:  # the rest, where reached_names stopped early
+            pass
+    return Project(names, merge_masks(mask_uses), defines, switches, macros)
+
+
+def reached_macros(
+    facts: Sequence[FileFacts], reach: Iterable[tuple[str, frozenset[str]]]
+) -> tuple[Iterator[tuple[str, frozenset[str]]], dict[str, tuple[tuple[str, str], ...]]]:
+    """`reach` passed through, and by path the integer #defines of the headers each one reaches, filled in
+    as it is iterated (most files reach none)."""
+    defining = {f.path: f.macros for f in facts if f.macros}
+    found: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def passing() -> Iterator[tuple[str, frozenset[str]]]:
+        for path, headers in reach:
+            hit = headers & defining.keys() if defining else None
+            if hit:
+                found[path] = tuple(sorted({d for h in hit for d in defining[h]}))
+            yield path, headers
+
+    return passing(), found
 
 
 def reached_names(facts: Sequence[FileFacts], reach: Iterable[tuple[str, frozenset[str]]]) -> dict[str, frozenset[str]]:

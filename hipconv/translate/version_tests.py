@@ -11,8 +11,7 @@ directives) and version_uses (code, #define bodies).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping
-from types import MappingProxyType
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
@@ -34,6 +33,7 @@ from hipconv.translate.pp_expr import (
     evaluate,
     mentions,
     parse,
+    text_tokens,
 )
 from hipconv.translate.syntax import Span, is_punct, next_code
 
@@ -44,7 +44,6 @@ VERSIONS = ("CUDART_VERSION", "CUDA_VERSION", "__CUDART_API_VERSION", "__CUDACC_
 MACROS = frozenset((ARCH, *VERSIONS))
 WORDS = frozenset(m.encode() for m in MACROS)
 CODE = (TokenKind.WHITESPACE, TokenKind.COMMENT)  # what is not code
-_NONE: Mapping[str, int] = MappingProxyType({})
 
 
 class Worlds(NamedTuple):
@@ -74,11 +73,13 @@ def with_macros(w: Worlds, macros: Mapping[str, int]) -> Worlds:
     return w._replace(host={**macros, **w.host}, device={**macros, **w.device}, hip={**macros, **w.hip})
 
 
-def integer_macros(tokens: Tokens, directives: Directives, inherited: Mapping[str, int] = _NONE) -> dict[str, int]:
+def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[tuple[str, str]] = ()) -> dict[str, int]:
     """The object-like macros the file defines as an integer constant expression (`#define CC_VOLTA 700`,
-    `#define CC_AMD (CC_OFFSET + 1030)`), folded through each other and `inherited` (those of the project
-    headers it includes); one defined twice with different values, or #undef'd, is not known."""
+    `#define CC_AMD (CC_OFFSET + 1030)`) and those `inherited` from the project headers it includes (name,
+    body), folded through each other; one defined twice with different values, or #undef'd, is not known."""
     bodies: dict[str, list[list[PPToken]]] = {}
+    for macro, text in inherited:
+        bodies.setdefault(macro, []).append(text_tokens(text))
     undefined: set[str] = set()
     span_starts = [a for a, _ in directives.spans]
     for hash_i, name_i, name in directives.lines:
@@ -97,7 +98,7 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Mapping[st
         span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
         code = code_of(tokens, after, bisect.bisect_left(tokens.starts, span[1]))
         bodies.setdefault(macro, []).append(pp_tokens(tokens, code))
-    known = {name: value for name, value in inherited.items() if name not in bodies and name not in undefined}
+    known: dict[str, int] = {}
     todo = {name: pps for name, pps in bodies.items() if name not in undefined and name not in MACROS}
     while todo:
         found = {name: value for name, pps in todo.items() if (value := _constant(pps, known)) is not None}

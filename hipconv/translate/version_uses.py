@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import bisect
 
-from hipconv.diagnostics import VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
+from hipconv.diagnostics import SHIMMED, VERSION_TEST_REWRITTEN, VERSION_TEST_UNDECIDED
+from hipconv.results import COMPAT_HEADER
 from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
@@ -23,6 +24,7 @@ from hipconv.translate.version_tests import (
     ARCH,
     MACROS,
     RULE_ID,
+    VERSIONS,
     Test,
     Worlds,
     code_of,
@@ -40,6 +42,7 @@ _LOOSER = ("(", ")", "&&", "||", "?", ":", ",", ";", "=", "{", "}")
 _TESTS = frozenset((*_COMPARISONS, "&&", "||", "u!", "defined"))  # operators whose value is 0 or 1
 _TESTED_BY = frozenset(("if", "elif", "ifdef", "ifndef", "elifdef", "elifndef", "undef"))
 MACRO_DEVICE_TEST = "__HIP_DEVICE_COMPILE__"
+ARCH_VALUE = "HIPCONV_CUDA_ARCH"  # __CUDA_ARCH__'s value: a shim of hipconv_compat.h
 
 
 def match_defines(c: Found, w: Worlds, directives: Directives, done: list[Span]) -> None:
@@ -52,19 +55,21 @@ def match_defines(c: Found, w: Worlds, directives: Directives, done: list[Span])
             continue
         span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
         after = macro_i + 1
-        if after < len(tokens) and is_punct(tokens, after, "(") and tokens.starts[after] == tokens.ends[macro_i]:
-            continue  # function-like: its parameters are unknown here
         code = code_of(tokens, after, bisect.bisect_left(tokens.starts, span[1]))
         if not any(tokens.text(k) in MACROS for k in code):
             continue
-        pp = pp_tokens(tokens, code)
+        function_like = is_punct(tokens, after, "(") and tokens.starts[after] == tokens.ends[macro_i]
         try:
-            node = parse(pp)
+            node = None if function_like else parse(pp_tokens(tokens, code))
         except Undecidable:
-            continue  # not an expression
-        if _is_test(node) and mentions(node, MACROS):
+            node = None  # not an expression
+        if node is not None and _is_test(node) and mentions(node, MACROS):
             done.append(span)
-            _define(c, w, tokens.text(macro_i), code, _use_outside_conditionals(c, directives, macro_i, span))
+            _define(c, w, tokens.text(macro_i), code, _use_outside_conditionals(c, directives, macro_i, span), done)
+        elif c.settings.compat:  # its parameters are unknown here, or its body is not a test: a value
+            for k in code:
+                if tokens.text(k) == ARCH and not _defined_operand(tokens, k):
+                    value_use(c, k, done)
 
 
 def _is_test(node: Node) -> bool:
@@ -73,10 +78,15 @@ def _is_test(node: Node) -> bool:
     return node.op in _TESTS
 
 
-def _define(c: Found, w: Worlds, macro: str, code: list[int], use: int | None) -> None:
+def _define(c: Found, w: Worlds, macro: str, code: list[int], use: int | None, done: list[Span]) -> None:
     tokens = c.tokens
     pp = pp_tokens(tokens, code)
     where, offset = f"#define {macro}", tokens.starts[next(k for k in code if tokens.text(k) in MACROS)]
+    if use is not None and c.settings.compat and all(tokens.text(k) not in VERSIONS for k in code):  # as written
+        for k in code:
+            if tokens.text(k) == ARCH and not _defined_operand(tokens, k):
+                value_use(c, k, done)
+        return
     if use is not None:
         tested = first_macro(pp)
         c.diag(
@@ -120,12 +130,16 @@ def match_code_uses(c: Found, w: Worlds, done: list[Span]) -> None:
             continue
         done.append((tokens.starts[i], tokens.ends[i]))  # reported here, not as HC312 as well
         compared = _comparison(tokens, i)
+        if compared is None and c.settings.compat:
+            value_use(c, i, done)
+            continue
         if compared is None:
             c.diag(
                 tokens.starts[i],
                 VERSION_TEST_UNDECIDED,
                 f"{ARCH}'s value is used in code; HIP defines no {ARCH}, so this does not compile for AMD: compute "
-                "what it stands for another way (__HIP_DEVICE_COMPILE__, __gfx*__, warpSize)",
+                f"what it stands for another way (__HIP_DEVICE_COMPILE__, __gfx*__, warpSize), or drop --no-compat "
+                f"for {ARCH_VALUE}",
                 symbol=ARCH,
             )
             continue
@@ -152,6 +166,32 @@ def match_code_uses(c: Found, w: Worlds, done: list[Span]) -> None:
             "(newer than every architecture tested), where nvcc compiles this code",
             symbol=ARCH,
         )
+
+
+def value_use(c: Found, i: int, done: list[Span]) -> None:
+    """__CUDA_ARCH__ at token i used for its value (in code, a macro body): HIPCONV_CUDA_ARCH, which
+    hipconv_compat.h defines on both passes (templates/compat/HIPCONV_CUDA_ARCH.h.j2)."""
+    start, end = c.tokens.starts[i], c.tokens.ends[i]
+    done.append((start, end))
+    c.edits.append(Edit.replace(start, end, ARCH_VALUE, RULE_ID))
+    c.replaced(start, ARCH, ARCH_VALUE, RULE_ID, "nvcc")
+    c.shims.add(ARCH_VALUE)
+    c.diag(
+        start,
+        SHIMMED,
+        f"{ARCH}'s value, which HIP lacks, written as {ARCH_VALUE}: {COMPAT_HEADER} defines it as the NVIDIA "
+        "architecture the tests are read at on the AMD device pass, and as 0 on the host pass (where nvcc "
+        f"leaves {ARCH} undefined); -D{ARCH_VALUE}=N sets another value",
+        symbol=ARCH,
+    )
+
+
+def _defined_operand(tokens: Tokens, k: int) -> bool:
+    """Whether the name at k is the operand of `defined` (`defined X`, `defined(X)`)."""
+    before = prev_code(tokens, k)
+    if before >= 0 and is_punct(tokens, before, "("):
+        before = prev_code(tokens, before)
+    return before >= 0 and tokens.text(before) == "defined"
 
 
 def _comparison(tokens: Tokens, i: int) -> tuple[int, int] | None:
