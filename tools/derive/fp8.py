@@ -14,6 +14,7 @@ The rest (E8M0, the format macros) has no counterpart: unsupported, each with a 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tools.derive.core import Deriver, Family
 from tools.derive.inventory import RELEASES
@@ -90,13 +91,24 @@ class Fp8:
             kind = kind_of(recs)
             if kind is None:
                 continue
-            rule = self.d.curated_rule(cuda, kind, recs[0]["header"], recs) or self.rule(cuda, kind, recs)
+            rule = self.rule_for(cuda, kind, recs)
             rule["library"] = LIBRARY
             rule["section"] = "cuda_fp8"
             self.d.claim_mapped(fam, self.d.add_nvidia(rule, recs))
         return fam
 
-    def rule(self, cuda: str, kind: str, recs: list[Record]) -> dict[str, object]:
+    def rule_for(self, cuda: str, kind: str, recs: list[Record]) -> dict[str, Any]:
+        """The curated mapping where it names another HIP name; else the derived rule, with a curated note
+        (a measured difference the inventories cannot show) after the derived one."""
+        fact = self.d.cur.mapping(cuda)
+        if fact is not None and fact.get("hip") != twin(cuda):
+            return self.d.curated_rule(cuda, kind, recs[0]["header"], recs) or self.rule(cuda, kind, recs)
+        rule = self.rule(cuda, kind, recs)
+        if fact is not None and fact.get("note"):
+            rule["note"] = "; ".join(filter(None, (rule.get("note"), fact["note"])))
+        return rule
+
+    def rule(self, cuda: str, kind: str, recs: list[Record]) -> dict[str, Any]:
         hip = twin(cuda)
         header = recs[0]["header"]
         if hip is None or not self.d.fits(cuda, recs, hip):
