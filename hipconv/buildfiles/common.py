@@ -56,14 +56,20 @@ _BLANKS = b" \t"
 
 
 def flag_edits(
-    body: bytes, words: Sequence[tuple[str, int]], archs: tuple[str, ...], *, only_nvcc: bool = False
+    body: bytes,
+    words: Sequence[tuple[str, int]],
+    archs: tuple[str, ...],
+    *,
+    only_nvcc: bool = False,
+    blanks: bytes = _BLANKS,
 ) -> tuple[list[tuple[int, int, str]], list[tuple[int, FlagNote]]]:
     """The nvcc flags among `words` (each with its byte offset in `body`) -> hipcc flags: the edits (start, end,
     new text) and the notes with their offsets. Each flag is rewritten where it is written: what lies between
     the words (line breaks, continuation backslashes, a backslash glued to a word's end) is kept as it is.
     Unknown flags and $-references stay as written. `only_nvcc`: words that may be any compiler's (CMake's
     target_compile_options): only the flags only nvcc takes are mapped (-use_fast_math, -Xptxas -v,
-    -arch=sm_80, not -arch arm64), the others kept without a note."""
+    -arch=sm_80, not -arch arm64), the others kept without a note. `blanks`: what separates words on a line
+    (a removed word takes them along; a CMake list's `;` too)."""
     words = [w for w in (_without_continuation(body, word, at) for word, at in words) if w[0]]
     mapped = map_flags([word for word, _ in words], archs, keep_unknown=True, passthrough=MAKE_REFERENCE)
     edits: list[tuple[int, int, str]] = []
@@ -74,7 +80,7 @@ def flag_edits(
         notes += [(words[unit.first][1], note) for note in unit.notes]
         written = words[unit.first : unit.stop]
         if unit.words != tuple(word for word, _ in written):
-            edits += _unit_edits(body, written, " ".join(unit.words), edits[-1][1] if edits else 0)
+            edits += _unit_edits(body, written, " ".join(unit.words), edits[-1][1] if edits else 0, blanks)
     return edits, notes
 
 
@@ -101,7 +107,9 @@ def _without_continuation(body: bytes, word: str, at: int) -> tuple[str, int]:
     return word, at
 
 
-def _unit_edits(body: bytes, words: Sequence[tuple[str, int]], new: str, floor: int) -> list[tuple[int, int, str]]:
+def _unit_edits(
+    body: bytes, words: Sequence[tuple[str, int]], new: str, floor: int, blanks: bytes
+) -> list[tuple[int, int, str]]:
     """The edits that write one flag's words as `new`: the words on one line as a whole; a flag written over
     lines (-Xcompiler at the end of one, its value on the next) in its first line, its other lines' words
     removed. A word removed takes the blanks before it (or else, and before a continuation, those after it)
@@ -109,7 +117,7 @@ def _unit_edits(body: bytes, words: Sequence[tuple[str, int]], new: str, floor: 
     runs: list[tuple[int, int]] = []
     for word, at in words:
         end = at + len(word.encode("utf-8"))
-        if runs and not body[runs[-1][1] : at].strip(_BLANKS):
+        if runs and not body[runs[-1][1] : at].strip(blanks):
             runs[-1] = (runs[-1][0], end)
         else:
             runs.append((at, end))
@@ -119,8 +127,8 @@ def _unit_edits(body: bytes, words: Sequence[tuple[str, int]], new: str, floor: 
             edits.append((start, end, new))
             floor = end
             continue
-        before = len(body[:start].rstrip(_BLANKS))
-        after = len(body) - len(body[end:].lstrip(_BLANKS))
+        before = len(body[:start].rstrip(blanks))
+        after = len(body) - len(body[end:].lstrip(blanks))
         follows = body[after : after + 1]  # a continuation keeps a blank before it (CMake joins lines as they are)
         if before > 0 and body[before - 1 : before] not in (b"\n", b"\r") and follows != b"\\":
             start = max(before, floor)
@@ -132,10 +140,12 @@ def _unit_edits(body: bytes, words: Sequence[tuple[str, int]], new: str, floor: 
 
 
 def flag_text(text: str, archs: tuple[str, ...], *, only_nvcc: bool = False) -> tuple[str, tuple[FlagNote, ...]]:
-    """nvcc flags in a build file's text -> hipcc flags, each where it is written (flag_edits)."""
+    """nvcc flags in a CMake argument's text -> hipcc flags, each where it is written (flag_edits). Its words
+    are separated by blanks and by a list's `;` (`-use_fast_math;-lineinfo`), outside a `$<...>` or `${...}`
+    word, which is kept whole."""
     data = text.encode("utf-8")
-    words = [(m.group().decode("utf-8"), m.start()) for m in re.finditer(rb"\S+", data)]
-    edits, notes = flag_edits(data, words, archs, only_nvcc=only_nvcc)
+    words = [(m.group().decode("utf-8"), m.start()) for m in re.finditer(rb"\$\S*|[^\s;]+", data)]
+    edits, notes = flag_edits(data, words, archs, only_nvcc=only_nvcc, blanks=b" \t;")
     for start, end, new in reversed(edits):
         data = data[:start] + new.encode("utf-8") + data[end:]
     return data.decode("utf-8"), tuple(note for _, note in notes)
