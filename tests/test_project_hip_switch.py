@@ -64,9 +64,9 @@ def codes(result: FileResult) -> list[str]:
             id="compound-alias-line",
         ),
         pytest.param(
-            "#if MYLIB_AMD\n#  if 1\n  hipFree(p);\n#  endif\n#endif\n",
-            {"MYLIB_AMD"},
-            {"MYLIB_AMD": 1},
+            "#if MYLIB_ROCM\n#  if 1\n  hipFree(p);\n#  endif\n#endif\n",
+            {"MYLIB_ROCM"},
+            {"MYLIB_ROCM": 1},
             id="bare-name-nested-evidence",
         ),
         pytest.param(
@@ -85,6 +85,18 @@ def codes(result: FileResult) -> list[str]:
             id="defined-by-the-file",
         ),
         pytest.param("#ifdef _WIN32\nhipFree(p);\n#endif\n", set(), {}, id="name-says-nothing-of-hip"),
+        pytest.param(
+            "#if defined(GGML_USE_HIP)\n  v = __builtin_amdgcn_perm(a, b, s);\n#endif\n",
+            {"GGML_USE_HIP"},
+            {"GGML_USE_HIP": 1},
+            id="amd-builtin",
+        ),
+        pytest.param(
+            "#ifdef AMD_MFMA_AVAILABLE\n  d = __builtin_amdgcn_mfma_f32_16x16x16f16(a, b, d, 0, 0, 0);\n#endif\n",
+            set(),
+            {},
+            id="amd-feature-macro",
+        ),
         pytest.param("#ifdef __CUDACC_HIP__\nhipFree(p);\n#endif\n", set(), {}, id="cuda-macro"),
         pytest.param(
             "#ifdef MYLIB_USE_HIP\n#else\nhipFree(p);\n#endif\n", set(), {"MYLIB_USE_HIP": 1}, id="hip-code-when-off"
@@ -144,6 +156,26 @@ ALIAS_HEADER = (
 )
 def test_translate(src: str, expected: str) -> None:
     assert translate(src)[0] == expected
+
+
+def test_a_test_of_a_version_macro_is_left_to_version_tests() -> None:
+    """One edit per test: version_macros rewrites a test that holds __CUDA_ARCH__ whole (no HC009)."""
+    src = "#ifdef USE_ROCM\nhipFree(p);\n#endif\n#if defined(USE_ROCM) || __CUDA_ARCH__ < 700\nint slow;\n#endif\n"
+    text, result = translate(src)
+    assert text.startswith("#if 1 /* hipconv: #ifdef USE_ROCM */\n")
+    assert "#if !defined(__HIP_DEVICE_COMPILE__) || defined(USE_ROCM) /* hipconv:" in text
+    assert "HC009" not in codes(result)
+
+
+def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:
+    """Defined in one file (derived from the target), tested around HIP code in another: left alone."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "features.h").write_text("#if defined(__gfx90a__)\n#define MYLIB_HIP_FAST_MATH\n#endif\n")
+    kernel = '#include "features.h"\n#ifdef MYLIB_HIP_FAST_MATH\nhipStream_t s;\n#endif\ncudaStream_t t;\n'
+    (tmp_path / "src" / "k.cu").write_text(kernel)
+    run = run_cli("translate", tmp_path / "src", "-o", tmp_path / "out", "--no-cache")
+    assert run.code == 0 and "HC030" not in run.stderr, run.stderr
+    assert "#ifdef MYLIB_HIP_FAST_MATH\n" in tree(tmp_path / "out")["k.cu"].decode()
 
 
 def test_note_names_the_switch_once_per_file() -> None:

@@ -47,8 +47,9 @@ class FileContext:
     header_defines: frozenset[str]  # the defines the run's headers it includes need (their rewrites)
     # the integer #defines (name, body) of the project headers it includes, directly or not (project.Project.macros)
     project_macros: tuple[tuple[str, str], ...] = ()
-    # the project's own HIP switches (facts.hip_switches) the run found, each with its tests in the run
-    project_switches: Mapping[str, int] = field(default_factory=lambda: _NO_MACROS)
+    # the project's own HIP switches (facts.hip_switches) the run found, each with its tests in the run;
+    # None: a macro the project #defines (project.Project.hip_switches)
+    project_switches: Mapping[str, int | None] = field(default_factory=lambda: _NO_MACROS)
 
     def crosses_directive(self, start: int, end: int, *, inside_ok: bool = True) -> bool:
         """True when [start, end) holds part of a preprocessor line: rewriting it would move or drop the

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from hipconv.rules.model import LookupTable
-from hipconv.translate.facts.hip_switches import switch_tests
+from hipconv.translate.facts.hip_switches import HipTest, hip_tests, project_switches
 from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
 from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
 from hipconv.translate.pp_expr import integer_defines
@@ -35,8 +35,9 @@ class Project:
     # by path, the defines the HIP rewrites of the headers a file includes (directly or not) need before
     # the runtime header (HIP_ENABLE_WARP_SYNC_BUILTINS): a source file defines them at its top
     header_defines: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # the project's own HIP switches (facts.hip_switches), each with the number of its tests in the run
-    hip_switches: Mapping[str, int] = field(default_factory=dict)
+    # the project's own HIP switches (facts.hip_switches), each with the number of its tests in the run;
+    # None: a macro the project #defines, so no switch even where a file's branches would make it one
+    hip_switches: Mapping[str, int | None] = field(default_factory=dict)
     # by path, the #defines of integer expressions of the headers it includes, directly or not: a test of
     # __CUDA_ARCH__ against a project constant is read with them (version_tests.integer_macros)
     macros: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
@@ -49,7 +50,7 @@ class Project:
                 sorted(self.names.get(path, ())),
                 sorted(self.masks.items()),
                 sorted(self.header_defines.get(path, ())),
-                sorted(self.hip_switches.items()),
+                sorted(self.hip_switches.items(), key=lambda item: item[0]),
                 self.macros.get(path, ()),
             )
         )
@@ -65,7 +66,7 @@ class _Facts(NamedTuple):
     mask_arguments: frozenset[bytes]  # names it passes as a lane mask
     requires: frozenset[str]  # defines that the rules of its words require
     includes: tuple[Include, ...]  # its #include lines (include_closure.include_lines)
-    hip_tests: tuple[tuple[str, int, bool], ...]  # macros that may be HIP switches: tests, a switch here
+    hip_tests: tuple[HipTest, ...]  # macros that may be HIP switches (facts.hip_switches.hip_tests)
     macros: tuple[tuple[str, str], ...]  # its #defines of integer expressions (pp_expr.integer_defines)
 
 
@@ -84,7 +85,7 @@ class FileFacts(_Facts):
         mask_arguments: frozenset[bytes] = EMPTY_SET,
         requires: frozenset[str] = EMPTY_SET,
         includes: tuple[Include, ...] = (),
-        hip_tests: tuple[tuple[str, int, bool], ...] = (),
+        hip_tests: tuple[HipTest, ...] = (),
         macros: tuple[tuple[str, str], ...] = (),
     ) -> FileFacts:
         return super().__new__(
@@ -127,25 +128,6 @@ def file_links(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
     ]
 
 
-def hip_tests(body: bytes, table: LookupTable) -> tuple[tuple[str, int, bool], ...]:
-    """The body's tests of macros that may be HIP switches (facts.hip_switches.switch_tests), as data."""
-    found = switch_tests(body, table)
-    return tuple((name, n, name in found.switches) for name, n in sorted(found.tested.items()))
-
-
-def hip_switches(facts: Iterable[FileFacts]) -> dict[str, int]:
-    """The run's HIP switches: each macro a branch of which selects HIP code in some file, with its tests in
-    every file."""
-    tests: dict[str, int] = {}
-    switches: set[str] = set()
-    for f in facts:
-        for name, n, switch in f.hip_tests:
-            tests[name] = tests.get(name, 0) + n
-            if switch:
-                switches.add(name)
-    return {name: tests[name] for name in sorted(switches)}
-
-
 def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
     """All the facts of each source: one scan of each body (file_words) serves the questions."""
     words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
@@ -185,7 +167,7 @@ def merge_facts(
     reaches) and the mask uses of the files holding a mask name. `included`: included_in_run(facts), when
     the caller has it."""
     defines = header_defines(facts, included if included is not None else included_in_run(facts))
-    switches = hip_switches([*facts, *extra])
+    switches = project_switches(t for f in [*facts, *extra] for t in f.hip_tests)
     reach, macros = reached_macros([*facts, *extra], reach)
     names = reached_names([*facts, *extra], reach)
     if any(f.macros for f in (*facts, *extra)):

@@ -57,7 +57,7 @@ def translate_sources(
     """
     words = words if words is not None else [file_words(s.body) for s in sources]
     results: list[FileResult | None] = [None] * len(sources)
-    switches = frozenset(name.encode() for name in project.hip_switches)  # a file testing one is rewritten
+    switches = frozenset(n.encode() for n, tests in project.hip_switches.items() if tests)  # a file testing one
     todo = [
         n
         for n, source in enumerate(sources)

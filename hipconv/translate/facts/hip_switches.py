@@ -2,19 +2,21 @@
 matcher project_hip reads; scan reports them through the translator's HC030.
 
 A *switch* is a macro the project tests (`#ifdef M`, `#if defined(M)`, `#ifndef M`, `#if M`) whose name
-says HIP, ROCm or AMD (`GGML_USE_HIP`, `USE_ROCM`, `BNB_HIP`: not `_WIN32` or `NDEBUG`, which also guard
-HIP code now and then) and one of whose branches taken when it is defined holds HIP code: an include of
-a `hip/` header, a HIP spelling of the rule set (`hipMalloc`, `hipStream_t`) or an alias line
-(`#define cudaMalloc hipMalloc`). hipcc's own macros (COMPILER_SWITCHES) are switches the same way but
-need no turning on. A file that defines the macro outside any conditional has decided it: not a switch
-there. Read from the bytes with a line-based reading of the directives (the project pass lexes nothing);
-the matcher reads the tokens for what it writes.
+says HIP or ROCm (`GGML_USE_HIP`, `USE_ROCM`, `BNB_HIP`: not `_WIN32` or `NDEBUG`, which also guard HIP
+code now and then) and one of whose branches taken when it is defined holds HIP code: an include of a
+`hip/` header, a HIP spelling of the rule set (`hipMalloc`, `hipStream_t`), an alias line (`#define
+cudaMalloc hipMalloc`), or an AMD builtin (`__builtin_amdgcn_perm`). hipcc's own macros
+(COMPILER_SWITCHES) are switches the same way but need no turning on. A macro the project #defines
+itself (derived from the switch and the target) is the project's decision, never a build switch: forcing
+it on would take a branch the project keeps for some AMD targets only. Read from the bytes with a
+line-based reading of the directives (the project pass lexes nothing); the matcher reads the tokens for
+what it writes.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
 from hipconv.rules.model import LookupTable
@@ -23,7 +25,8 @@ from hipconv.translate.words import file_words
 COMPILER_SWITCHES = frozenset(
     ("__HIPCC__", "__HIP__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_DEVICE_COMPILE__")
 )
-SWITCH_NAME = re.compile(r"(?:^|_)(?:HIP|ROCM|AMD)", re.IGNORECASE)  # what a switch's name says
+# what a switch's name says; not AMD: AMD_MFMA_AVAILABLE is a feature the project derives
+SWITCH_NAME = re.compile(r"(?:^|_)(?:HIP|ROCM)", re.IGNORECASE)
 _NOT_SWITCHES = re.compile(r"_*(?:CUDA|NVCC|NVCOMPILER)")  # CUDA's own macros never are
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)", re.MULTILINE)
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
@@ -34,13 +37,50 @@ HIP_HEADER_PREFIX = "hip/"
 
 class SwitchTests(NamedTuple):
     """One file's tests of macros that may be switches: each name, how many tests name it, and whether a
-    branch it selects holds HIP code here."""
+    branch it selects holds HIP code here; and the macros that may be switches that it #defines."""
 
     tested: Mapping[str, int]
     switches: frozenset[str]
+    defined: frozenset[str] = frozenset()
 
 
 NO_TESTS = SwitchTests({}, frozenset())
+
+
+class HipTest(NamedTuple):
+    """What one file tells the project about one macro that may be a switch (project.FileFacts)."""
+
+    name: str
+    tests: int  # its tests in the file
+    switch: bool  # a branch it selects holds HIP code here
+    defined: bool  # the file #defines it: the project's decision, not a build switch
+
+
+def hip_tests(body: bytes, table: LookupTable) -> tuple[HipTest, ...]:
+    """switch_tests of the body, as the data the project pass keeps per file."""
+    found = switch_tests(body, table)
+    names = sorted(found.tested.keys() | found.defined)
+    return tuple(HipTest(n, found.tested.get(n, 0), n in found.switches, n in found.defined) for n in names)
+
+
+def project_switches(tests: Iterable[HipTest]) -> dict[str, int | None]:
+    """The run's switches, from every file's HipTests: each macro with HIP code in a branch it selects in
+    some file and defined by none, with the number of its tests in the run; and, with None, the macros
+    that may look like one in a file but that the project #defines (no switch anywhere)."""
+    counts: dict[str, int] = {}
+    switches: set[str] = set()
+    defined: set[str] = set()
+    for t in tests:
+        counts[t.name] = counts.get(t.name, 0) + t.tests
+        if t.switch:
+            switches.add(t.name)
+        if t.defined:
+            defined.add(t.name)
+    found: dict[str, int | None] = {name: counts[name] for name in sorted(switches - defined)}
+    return found | dict.fromkeys(sorted(defined & counts.keys()))
+
+
+AMD_BUILTIN = b"__builtin_amdgcn_"
 
 
 def may_be_switch(name: str) -> bool:
@@ -95,9 +135,9 @@ def tested_names(directive: bytes, rest: bytes) -> Iterator[tuple[str, bool]]:
 
 def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     """The file's tests of macros that may be switches (may_be_switch), and those whose branches hold HIP
-    code here. Cheap for a file with no such test: one search for the word HIP/ROCm/AMD."""
+    code here. Cheap for a file with no such test: one search for the words HIP and ROCm."""
     lowered = body.lower()
-    if b"#" not in body or not any(w in lowered for w in (b"hip", b"rocm", b"amd")):
+    if b"#" not in body or (b"hip" not in lowered and b"rocm" not in lowered):
         return NO_TESTS
     names = hip_spellings(table)
     tested: dict[str, int] = {}
@@ -113,8 +153,12 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
         if directive not in _CONDITIONALS:
             if stack and any(on for on, _ in stack) and _hip_directive(directive, rest, table):
                 switches.update(*(on for on, _ in stack))
-            elif directive == b"define" and not stack and (word := re.match(rb"\s*(\w+)", rest)):
-                defined.add(word.group(1).decode())
+            elif (
+                directive == b"define"
+                and (word := re.match(rb"\s*(\w+)", rest))
+                and may_be_switch(name := word[1].decode())
+            ):
+                defined.add(name)
             continue
         if directive == b"endif":
             stack and stack.pop()
@@ -131,11 +175,13 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
             stack[-1] = (earlier | selecting if directive == b"else" else selecting, earlier | negated)
     if stack and any(on for on, _ in stack) and _holds_hip(body[at:], names):
         switches.update(*(on for on, _ in stack))
-    switches -= defined
-    return SwitchTests(tested, frozenset(switches)) if tested else NO_TESTS
+    return SwitchTests(tested, frozenset(switches - defined), frozenset(defined)) if tested or defined else NO_TESTS
 
 
 def _holds_hip(code: bytes, names: frozenset[bytes]) -> bool:
+    """HIP names, or an AMD builtin (a branch of AMD device code may use no HIP API at all)."""
+    if AMD_BUILTIN in code:
+        return True
     return b"hip" in code and not file_words(code).isdisjoint(names)
 
 

@@ -34,6 +34,7 @@ from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.include_closure import include_lines
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
+from hipconv.translate.version_tests import MACROS as VERSION_MACROS
 
 RULE_ID = "project.hip-switch"
 _OPENERS = ("if", "ifdef", "ifndef")
@@ -42,12 +43,12 @@ _ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     names = hip_spellings(ctx.table)
-    switch_words = {w.encode() for w in ctx.project_switches}
-    if ctx.words.isdisjoint(names) and ctx.words.isdisjoint(switch_words) and b"hip" not in ctx.words:
+    own = switch_tests(ctx.source.body, ctx.table)  # a project's switch says HIP or ROCm: found here too
+    if not own.tested and ctx.words.isdisjoint(names):
         return MatchResult()
-    own = switch_tests(ctx.source.body, ctx.table)
-    counts = {n: ctx.project_switches.get(n, t) for n, t in own.tested.items() if n in own.switches}
-    counts |= {n: t for n, t in ctx.project_switches.items() if n in own.tested}
+    known = ctx.project_switches  # the run's verdict wins over the file's own (None: the project defines it)
+    switches = {n for n in own.switches if n not in known} | {n for n, tests in known.items() if tests}
+    counts = {n: known.get(n) or t for n, t in own.tested.items() if n in switches}
     found = Found(ctx, earlier)
     keep = ctx.settings.project_hip_path == "keep"
     rewritten: list[Span] = []
@@ -60,7 +61,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
             _note(found, test.span[0], test.name, counts.pop(test.name), keep=keep)
     if not keep:
         return found.result()
-    branches += _selected_branches(ctx, own.switches | ctx.project_switches.keys())
+    branches += _selected_branches(ctx, switches)
     branches += _alias_lines(ctx)
     if _written_for_hip(ctx, names):
         branches.append((0, len(ctx.source.body)))
@@ -95,6 +96,8 @@ def _tests(ctx: FileContext, switches: frozenset[str]) -> Iterator[_Test]:
         if directive in ("define", "undef", "include", "else", "endif") or directive not in (*_OPENERS, *_ALTERNATIVES):
             continue
         last = directive_last_token(tokens, hash_i)
+        if any(tokens.text(k) in VERSION_MACROS for k in range(name_i + 1, last + 1)):
+            continue  # version_macros rewrites the whole test: a second edit in it would overlap (HC009)
         if directive.endswith("def"):  # #ifdef, #ifndef, #elifdef, #elifndef
             k = next_code(tokens, name_i)
             if k <= last and tokens.text(k) in switches:
