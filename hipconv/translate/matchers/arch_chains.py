@@ -63,6 +63,8 @@ class _Reading(NamedTuple):
 
 def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, Plan]:
     """By the offset of their directive, the tests of the chain that must read otherwise than nvcc's."""
+    if not any(_names(c, arm, MACROS) for arm in chain):
+        return {}  # most chains (include guards, options) test none of nvcc's macros
     readings = [_reading(c, w, arm) for arm in chain]
     if any(r is None for r in readings) or not any(r.kind == "test" for r in readings if r is not None):
         return {}
@@ -85,17 +87,20 @@ def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, Plan]:
             if r.kind == "test":
                 new[k][p] = int(k == want) if want == _NONE or k <= want else r.values[p]
         reasons += [reason] if reason not in reasons else []
-    plans: dict[int, Plan] = {}
-    for k, (r, arm) in enumerate(zip(read, chain)):
-        if r.kind != "test":
-            continue
-        changed = tuple(new[k]) != r.values
-        quiet = nvidia_only is not None and nvidia_only[0] == k
-        if changed or quiet:
-            chosen = (new[k][0], new[k][1])
-            plans[arm.span[0]] = Plan(chosen, f"{passes_text(*chosen)}: {'; '.join(reasons)}", quiet)
     if nvidia_only is not None:
         _report_nvidia_only(c, chain, nvidia_only[0], nvidia_only[1])
+    return _plans(chain, read, new, "; ".join(reasons), nvidia_only[0] if nvidia_only else None)
+
+
+def _plans(
+    chain: list[Arm], read: list[_Reading], new: list[list[Value]], why: str, quiet: int | None
+) -> dict[int, Plan]:
+    """The plans of the tests whose values changed (`new`), and of the one HC028 reports (`quiet`)."""
+    plans: dict[int, Plan] = {}
+    for k, (r, arm) in enumerate(zip(read, chain)):
+        if r.kind == "test" and (tuple(new[k]) != r.values or quiet == k):
+            chosen = (new[k][0], new[k][1])
+            plans[arm.span[0]] = Plan(chosen, f"{passes_text(*chosen)}: {why}", quiet == k)
     return plans
 
 
@@ -196,9 +201,14 @@ def _bit(text: str) -> int | None:
 
 
 def _tests_arch(c: Found, arm: Arm) -> bool:
+    return _names(c, arm, frozenset((ARCH,)))
+
+
+def _names(c: Found, arm: Arm, names: frozenset[str]) -> bool:
+    """Whether the arm's directive line names one of the names."""
     tokens = c.tokens
     first, end = tokens.within(arm.span)
-    return any(tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) == ARCH for k in range(first, end))
+    return any(tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) in names for k in range(first, end))
 
 
 def _line(c: Found, arm: Arm) -> int:
