@@ -41,6 +41,7 @@ SURFACE_MODE_UNSUPPORTED = "HC025"
 MASK_AFTER_EARLY_RETURN = "HC026"
 LEGACY_NAME = "HC027"
 HOST_MATH_INCLUDED = "HC032"
+OVERLOAD_SHIMMED = "HC033"
 ARCH_BRANCH_NVIDIA_ONLY = "HC028"
 LITERAL_LANE_MASK = "HC101"
 LANE_MASK_DROPPED = "HC102"
@@ -371,10 +372,22 @@ CODES = _codes(
         "host code calls a C++ math overload that nvcc's runtime header declares in the global namespace and "
         "HIP's does not (isfinite, abs or sqrt on a float ...): #include <math.h> added",
         example=Example(
-            "#include <stdio.h>\nint main() {\n  float x = 0.5f;\n  printf(\"%d\\n\", isfinite(x));\n}\n",
+            '#include <stdio.h>\nint main() {\n  float x = 0.5f;\n  printf("%d\\n", isfinite(x));\n}\n',
             "example.cu:4:18: note[HC032]: isfinite(...) in host code: nvcc's runtime header declares the C++ math "
             "overloads (isfinite for float among them) in the global namespace, HIP's does not: #include <math.h> "
             "added",
+        ),
+    ),
+    Code(
+        OVERLOAD_SHIMMED,
+        Severity.NOTE,
+        "a CUDA overload the targeted ROCm lacks while it declares the name for other types (16-bit atomicCAS, "
+        "__hmax_nan on __nv_bfloat16 ...): hipconv_compat.h defines it under the CUDA name (--no-compat: none)",
+        example=Example(
+            "__global__ void k(unsigned short *p) { atomicCAS(p, 0, 1); }\n",
+            "example.cu:1:40: note[HC033]: atomicCAS(unsigned short *, unsigned short, unsigned short) is not in ROCm "
+            "7.2, which declares atomicCAS for other types: hipconv_compat.h adds that overload; the call keeps its "
+            "name, and HIP's overloads serve the other types",
         ),
     ),
     Code(

@@ -16,6 +16,7 @@ from tools.derive.families import check_rules, derive
 from tools.derive.host_math import write_host_math
 from tools.derive.inventory import Inventory
 from tools.derive.libspec import SYMBOL_LIBS
+from tools.derive.overloads import write_overloads
 from tools.derive.simd import write_simd
 from tools.derive.symbols import symbol_rows
 from tools.derive.write import check_with_loader, write_data, write_rules
@@ -88,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     write_contracts(run.deriver, run.families, REPO / "hipconv" / "data")
     write_host_math(inv, REPO / "hipconv" / "data")
     write_simd(run.deriver, REPO / "hipconv" / "data")
+    write_overloads(run.deriver, run.families, REPO / "hipconv" / "data")
     problems = run.deriver.problems + check_rules(run.families, inv)
     written = write_rules(run.families, REPO / "rules")
     symbols, missing_twins = symbol_rows(run.deriver, run.families)

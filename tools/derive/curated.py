@@ -120,6 +120,10 @@ COMPAT = Entry(
     {"shim": _STRING, "kind": _STRING, "library": _STRING, "header": _STRING, "note": _STRING},
     required=("shim",),
 )
+# overloads: a shim of hipconv_compat.h (templates/compat/SHIM.h.j2) -> the CUDA overload it defines under the
+# CUDA name itself, for the ROCm releases that declare the name for other parameter types only
+# (tools/derive/overloads.py): `cuda` the name, `params` CUDA's parameter types, `note` what the definition does
+OVERLOAD = Entry({"cuda": _STRING, "params": _NAMES, "note": _STRING}, required=("cuda", "params", "note"))
 # twins: what the evidence search (tools/derive/twins.py) cannot decide: a CUDA name -> its HIP twin with a
 # note (read like `mappings:`), or `hip: null` / `reject: [HIP names]` with the reason a candidate is wrong
 RUNTIME_LEGACY = Entry({"hip": _STRING, "note": _STRING}, required=("hip", "note"))
@@ -168,6 +172,7 @@ DOCUMENT = Entry(
         "runtime_legacy": _MAPPING,
         "twins": _MAPPING,
         "compat": _MAPPING,
+        "overloads": _MAPPING,
         "conversions": _MAPPING,
         "cooperative_groups": _MAPPING,
         "contracts": _MAPPING,
@@ -189,6 +194,7 @@ DOCUMENT = Entry(
         "runtime_legacy": Section(RUNTIME_LEGACY),
         "twins": Section(TWIN),
         "compat": Section(COMPAT),
+        "overloads": Section(OVERLOAD),
         "conversions": Section(CONVERSION),
         "contracts": Section(CONTRACT),
     },

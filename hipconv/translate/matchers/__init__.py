@@ -23,6 +23,7 @@ from hipconv.translate.matchers import (
     includes,
     launches,
     nvcc_syntax,
+    overload_shims,
     project_hip,
     redefinitions,
     runtime_include,
@@ -51,6 +52,7 @@ MATCHERS: tuple[Matcher, ...] = (
     case_labels.match,
     redefinitions.match,
     launches.match,
+    overload_shims.match,  # CUDA overloads the target lacks: hipconv_compat.h defines them
     host_math.match,  # the system headers (<math.h>) runtime_include adds beside the runtime include
     runtime_include.match,  # last: the defines, runtime include and compat include the others need
 )
