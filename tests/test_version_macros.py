@@ -1,4 +1,4 @@
-"""CUDA version and architecture macros tested by value (hipconv/translate/version_macros.py, pp_expr.py):
+"""CUDA version and architecture macros tested by value (hipconv/translate/matchers/version_macros.py, pp_expr.py):
 (src, expected) pairs of #if lines, *_noop inputs that must stay byte-identical, and the reports."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import SourceFile
 from hipconv.translate.unknown_api import cuda_looking, pastes_cuda_name
 from hipconv.translate.vector_ops import may_define_operators
-from hipconv.translate.version_macros import WORDS as VERSION_WORDS
+from hipconv.translate.version_tests import WORDS as VERSION_WORDS
 from hipconv.translate.words import file_words, may_include
 
 

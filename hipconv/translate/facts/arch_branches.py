@@ -1,4 +1,4 @@
-"""What one branch of an architecture test holds, for choosing the branch AMD compiles (translate.version_macros).
+"""What one branch of an architecture test holds, for choosing the branch AMD compiles (matchers.version_macros).
 
 Two facts decide it. A branch is NVIDIA-only when it holds inline assembly (nvcc compiles device `asm` as
 PTX), a name of the NVIDIA-only APIs below, or a CUDA name whose rule says the targeted ROCm has no

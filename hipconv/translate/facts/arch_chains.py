@@ -1,5 +1,5 @@
 """Which branch of a chain of version and architecture tests HIP compiles on each pass, decided by what the
-branches hold (arch_branches) and by the chain's own HIP branch; translate.version_macros writes the tests.
+branches hold (arch_branches) and by the chain's own HIP branch; matchers.version_macros writes the tests.
 
 nvcc's reading (its host pass; its device pass for a current NVIDIA GPU) is the start. Then, on each pass:
 a branch that tests a HIP compiler macro (`#elif defined(__HIPCC__)`) and holds under HIP is the one taken,
@@ -16,9 +16,9 @@ import bisect
 from typing import NamedTuple
 
 from hipconv.diagnostics import ARCH_BRANCH_NVIDIA_ONLY
+from hipconv.translate.facts.arch_branches import Holds, branch_holds
 from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.matchers.arch_branches import Holds, branch_holds
 from hipconv.translate.pp_expr import Node, PPToken, Undecidable, Value, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.version_tests import (
@@ -46,7 +46,7 @@ class Arm(NamedTuple):
     region: Span  # the branch: from the end of its line to the next directive of its chain
 
 
-class Plan(NamedTuple):
+class ArmChoice(NamedTuple):
     """What one test of nvcc's macros is made to read, and why."""
 
     chosen: tuple[Value, Value]  # its values on the host and device passes
@@ -61,7 +61,7 @@ class _Reading(NamedTuple):
     values: tuple[Value, Value] = (0, 0)  # a "test": nvcc's values as evaluated
 
 
-def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, Plan]:
+def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, ArmChoice]:
     """By the offset of their directive, the tests of the chain that must read otherwise than nvcc's."""
     if not any(_names(c, arm, MACROS) for arm in chain):
         return {}  # most chains (include guards, options) test none of nvcc's macros
@@ -94,13 +94,13 @@ def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, Plan]:
 
 def _plans(
     chain: list[Arm], read: list[_Reading], new: list[list[Value]], why: str, quiet: int | None
-) -> dict[int, Plan]:
+) -> dict[int, ArmChoice]:
     """The plans of the tests whose values changed (`new`), and of the one HC028 reports (`quiet`)."""
-    plans: dict[int, Plan] = {}
+    plans: dict[int, ArmChoice] = {}
     for k, (r, arm) in enumerate(zip(read, chain)):
         if r.kind == "test" and (tuple(new[k]) != r.values or quiet == k):
             chosen = (new[k][0], new[k][1])
-            plans[arm.span[0]] = Plan(chosen, f"{passes_text(*chosen)}: {why}", quiet == k)
+            plans[arm.span[0]] = ArmChoice(chosen, f"{passes_text(*chosen)}: {why}", quiet == k)
     return plans
 
 
