@@ -505,3 +505,91 @@ def test_value_use_without_shims_is_reported_and_kept() -> None:
     assert result.text.endswith(src)
     assert [(d.line, d.code) for d in result.diagnostics] == [(1, "HC312"), (2, "HC021")]
     assert "drop --no-compat for HIPCONV_CUDA_ARCH" in result.diagnostics[1].message
+
+
+# feature macros (facts/feature_macros.py): an architecture test that only defines a macro, whose tests hold
+# the NVIDIA-only code
+FEATURE_DEFINE = "#define LIB_CC_TURING 750\n#if __CUDA_ARCH__ >= LIB_CC_TURING\n#define LIB_TURING_MMA\n#endif\n"
+PTX_PAIR = 'asm volatile("ldmatrix.sync.aligned.m8n8.x2.b16 {%0, %1}, [%2];" : "=r"(a), "=r"(b) : "l"(p));'
+
+
+def _load(test: str, fallback: str | None = "a = p[0]; b = p[1];", other: str = "#else") -> str:
+    tail = f"{other}\n  {fallback}\n#endif\n" if fallback is not None else "#endif\n"
+    return f"__device__ void load2(int &a, int &b, const int *p) {{\n{test}\n  {PTX_PAIR}\n{tail}}}\n"
+
+
+FEATURE_OFF = "#if 0 /* hipconv: __CUDA_ARCH__ >= LIB_CC_TURING */"
+FEATURE_WHY = (
+    "defines LIB_TURING_MMA, whose branches hold inline PTX (ldmatrix.sync) at t.cu:{line}: AMD devices leave "
+    "LIB_TURING_MMA undefined (no branch of the chain is taken)"
+)
+
+
+@pytest.mark.parametrize(
+    ("use", "line"),
+    [
+        pytest.param(_load("#ifdef LIB_TURING_MMA"), 7, id="ifdef"),
+        pytest.param(_load("#if defined(LIB_AMD_MFMA) || defined(LIB_TURING_MMA)"), 7, id="defined-or"),
+        pytest.param(_load("#if defined(LIB_AMD_MFMA)\n  a = 0;\n#elif defined(LIB_TURING_MMA)"), 9, id="elif"),
+        pytest.param(
+            "__device__ void load2(int &a, int &b, const int *p) {\n#ifndef LIB_TURING_MMA\n  a = p[0]; b = p[1];\n"
+            f"#else\n  {PTX_PAIR}\n#endif\n}}\n",
+            9,
+            id="ifndef-fallback-first",
+        ),
+    ],
+)
+def test_feature_macro_whose_use_holds_ptx_is_off_on_amd(use: str, line: int) -> None:
+    out, result = translate(FEATURE_DEFINE + use, path="t.cu")
+    assert _first_test(out) == FEATURE_OFF
+    assert PTX_PAIR in out  # the use is kept as written: LIB_TURING_MMA undefined selects its fallback
+    notes = [d for d in result.diagnostics if d.code == "HC020"]
+    assert [d.line for d in notes] == [2] and FEATURE_WHY.format(line=line) in notes[0].message
+    assert not [d for d in result.diagnostics if d.code == "HC028"]
+
+
+def test_feature_macro_with_a_portable_use_and_a_ptx_use() -> None:
+    portable = "__device__ int tile() {\n#ifdef LIB_TURING_MMA\n  return 16;\n#else\n  return 8;\n#endif\n}\n"
+    out, result = translate(FEATURE_DEFINE + portable + _load("#ifdef LIB_TURING_MMA"), path="t.cu")
+    assert _first_test(out) == FEATURE_OFF
+    assert "at t.cu:14" in next(d.message for d in result.diagnostics if d.code == "HC020")
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        pytest.param("__device__ int tile() {\n#ifdef LIB_TURING_MMA\n  return 16;\n#else\n  return 8;\n#endif\n}\n"),
+        pytest.param(_load("#ifdef LIB_OTHER_FEATURE"), id="ptx-under-a-macro-no-arch-test-defines"),
+    ],
+)
+def test_feature_macro_whose_uses_are_portable_noop(use: str) -> None:
+    out, result = translate(FEATURE_DEFINE + use, path="t.cu")
+    assert _first_test(out) == f"#if {DEVICE} /* hipconv: __CUDA_ARCH__ >= LIB_CC_TURING */"
+    assert "LIB_TURING_MMA" not in " ".join(d.message for d in result.diagnostics)
+    assert not [d for d in result.diagnostics if d.code == "HC028"]
+
+
+def test_feature_macro_use_without_a_fallback_is_an_error() -> None:
+    out, result = translate(FEATURE_DEFINE + _load("#ifdef LIB_TURING_MMA", fallback=None), path="t.cu")
+    assert _first_test(out) == FEATURE_OFF  # still off: PTX never reaches AMD devices
+    errors = [(d.line, d.code, d.severity.value, d.symbol) for d in result.diagnostics if d.code == "HC028"]
+    assert errors == [(7, "HC028", "error", "LIB_TURING_MMA")]
+    message = next(d.message for d in result.diagnostics if d.code == "HC028")
+    assert "inline PTX (ldmatrix.sync) in the branch of line 6, taken where LIB_TURING_MMA is defined" in message
+
+
+def test_feature_macro_across_files(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "common.cuh").write_text("#pragma once\n" + FEATURE_DEFINE)
+    (src / "load.cuh").write_text('#pragma once\n#include "common.cuh"\n' + _load("#ifdef LIB_TURING_MMA"))
+    (src / "k.cu").write_text(
+        '#include "load.cuh"\n__global__ void k(int *o, const int *p) { load2(o[0], o[1], p); }\n'
+    )
+    run = run_cli("translate", "--rocm-version", "6.3", "-o", tmp_path / "out", src)
+    assert run.code == 0, run.stderr
+    assert FEATURE_OFF in (tmp_path / "out" / "common.cuh").read_text()
+    assert "whose branches hold inline PTX (ldmatrix.sync) at load.cuh:5" in " ".join(run.stderr.split())
+    alone = run_cli("translate", "--rocm-version", "6.3", "-o", tmp_path / "alone", src / "common.cuh")
+    assert f"#if {DEVICE} /* hipconv: __CUDA_ARCH__ >= LIB_CC_TURING */" in (tmp_path / "alone").read_text()
+    assert alone.code == 0, alone.stderr

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from hipconv.rules.model import LookupTable
+from hipconv.translate.facts.feature_macros import FeatureFact, feature_facts, project_features
 from hipconv.translate.facts.hip_switches import HipTest, hip_tests, project_switches
 from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
 from hipconv.translate.mask_names import MaskUses, ProjectMask, mask_arguments, merge_masks
@@ -41,6 +42,9 @@ class Project:
     # by path, the #defines of integer expressions of the headers it includes, directly or not: a test of
     # __CUDA_ARCH__ against a project constant is read with them (version_tests.integer_macros)
     macros: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # the feature macros (#defined at a test of __CUDA_ARCH__) whose uses hold NVIDIA-only code somewhere in
+    # the run, each with why: the test that defines one is not taken on AMD devices (facts.feature_macros)
+    features: Mapping[str, str] = field(default_factory=dict)
 
     def digest(self, path: str) -> bytes:
         """A digest of everything the translation of the file at `path` may read here: part of its cache
@@ -52,6 +56,7 @@ class Project:
                 sorted(self.header_defines.get(path, ())),
                 sorted(self.hip_switches.items(), key=lambda item: item[0]),
                 self.macros.get(path, ()),
+                sorted(self.features.items()),
             )
         )
         return hashlib.blake2b(text.encode(), digest_size=20).digest()
@@ -68,6 +73,7 @@ class _Facts(NamedTuple):
     includes: tuple[Include, ...]  # its #include lines (include_closure.include_lines)
     hip_tests: tuple[HipTest, ...]  # macros that may be HIP switches (facts.hip_switches.hip_tests)
     macros: tuple[tuple[str, str], ...]  # its #defines of integer expressions (pp_expr.integer_defines)
+    features: tuple[FeatureFact, ...]  # feature macros it defines, NVIDIA-only code their tests hold here
 
 
 class FileFacts(_Facts):
@@ -87,6 +93,7 @@ class FileFacts(_Facts):
         includes: tuple[Include, ...] = (),
         hip_tests: tuple[HipTest, ...] = (),
         macros: tuple[tuple[str, str], ...] = (),
+        features: tuple[FeatureFact, ...] = (),
     ) -> FileFacts:
         return super().__new__(
             cls,
@@ -97,6 +104,7 @@ class FileFacts(_Facts):
             _shared_includes(includes),
             hip_tests or (),
             macros or (),
+            features or (),
         )
 
 
@@ -123,8 +131,9 @@ def file_links(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
             mask_arguments=mask_arguments(s.body),
             includes=include_lines(s.body),
             hip_tests=hip_tests(s.body, table),
+            features=features,
         )
-        for s in sources
+        for s, features in zip(sources, feature_facts(sources, table))
     ]
 
 
@@ -134,7 +143,8 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
     requiring = _requiring(table)
     declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
     facts = []
-    for source, found, names in zip(sources, words, declared):
+    features = feature_facts(sources, table)
+    for source, found, names, feature in zip(sources, words, declared, features):
         requires = frozenset(requiring[w] for w in found & requiring.keys())
         facts.append(
             FileFacts(
@@ -145,6 +155,7 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
                 include_lines(source.body),
                 hip_tests(source.body, table),
                 integer_defines(source.body),
+                feature,
             )
         )
     return facts
@@ -173,7 +184,8 @@ def merge_facts(
     if any(f.macros for f in (*facts, *extra)):
         for _ in reach:  # the rest, where reached_names stopped early
             pass
-    return Project(names, merge_masks(mask_uses), defines, switches, macros)
+    features = project_features(t for f in [*facts, *extra] for t in f.features)
+    return Project(names, merge_masks(mask_uses), defines, switches, macros, features)
 
 
 def reached_macros(

@@ -41,6 +41,7 @@ class Holds(NamedTuple):
     nvidia_only: str = ""  # what AMD cannot compile there (`inline PTX (mma.sync.aligned)`); "": nothing
     nvidia_at: int = -1  # its offset
     provides: str = ""  # a function it defines that HIP declares for the target; "": none
+    feature: str = ""  # a feature macro it defines whose uses hold NVIDIA-only code (facts.feature_macros)
 
     @property
     def portable(self) -> bool:
@@ -66,6 +67,17 @@ def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version
         if not provides and depth == 0 and kind == TokenKind.IDENTIFIER and _defines(tokens, k, end):
             provides = name if _hip_declares(name, rocm) else ""
     return Holds(nvidia, at, provides)
+
+
+def nvidia_only(tokens: Tokens, region: Span, table: LookupTable) -> tuple[str, int]:
+    """The first NVIDIA-only construct of the byte region and its offset (("", -1): none)."""
+    first, end = tokens.within(region)
+    for k in range(first, end):
+        if tokens.kinds[k] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+            what = _nvidia_only(tokens, k, tokens.text(k), end, table)
+            if what:
+                return what, tokens.starts[k]
+    return "", -1
 
 
 def _nvidia_only(tokens: Tokens, k: int, name: str, end: int, table: LookupTable) -> str:

@@ -13,12 +13,14 @@ and the construct is an error (HC028). Only the tests of nvcc's macros are rewri
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from hipconv.diagnostics import ARCH_BRANCH_NVIDIA_ONLY
+from hipconv.translate.directives import Directives
 from hipconv.translate.facts.arch_branches import Holds, branch_holds
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind
+from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.pp_expr import Node, PPToken, Undecidable, Value, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.version_tests import (
@@ -35,6 +37,8 @@ from hipconv.translate.version_tests import (
 HIP_COMPILER_MACROS = ("__HIPCC__", "__HIP__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__")
 HIP_DEVICE_MACRO = "__HIP_DEVICE_COMPILE__"
 _NONE = -1  # a pass's selection: no branch of the chain
+_OPENERS = ("if", "ifdef", "ifndef")
+_ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
 
 
 class Arm(NamedTuple):
@@ -61,8 +65,32 @@ class _Reading(NamedTuple):
     values: tuple[Value, Value] = (0, 0)  # a "test": nvcc's values as evaluated
 
 
-def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, ArmChoice]:
-    """By the offset of their directive, the tests of the chain that must read otherwise than nvcc's."""
+def file_chains(tokens: Tokens, directives: Directives) -> list[list[Arm]]:
+    """Every #if/#ifdef/#ifndef chain of the file, as its branches in order."""
+    span_starts = [a for a, _ in directives.spans]
+    open_chains: list[list[Arm]] = []
+    chains: list[list[Arm]] = []
+    for hash_i, name_i, name in directives.lines:
+        if name not in _OPENERS + _ALTERNATIVES + ("endif",):
+            continue
+        span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
+        if name in _OPENERS:
+            open_chains.append([])
+        elif not open_chains:
+            continue  # an #else or #endif without its #if
+        else:
+            arms = open_chains[-1]
+            arms[-1] = arms[-1]._replace(region=(arms[-1].region[0], span[0]))
+            if name == "endif":
+                chains.append(open_chains.pop())
+                continue
+        open_chains[-1].append(Arm(name, name_i, span, (span[1], span[1])))
+    return chains
+
+
+def plan_chain(c: Found, w: Worlds, chain: list[Arm], features: Mapping[str, str]) -> dict[int, ArmChoice]:
+    """By the offset of their directive, the tests of the chain that must read otherwise than nvcc's.
+    `features`: the feature macros whose uses hold NVIDIA-only code, with why (facts.feature_macros)."""
     if not any(_names(c, arm, MACROS) for arm in chain):
         return {}  # most chains (include guards, options) test none of nvcc's macros
     readings = [_reading(c, w, arm) for arm in chain]
@@ -70,7 +98,7 @@ def plan_chain(c: Found, w: Worlds, chain: list[Arm]) -> dict[int, ArmChoice]:
         return {}
     read = [r for r in readings if r is not None]
     arch = any(r.kind in ("test", "fixed") and _tests_arch(c, arm) for r, arm in zip(read, chain))
-    holds = [branch_holds(c.tokens, arm.region, c.table, c.settings.rocm) for arm in chain] if arch else []
+    holds = [_holds(c, arm, features) for arm in chain] if arch else []
     new: list[list[Value]] = [list(r.values) for r in read]
     reasons: list[str] = []
     nvidia_only: tuple[int, Holds] | None = None
@@ -129,12 +157,28 @@ def _wanted(
     if p == 0:
         return None, ""
     for k in later:
-        if k != _NONE and holds[k].portable and _reaches(read, p, k):
-            return k, (
-                f"the branch nvcc compiles for a current NVIDIA GPU (line {_line(c, chain[nvcc])}) holds "
-                f"{own.nvidia_only}, so AMD devices take the portable branch of line {_line(c, chain[k])}"
-            )
+        if (holds[k].portable if k != _NONE else bool(own.feature)) and _reaches(read, p, k):
+            nvcc_takes = f"the branch nvcc compiles for a current NVIDIA GPU (line {_line(c, chain[nvcc])})"
+            if own.feature:
+                taken = _taken(c, chain, k)
+                return k, f"{nvcc_takes} {own.nvidia_only}: AMD devices leave {own.feature} undefined ({taken})"
+            portable = f"the portable branch of line {_line(c, chain[k])}"
+            return k, f"{nvcc_takes} holds {own.nvidia_only}, so AMD devices take {portable}"
     return None, ""
+
+
+def _holds(c: Found, arm: Arm, features: Mapping[str, str]) -> Holds:
+    """What the branch holds; a portable one that #defines a feature macro of `features` is NVIDIA-only."""
+    holds = branch_holds(c.tokens, arm.region, c.table, c.settings.rocm)
+    if not holds.portable or not features:
+        return holds
+    tokens = c.tokens
+    for hash_i, name_i, name in c.ctx.directives.lines:
+        if name == "define" and arm.region[0] <= tokens.starts[hash_i] < arm.region[1]:
+            macro = tokens.text(next_code(tokens, name_i))
+            if macro in features:
+                return holds._replace(nvidia_only=features[macro], nvidia_at=tokens.starts[hash_i], feature=macro)
+    return holds
 
 
 def _reaches(read: list[_Reading], p: int, want: int) -> bool:

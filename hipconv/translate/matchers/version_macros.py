@@ -16,12 +16,15 @@ not compiled for AMD devices is an error (HC022).
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from typing import NamedTuple
 
-from hipconv.diagnostics import KERNEL_BODY_NOT_COMPILED
+from hipconv.diagnostics import ARCH_BRANCH_NVIDIA_ONLY, KERNEL_BODY_NOT_COMPILED
 from hipconv.translate.context import FileContext
 from hipconv.translate.directives import Directives
-from hipconv.translate.facts.arch_chains import Arm, ArmChoice, plan_chain
+from hipconv.translate.facts.arch_branches import nvidia_only
+from hipconv.translate.facts.arch_chains import ArmChoice, file_chains, plan_chain
+from hipconv.translate.facts.feature_macros import file_features, positive_arms
 from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, evaluate, mentions, parse
@@ -63,12 +66,15 @@ class MacroBranch(NamedTuple):
 
 def match_version_macros(c: Found, directives: Directives, words: frozenset[bytes]) -> list[Span]:
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
+    features = file_features(c.source, c.tokens, directives, c.table, c.ctx.project_features)
+    if features and not words.isdisjoint(name.encode() for name in features):
+        _uses_without_fallback(c, directives, features)
     if words.isdisjoint(WORDS):
         return []
     w = with_macros(settings_worlds(c.settings), integer_macros(c.tokens, directives, c.ctx.project_macros))
     plans: dict[int, ArmChoice] = {}
-    for chain in _chains(c, directives):
-        plans |= plan_chain(c, w, chain)
+    for chain in file_chains(c.tokens, directives):
+        plans |= plan_chain(c, w, chain, features)
     done: list[Span] = []
     branches: list[MacroBranch] = []
     stack: list[tuple[int, bool | None]] = []  # per open chain: its current branch, whether one was taken
@@ -98,27 +104,25 @@ def match_version_macros(c: Found, directives: Directives, words: frozenset[byte
     return done
 
 
-def _chains(c: Found, directives: Directives) -> list[list[Arm]]:
-    """Every #if/#ifdef/#ifndef chain of the file, as its branches in order."""
-    span_starts = [a for a, _ in directives.spans]
-    open_chains: list[list[Arm]] = []
-    chains: list[list[Arm]] = []
-    for hash_i, name_i, name in directives.lines:
-        if name not in _OPENERS + _ALTERNATIVES + ("endif",):
-            continue
-        span = directives.spans[bisect.bisect_right(span_starts, c.tokens.starts[hash_i]) - 1]
-        if name in _OPENERS:
-            open_chains.append([])
-        elif not open_chains:
-            continue  # an #else or #endif without its #if
-        else:
-            arms = open_chains[-1]
-            arms[-1] = arms[-1]._replace(region=(arms[-1].region[0], span[0]))
-            if name == "endif":
-                chains.append(open_chains.pop())
+def _uses_without_fallback(c: Found, directives: Directives, features: Mapping[str, str]) -> None:
+    """HC028 at the NVIDIA-only code of a test of a feature macro (left undefined on AMD devices) whose
+    chain has no portable branch: AMD devices compile none of the work it does."""
+    for chain in file_chains(c.tokens, directives):
+        for name, arm in positive_arms(c.tokens, chain):
+            if name not in features:
                 continue
-        open_chains[-1].append(Arm(name, name_i, span, (span[1], span[1])))
-    return chains
+            what, at = nvidia_only(c.tokens, arm.region, c.table)
+            others = [a for a in chain if a is not arm]
+            if what and not any(not nvidia_only(c.tokens, a.region, c.table)[0] for a in others):
+                line = c.source.line_col(arm.span[0])[0]
+                c.diag(
+                    at,
+                    ARCH_BRANCH_NVIDIA_ONLY,
+                    f"{what} in the branch of line {line}, taken where {name} is defined, which AMD devices leave "
+                    f"undefined (it is a feature macro: {features[name]}), and no branch of its chain is portable: "
+                    "AMD devices compile none of this work; write a branch for AMD devices (#else)",
+                    symbol=name,
+                )
 
 
 def _device_test(
