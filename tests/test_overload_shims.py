@@ -158,6 +158,23 @@ def test_other_types_noop(rocm: str) -> None:
     assert "hipconv_compat.h" not in done.data.decode()
 
 
+OWN_POLYFILL = """#include <cuda_bf16.h>
+__device__ __nv_bfloat16 __hmax_nan(const __nv_bfloat16 a, const __nv_bfloat16 b) {
+  return __hisnan(a) || __hisnan(b) ? __float2bfloat16(NAN) : (__hgt(a, b) ? a : b);
+}
+__device__ __nv_bfloat16 pick(__nv_bfloat16 a, __nv_bfloat16 b) { return __hmax_nan(a, b); }
+"""
+
+
+def test_the_files_own_definition_noop() -> None:
+    """A file that defines the overload itself (a polyfill for an older CUDA) keeps it: hipconv adds none,
+    which would redefine it."""
+    done = translate_source(OWN_POLYFILL, rocm_version="6.3")
+    assert CODE not in {d.code for d in done.diagnostics} and done.compat_header is None
+    other = translate_source(OWN_POLYFILL.replace("__hmax_nan(const", "__hmin_nan(const"), rocm_version="6.3")
+    assert [d.code for d in other.diagnostics if d.code == CODE] == [CODE]  # another name: its overload is added
+
+
 def test_no_compat_adds_nothing() -> None:
     done = translate_source(ATOMIC_U16, rocm_version="6.3", compat=False)
     assert not done.diagnostics and done.compat_header is None and "hipconv_compat" not in done.data.decode()

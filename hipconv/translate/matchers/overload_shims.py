@@ -88,14 +88,16 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     tokens = ctx.tokens
     skip = earlier.skip
     skip_starts = [a for a, _ in skip]
-    for i in identifier_tokens(tokens, frozenset(present)):
-        if inside(skip, skip_starts, tokens.starts[i]) or not _is_call(tokens, i):
+    uses = [i for i in identifier_tokens(tokens, frozenset(present)) if not inside(skip, skip_starts, tokens.starts[i])]
+    own = {(tokens.text(i), first) for i in uses if not _is_call(tokens, i) and (first := _declared_first(tokens, i))}
+    for i in uses:
+        if not _is_call(tokens, i):
             continue
         call = parse_call(tokens, i)
         seen = _known(_visible_type(tokens, call.args[0])) if call is not None and call.args else None
         for o in by_name[tokens.text(i).encode()]:
-            if seen is not None and seen != o.first:
-                continue  # visibly another type: HIP's own overload
+            if (seen is not None and seen != o.first) or (o.cuda, o.first) in own:
+                continue  # visibly another type (HIP's own overload), or the file declares this one itself
             found.shims.add(o.shim)
             unseen = "" if seen is not None else " (this call's argument type cannot be seen here)"
             found.diag(
@@ -120,6 +122,27 @@ def _is_call(tokens: Tokens, i: int) -> bool:
     if tokens.kinds[j] in WORDY_KINDS:
         return tokens.text(j) in _NOT_TYPES
     return not is_punct(tokens, j, ".", "->", "::", "*", "&")
+
+
+def _declared_first(tokens: Tokens, i: int) -> str | None:
+    """The first parameter's type (its pointee for a pointer) where token `i` names a function the file declares
+    or defines itself (`__device__ __nv_bfloat16 __hmax_nan(__nv_bfloat16 a, ...)`: a project's own polyfill,
+    which the compat header's definition would redefine), else None."""
+    j = prev_code(tokens, i)
+    if j < 0 or tokens.kinds[j] not in WORDY_KINDS or tokens.text(j) in _NOT_TYPES:
+        return None
+    params = parse_call(tokens, i)
+    if params is None or not params.args:
+        return None
+    start, end = params.args[0]
+    words = [
+        tokens.text(k)
+        for k in range(bisect.bisect_left(tokens.starts, start), bisect.bisect_left(tokens.starts, end))
+        if tokens.kinds[k] in WORDY_KINDS or is_punct(tokens, k, "*")
+    ]
+    if len([w for w in words if w != "*" and w not in _QUALIFIERS]) > 1 and words[-1] != "*":
+        words = words[:-1]  # the parameter's name
+    return _known(type_key(" ".join(words), _ALIASES).replace("*", "").strip() or None)
 
 
 def _visible_type(tokens: Tokens, span: Span) -> str | None:
