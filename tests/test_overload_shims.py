@@ -126,6 +126,10 @@ def test_bf16_max_gets_the_overload_at_6_3_and_not_at_5_2() -> None:
         ),
         pytest.param("template <class T> __device__ T f(T *p, T a, T b) { return atomicCAS(p, a, b); }", id="unseen"),
         pytest.param("__device__ unsigned short f(uint16_t *w) { return atomicCAS(&w[1], 1, 2); }", id="typedef"),
+        pytest.param(
+            "__device__ __nv_bfloat16 f(__nv_bfloat16 s, __nv_bfloat16 *v) { return s * __hmin_nan(v[0], v[1]); }",
+            id="operand",
+        ),
     ],
 )
 def test_calls_that_may_need_it(src: str) -> None:

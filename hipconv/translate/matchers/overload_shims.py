@@ -121,7 +121,7 @@ def _is_call(tokens: Tokens, i: int) -> bool:
         return True
     if tokens.kinds[j] in WORDY_KINDS:
         return tokens.text(j) in _NOT_TYPES
-    return not is_punct(tokens, j, ".", "->", "::", "*", "&")
+    return not is_punct(tokens, j, ".", "->", "::")
 
 
 def _declared_first(tokens: Tokens, i: int) -> str | None:
