@@ -131,9 +131,9 @@ def file_links(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
             mask_arguments=mask_arguments(s.body),
             includes=include_lines(s.body),
             hip_tests=hip_tests(s.body, table),
-            features=features,
+            features=feature_facts(s.body, s.path),
         )
-        for s, features in zip(sources, feature_facts(sources, table))
+        for s in sources
     ]
 
 
@@ -143,8 +143,7 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
     requiring = _requiring(table)
     declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
     facts = []
-    features = feature_facts(sources, table)
-    for source, found, names, feature in zip(sources, words, declared, features):
+    for source, found, names in zip(sources, words, declared):
         requires = frozenset(requiring[w] for w in found & requiring.keys())
         facts.append(
             FileFacts(
@@ -155,7 +154,7 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
                 include_lines(source.body),
                 hip_tests(source.body, table),
                 integer_defines(source.body),
-                feature,
+                feature_facts(source.body, source.path),
             )
         )
     return facts

@@ -28,8 +28,8 @@ NVIDIA_ONLY_PREFIXES = {
     "__nvvm_": "an NVVM compiler builtin",
     "__pipeline_": "the cp.async pipeline primitives",
 }
-_ASM = frozenset({"asm", "__asm__", "__asm"})
-_ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "inline", "goto"})
+ASM = frozenset({"asm", "__asm__", "__asm"})
+ASM_QUALIFIERS = frozenset({"volatile", "__volatile__", "inline", "goto"})
 _NOT_PORTABLE = frozenset({Action.UNSUPPORTED, Action.REMOVED, Action.UNAVAILABLE})
 _PTX_MNEMONIC = re.compile(r"[a-z][a-z0-9_]*\.[a-z0-9_]+")  # mma.sync, ld.global, cp.async, mov.u32
 _AFTER_PARAMETERS = frozenset({"const", "noexcept", "override", "final", "volatile", "&", "&&"})
@@ -81,29 +81,39 @@ def nvidia_only(tokens: Tokens, region: Span, table: LookupTable) -> tuple[str, 
 
 
 def _nvidia_only(tokens: Tokens, k: int, name: str, end: int, table: LookupTable) -> str:
-    if name in _ASM:
+    if name in ASM:
         return _asm(tokens, k, end)
-    if name in NVIDIA_ONLY_NAMES:
-        return f"`{name}`, {NVIDIA_ONLY_NAMES[name]}"
-    prefix = next((p for p in NVIDIA_ONLY_PREFIXES if name.startswith(p)), "")
-    if prefix:
-        return f"`{name}`, {NVIDIA_ONLY_PREFIXES[prefix]}"
+    said = nvidia_name(name)
+    if said:
+        return said
     found = table.identifiers.get(name)
     if found is not None and found.action in _NOT_PORTABLE:
         return f"`{name}`, which HIP lacks ({found.action.value} for this target)"
     return ""
 
 
+def nvidia_name(name: str) -> str:
+    """What the name is when it is one of the NVIDIA-only APIs no rule names ("": not one)."""
+    if name in NVIDIA_ONLY_NAMES:
+        return f"`{name}`, {NVIDIA_ONLY_NAMES[name]}"
+    prefix = next((p for p in NVIDIA_ONLY_PREFIXES if name.startswith(p)), "")
+    return f"`{name}`, {NVIDIA_ONLY_PREFIXES[prefix]}" if prefix else ""
+
+
 def _asm(tokens: Tokens, k: int, end: int) -> str:
     """`asm [volatile] ("ptx" ...)`: inline PTX, named by its first instruction."""
     j = next_code(tokens, k)
-    while j < end and tokens.text(j) in _ASM_QUALIFIERS:
+    while j < end and tokens.text(j) in ASM_QUALIFIERS:
         j = next_code(tokens, j)
     if j >= end or not is_punct(tokens, j, "("):
         return ""
     literal = next_code(tokens, j)
-    text = tokens.text(literal) if literal < end and tokens.kinds[literal] == TokenKind.LITERAL else ""
-    mnemonic = _PTX_MNEMONIC.search(text)
+    return inline_ptx(tokens.text(literal) if literal < end and tokens.kinds[literal] == TokenKind.LITERAL else "")
+
+
+def inline_ptx(literal: str) -> str:
+    """Inline assembly whose first string literal is `literal`, named by its first instruction."""
+    mnemonic = _PTX_MNEMONIC.search(literal)
     return f"inline PTX ({mnemonic.group(0)})" if mnemonic else "inline PTX"
 
 

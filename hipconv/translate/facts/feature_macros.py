@@ -4,32 +4,50 @@ TURING_MMA_AVAILABLE` around `ldmatrix` PTX, often in another header).
 
 A *feature macro* is one the project #defines in a branch of a test of __CUDA_ARCH__ (arch_defined). Its
 *uses* are the branches taken when it is defined: `#ifdef M`, `#if defined(M) || ...`, `#elif defined(M)`,
-and the `#else` of `#ifndef M`. A use that holds NVIDIA-only code (arch_branches.nvidia_only) makes the
-branch defining M NVIDIA-only too: the project pass gathers both facts of every file (feature_facts, kept
-in project.FileFacts), merges them (project_features), and arch_chains plans the defining test with them.
+and the `#else` of `#ifndef M`. A use that holds NVIDIA-only code (inline PTX, wmma, the NVIDIA-only names
+of arch_branches) makes the branch defining M NVIDIA-only too: the project pass gathers both facts of
+every file (feature_facts, kept in project.FileFacts), merges them (project_features), and arch_chains
+plans the defining test with them. Read from the bytes, as the project pass lexes nothing: one search for
+most files, one walk over the directives of a file with a test of __CUDA_ARCH__ or NVIDIA-only words (the
+names the rules say HIP lacks count in the tokens of an architecture test's own branches only).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from hipconv.rules.model import LookupTable
-from hipconv.translate.directives import Directives, directive_lines
-from hipconv.translate.facts.arch_branches import nvidia_only
-from hipconv.translate.facts.arch_chains import Arm, file_chains
+from hipconv.translate.facts.arch_branches import (
+    ASM,
+    ASM_QUALIFIERS,
+    NVIDIA_ONLY_NAMES,
+    NVIDIA_ONLY_PREFIXES,
+    inline_ptx,
+    nvidia_name,
+)
+from hipconv.translate.facts.arch_chains import Arm
 from hipconv.translate.facts.hip_switches import directive_code, tested_names
-from hipconv.translate.lexer import Tokens, lex_many
+from hipconv.translate.lexer import Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.version_tests import MACROS
 
 _DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)", re.MULTILINE)
 _OPENERS = (b"if", b"ifdef", b"ifndef")
+_CONDITIONALS = (*_OPENERS, b"elif", b"elifdef", b"elifndef", b"else", b"endif")
+_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _ARCH = b"__CUDA_ARCH__"
-# what NVIDIA-only code a branch may hold, as bytes (arch_branches): files without one are not lexed
-_NVIDIA_WORDS = (b"asm", b"wmma", b"nvcuda", b"__nvvm_", b"__pipeline_")
+# the words of the NVIDIA-only code of arch_branches: the uses of a file without one are not looked for
+_NVIDIA_WORDS = tuple(w.encode() for w in ("asm", *NVIDIA_ONLY_NAMES, *NVIDIA_ONLY_PREFIXES))
+_ALTERNATION = "|".join
+_NVIDIA_CODE = re.compile(
+    (
+        rf"\b(?:({_ALTERNATION(sorted(ASM))})\b(?:\s*(?:{_ALTERNATION(sorted(ASM_QUALIFIERS))})\b)*\s*\("
+        rf'\s*("(?:[^"\\\n]|\\.)*")?|(?:{_ALTERNATION(sorted(NVIDIA_ONLY_NAMES))})\b'
+        rf"|(?:{_ALTERNATION(sorted(NVIDIA_ONLY_PREFIXES))})\w*)"
+    ).encode()
+)
 _DEFINED_TEST = re.compile(rb"^[ \t]*#[ \t]*(?:(?:el)?ifn?def\b|(?:el)?if\b[^\n]*\bdefined\b)", re.MULTILINE)
 
 
@@ -44,35 +62,81 @@ class FeatureFact(NamedTuple):
 def arch_defined(body: bytes) -> frozenset[str]:
     """The object-like macros the body #defines in a branch of a chain that tests __CUDA_ARCH__ (its #else
     included), read from the bytes (one search for most files)."""
-    if _ARCH not in body:
-        return frozenset()
-    found: set[str] = set()
-    stack: list[bool] = []  # per open chain: whether a test of it so far names __CUDA_ARCH__
+    return frozenset(f.name for f in _read(body, uses=False) if not f.nvidia_only)
+
+
+def _read(body: bytes, *, uses: bool) -> list[FeatureFact]:
+    """One walk over the body's directives: the macros it defines at an architecture test, and (`uses`)
+    the NVIDIA-only code of the branches its tests of macros select (`where`: the line alone)."""
+    arch, uses = _ARCH in body, uses and _may_use(body)
+    if not arch and not uses:
+        return []
+    found: dict[tuple[str, bool], FeatureFact] = {}
+    stack: list[_Open] = []
+    at = 0
     for m in _DIRECTIVE.finditer(body):
-        directive, rest = m.group(1), m.group(2)
-        if directive in _OPENERS:
-            stack.append(_ARCH in directive_code(rest))
-        elif directive in (b"elif", b"elifdef", b"elifndef") and stack:
-            stack[-1] = stack[-1] or _ARCH in directive_code(rest)
-        elif directive == b"endif" and stack:
-            stack.pop()
-        elif directive == b"define" and any(stack):
-            name = re.match(rb"[ \t]*(\w+)(\(?)", rest)
+        if uses and any(o.selecting for o in stack):
+            _note_uses(body, at, m.start(), stack, found)
+        at = m.end()
+        directive, rest = m.group(1), directive_code(m.group(2))
+        if directive == b"define" and arch and any(o.arch for o in stack):
+            name = re.match(rb"[ \t]*(\w+)(\(?)", m.group(2))
             if name and not name.group(2):
-                found.add(name.group(1).decode())
-    return frozenset(found)
+                found.setdefault((name.group(1).decode(), False), FeatureFact(name.group(1).decode(), ""))
+        if directive not in _CONDITIONALS:
+            continue
+        if directive == b"endif":
+            stack and stack.pop()
+            continue
+        tested = [(n, on) for n, on in tested_names(directive, rest) if n not in MACROS and n.isidentifier()]
+        selecting = frozenset(n for n, on in tested if on)
+        negated = frozenset(n for n, on in tested if not on)
+        if directive in _OPENERS:
+            stack.append(_Open(_ARCH in rest, selecting, negated))
+        elif stack:
+            last = stack[-1]
+            now = last.negated if directive == b"else" else selecting
+            stack[-1] = _Open(last.arch or _ARCH in rest, now, frozenset() if directive == b"else" else negated)
+    if uses and any(o.selecting for o in stack):
+        _note_uses(body, at, len(body), stack, found)
+    return list(found.values())
 
 
-def nvidia_uses(tokens: Tokens, directives: Directives, table: LookupTable) -> dict[str, tuple[str, int]]:
-    """By macro, the first NVIDIA-only construct (what, offset) of a branch taken when it is defined."""
-    found: dict[str, tuple[str, int]] = {}
-    for chain in file_chains(tokens, directives):
-        for name, arm in positive_arms(tokens, chain):
-            if name not in found:
-                what, at = nvidia_only(tokens, arm.region, table)
-                if what:
-                    found[name] = (what, at)
-    return found
+def _blank(m: re.Match[bytes]) -> bytes:
+    """A comment as the line breaks it holds (a space if none): lines keep their numbers."""
+    return b"\n" * m.group().count(b"\n") or b" "
+
+
+class _Open(NamedTuple):
+    """One open chain of the walk."""
+
+    arch: bool  # a test of it so far names __CUDA_ARCH__
+    selecting: frozenset[str]  # the macros whose definition selects its current branch
+    negated: frozenset[str]  # those whose absence selected the branch before (`#ifndef M`): the #else's
+
+
+def nvidia_code(code: bytes) -> tuple[str, int]:
+    """The first NVIDIA-only construct of code without comments, read from the bytes as arch_branches reads
+    the tokens (but for the names the rules say HIP lacks), and its offset; ("", -1): none."""
+    m = _NVIDIA_CODE.search(code)
+    if m is None:
+        return "", -1
+    if m.group(1):
+        return inline_ptx(m.group(2).decode(errors="replace") if m.group(2) else ""), m.start()
+    return nvidia_name(m.group(0).decode()), m.start()
+
+
+def _note_uses(
+    body: bytes, start: int, end: int, stack: list[_Open], found: dict[tuple[str, bool], FeatureFact]
+) -> None:
+    code = _COMMENT.sub(_blank, body[start:end])
+    what, at = nvidia_code(code)
+    if not what:
+        return
+    line = str(body.count(b"\n", 0, start) + 1 + code.count(b"\n", 0, at))
+    for o in stack:
+        for name in o.selecting:
+            found.setdefault((name, True), FeatureFact(name, what, line))
 
 
 def positive_arms(tokens: Tokens, chain: list[Arm]) -> Iterable[tuple[str, Arm]]:
@@ -91,22 +155,15 @@ def positive_arms(tokens: Tokens, chain: list[Arm]) -> Iterable[tuple[str, Arm]]
                 yield name, chain[k + 1]
 
 
-def feature_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[tuple[FeatureFact, ...]]:
-    """For each source, the macros it defines at an architecture test and the NVIDIA-only code of the
-    branches its tests of macros select; only the sources with a test of a macro and a word of NVIDIA-only
-    code are lexed."""
-    defined = [arch_defined(s.body) for s in sources]
-    candidates = [n for n, s in enumerate(sources) if _may_use(s.body)]
-    uses: dict[int, dict[str, tuple[str, int]]] = {}
-    for n, tokens in zip(candidates, lex_many([sources[n].body for n in candidates])):
-        uses[n] = nvidia_uses(tokens, directive_lines(tokens), table)
-    facts = []
-    for n, source in enumerate(sources):
-        here = [FeatureFact(name, "") for name in sorted(defined[n])]
-        for name, (what, at) in sorted(uses.get(n, {}).items()):
-            here.append(FeatureFact(name, what, f"{os.path.basename(source.path)}:{source.line_col(at)[0]}"))
-        facts.append(tuple(here))
-    return facts
+def feature_facts(body: bytes, path: str) -> tuple[FeatureFact, ...]:
+    """What the file at `path` tells the run: the macros it defines at an architecture test, and the first
+    NVIDIA-only construct of the branches its tests of each macro select (`where`: file name and line).
+    Read from the bytes: one search for most files, one walk over the directives of the others."""
+    found = _read(body, uses=True)
+    if not found:
+        return ()
+    name = os.path.basename(path)
+    return tuple(sorted(f._replace(where=f"{name}:{f.where}") if f.nvidia_only else f for f in found))
 
 
 def _may_use(body: bytes) -> bool:
@@ -129,16 +186,9 @@ def feature_why(name: str, what: str, where: str) -> str:
     return f"defines {name}, whose branches hold {what} at {where}"
 
 
-def file_features(
-    source: SourceFile, tokens: Tokens, directives: Directives, table: LookupTable, project: Mapping[str, str]
-) -> dict[str, str]:
+def file_features(source: SourceFile, project: Mapping[str, str]) -> dict[str, str]:
     """The feature macros a file's matcher reads: the run's (project_features), and the file's own uses of
     the macros it defines at an architecture test (a run of one file has no project pass)."""
-    own = arch_defined(source.body)
-    found = dict(project)
-    if own and _may_use(source.body):
-        name = os.path.basename(source.path)
-        for macro, (what, at) in nvidia_uses(tokens, directives, table).items():
-            if macro in own and macro not in found:
-                found[macro] = feature_why(macro, what, f"{name}:{source.line_col(at)[0]}")
-    return found
+    if _ARCH not in source.body:
+        return dict(project)
+    return project_features(feature_facts(source.body, source.path)) | dict(project)

@@ -66,7 +66,7 @@ class MacroBranch(NamedTuple):
 
 def match_version_macros(c: Found, directives: Directives, words: frozenset[bytes]) -> list[Span]:
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
-    features = file_features(c.source, c.tokens, directives, c.table, c.ctx.project_features)
+    features = file_features(c.source, c.ctx.project_features)
     if features and not words.isdisjoint(name.encode() for name in features):
         _uses_without_fallback(c, directives, features)
     if words.isdisjoint(WORDS):
