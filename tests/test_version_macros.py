@@ -593,3 +593,17 @@ def test_feature_macro_across_files(tmp_path: Path) -> None:
     alone = run_cli("translate", "--rocm-version", "6.3", "-o", tmp_path / "alone", src / "common.cuh")
     assert f"#if {DEVICE} /* hipconv: __CUDA_ARCH__ >= LIB_CC_TURING */" in (tmp_path / "alone").read_text()
     assert alone.code == 0, alone.stderr
+
+
+def test_the_page_feature_macro_example(tmp_path: Path) -> None:
+    """docs/version-macros.md, Feature macros: its two files (each after a `// name` line), and the note it quotes."""
+    (block,) = _doc_blocks("cpp")
+    for part in block.strip().split("\n\n"):
+        (tmp_path / "src").mkdir(exist_ok=True)
+        (tmp_path / "src" / part.partition("\n")[0].removeprefix("// ")).write_text(part + "\n")
+    run = run_cli("translate", "--rocm-version", "6.3", "-o", tmp_path / "out", tmp_path / "src")
+    assert run.code == 0, run.stderr
+    page = (REPO / "docs" / "version-macros.md").read_text(encoding="utf-8")
+    (note,) = re.findall(r"`(defines MYLIB_TURING_MMA, [^`]*)`", page)
+    assert note in " ".join(run.stderr.split())
+    assert "#if 0 /* hipconv: __CUDA_ARCH__ >= MYLIB_CC_TURING */" in (tmp_path / "out" / "common.cuh").read_text()

@@ -39,7 +39,8 @@ _CONDITIONALS = (*_OPENERS, b"elif", b"elifdef", b"elifndef", b"else", b"endif")
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _ARCH = b"__CUDA_ARCH__"
 # the words of the NVIDIA-only code of arch_branches: the uses of a file without one are not looked for
-_NVIDIA_WORDS = tuple(w.encode() for w in ("asm", *NVIDIA_ONLY_NAMES, *NVIDIA_ONLY_PREFIXES))
+# (one search each over every file of a run: `wmma` stands for `nvcuda` too, whose API it is)
+_NVIDIA_WORDS = tuple(w.encode() for w in ("asm", *(set(NVIDIA_ONLY_NAMES) - {"nvcuda"}), *NVIDIA_ONLY_PREFIXES))
 _ALTERNATION = "|".join
 _NVIDIA_CODE = re.compile(
     (
