@@ -607,3 +607,23 @@ def test_the_page_feature_macro_example(tmp_path: Path) -> None:
     (note,) = re.findall(r"`(defines MYLIB_TURING_MMA, [^`]*)`", page)
     assert note in " ".join(run.stderr.split())
     assert "#if 0 /* hipconv: __CUDA_ARCH__ >= MYLIB_CC_TURING */" in (tmp_path / "out" / "common.cuh").read_text()
+
+
+@pytest.mark.parametrize(
+    "define",
+    [
+        pytest.param("#define LIB_TURING_MMA(x) x", id="function-like"),
+        pytest.param("#define LIB_TURING_MMA lib_has_mma()", id="an-expression"),
+    ],
+)
+def test_only_an_empty_or_integer_macro_is_a_feature_noop(define: str) -> None:
+    src = FEATURE_DEFINE.replace("#define LIB_TURING_MMA", define) + _load("#ifdef LIB_TURING_MMA")
+    out, result = translate(src, path="t.cu")
+    assert _first_test(out) == f"#if {DEVICE} /* hipconv: __CUDA_ARCH__ >= LIB_CC_TURING */"
+    assert not [d for d in result.diagnostics if d.code == "HC028"]
+
+
+def test_feature_macro_defined_as_an_integer() -> None:
+    src = FEATURE_DEFINE.replace("#define LIB_TURING_MMA", "#define LIB_TURING_MMA 1") + _load("#ifdef LIB_TURING_MMA")
+    out, _ = translate(src, path="t.cu")
+    assert _first_test(out) == FEATURE_OFF

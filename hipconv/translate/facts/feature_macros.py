@@ -38,6 +38,7 @@ _OPENERS = (b"if", b"ifdef", b"ifndef")
 _CONDITIONALS = (*_OPENERS, b"elif", b"elifdef", b"elifndef", b"else", b"endif")
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _ARCH = b"__CUDA_ARCH__"
+_FEATURE_DEFINE = re.compile(rb"\s*(\w+)(?:\s+(?:\d+[uUlL]*)?)?\s*")  # object-like: empty, or an integer
 # the words of the NVIDIA-only code of arch_branches: the uses of a file without one are not looked for
 # (one search each over every file of a run: `wmma` stands for `nvcuda` too, whose API it is)
 _NVIDIA_WORDS = tuple(w.encode() for w in ("asm", *(set(NVIDIA_ONLY_NAMES) - {"nvcuda"}), *NVIDIA_ONLY_PREFIXES))
@@ -61,8 +62,8 @@ class FeatureFact(NamedTuple):
 
 
 def arch_defined(body: bytes) -> frozenset[str]:
-    """The object-like macros the body #defines in a branch of a chain that tests __CUDA_ARCH__ (its #else
-    included), read from the bytes (one search for most files)."""
+    """The object-like macros (empty, or an integer) the body #defines in a branch of a chain that tests
+    __CUDA_ARCH__ (its #else included), read from the bytes (one search for most files)."""
     return frozenset(f.name for f in _read(body, uses=False) if not f.nvidia_only)
 
 
@@ -81,8 +82,8 @@ def _read(body: bytes, *, uses: bool) -> list[FeatureFact]:
         at = m.end()
         directive, rest = m.group(1), directive_code(m.group(2))
         if directive == b"define" and arch and any(o.arch for o in stack):
-            name = re.match(rb"[ \t]*(\w+)(\(?)", m.group(2))
-            if name and not name.group(2):
+            name = _FEATURE_DEFINE.fullmatch(rest)
+            if name:
                 found.setdefault((name.group(1).decode(), False), FeatureFact(name.group(1).decode(), ""))
         if directive not in _CONDITIONALS:
             continue
@@ -178,9 +179,14 @@ def project_features(facts: Iterable[FeatureFact]) -> dict[str, str]:
     for f in facts:
         if not f.nvidia_only:
             defined.add(f.name)
-        elif f.name not in uses or f.where < uses[f.name].where:
+        elif f.name not in uses or _place(f.where) < _place(uses[f.name].where):
             uses[f.name] = f
     return {name: feature_why(name, f.nvidia_only, f.where) for name, f in sorted(uses.items()) if name in defined}
+
+
+def _place(where: str) -> tuple[str, int]:
+    name, _, line = where.rpartition(":")
+    return name, int(line)
 
 
 def feature_why(name: str, what: str, where: str) -> str:
