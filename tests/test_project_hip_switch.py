@@ -324,3 +324,10 @@ def test_noop_fixture_golden_is_its_source(target: str) -> None:
     case = FIXTURES / "project_switch_noop"
     name = "rms_norm_hip.cu"
     assert (case / f"hip-{target}" / name).read_bytes() == (case / "cuda" / name).read_bytes()
+
+
+def test_a_macro_hip_declares_is_no_switch() -> None:
+    """A translated header-guard test reads HIP's own macro around HIP code: translating again keeps it."""
+    src = "#if defined(HIPRAND_VERSION)\nconst char* name(hiprandStatus_t s);\n#endif\n"
+    text, result = translate(src)
+    assert text == src and "HC030" not in codes(result)

@@ -1,11 +1,12 @@
 """What a project's own HIP path is: the facts the project pass gathers (project.FileFacts) and the
 matcher project_hip reads; scan reports them through the translator's HC030.
 
-A *switch* is a macro the project tests (`#ifdef M`, `#if defined(M)`, `#ifndef M`, `#if M`) whose name
-says HIP or ROCm (`GGML_USE_HIP`, `USE_ROCM`, `BNB_HIP`: not `_WIN32` or `NDEBUG`, which also guard HIP
-code now and then) and one of whose branches taken when it is defined holds HIP code: an include of a
-`hip/` header, a HIP spelling of the rule set (`hipMalloc`, `hipStream_t`), an alias line (`#define
-cudaMalloc hipMalloc`), or an AMD builtin (`__builtin_amdgcn_perm`). hipcc's own macros
+A *switch* is a macro the project tests (`#ifdef M`, `#if defined(M)`, `#ifndef M`, `#if M`), not one
+HIP declares, whose name says HIP or ROCm (`GGML_USE_HIP`, `USE_ROCM`, `BNB_HIP`: not `_WIN32` or
+`NDEBUG`, which also guard HIP code now and then) and one of whose branches taken when it is defined
+holds HIP code: an include of a `hip/` header, a HIP spelling of the rule set (`hipMalloc`,
+`hipStream_t`), an alias line (`#define cudaMalloc hipMalloc`), or an AMD builtin
+(`__builtin_amdgcn_perm`). hipcc's own macros
 (COMPILER_SWITCHES) are switches the same way but need no turning on. A macro the project #defines
 itself (derived from the switch and the target) is the project's decision, never a build switch: forcing
 it on would take a branch the project keeps for some AMD targets only. Read from the bytes with a
@@ -19,6 +20,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple
 
+from hipconv.resources import hip_names
 from hipconv.rules.model import LookupTable
 from hipconv.translate.words import file_words
 
@@ -84,7 +86,11 @@ AMD_BUILTIN = b"__builtin_amdgcn_"
 
 
 def may_be_switch(name: str) -> bool:
-    return bool(SWITCH_NAME.search(name)) and not _NOT_SWITCHES.match(name)
+    """A name that says HIP or ROCm, not CUDA's, and not one HIP declares (HIPRAND_VERSION, a HIP header's
+    guard: what a translated header-guard test reads), other than hipcc's own macros."""
+    if not SWITCH_NAME.search(name) or _NOT_SWITCHES.match(name):
+        return False
+    return name in COMPILER_SWITCHES or name not in hip_names()
 
 
 def hip_spellings(table: LookupTable) -> frozenset[bytes]:
