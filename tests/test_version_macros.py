@@ -627,3 +627,15 @@ def test_feature_macro_defined_as_an_integer() -> None:
     src = FEATURE_DEFINE.replace("#define LIB_TURING_MMA", "#define LIB_TURING_MMA 1") + _load("#ifdef LIB_TURING_MMA")
     out, _ = translate(src, path="t.cu")
     assert _first_test(out) == FEATURE_OFF
+
+
+def test_arch_chain_inside_a_feature_macro_branch_is_not_an_error() -> None:
+    """A chain of PTX branches inside `#ifdef M` (candle's mma helpers): compiled on neither pass, no HC028."""
+    inner = f"#if __CUDA_ARCH__ >= 800\n  {PTX_PAIR}\n#else\n  {PTX_PAIR}\n#endif"
+    src = FEATURE_DEFINE + _load(f"#ifdef LIB_TURING_MMA\n{inner}").replace(f"{inner}\n  {PTX_PAIR}", inner)
+    out, result = translate(src, path="t.cu")
+    assert _first_test(out) == FEATURE_OFF
+    assert "#if __CUDA_ARCH__ >= 800" not in out  # still rewritten, as nvcc reads it
+    assert not [d for d in result.diagnostics if d.code == "HC028"]
+    lone = FEATURE_DEFINE + _load(f"#if defined(LIB_TURING_MMA) || defined(LIB_OTHER)\n{inner}")
+    assert [d.code for d in translate(lone, path="t.cu")[1].diagnostics].count("HC028") == 1

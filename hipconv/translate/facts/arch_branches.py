@@ -108,10 +108,10 @@ def _asm(tokens: Tokens, k: int, end: int) -> str:
     if j >= end or not is_punct(tokens, j, "("):
         return ""
     literal = next_code(tokens, j)
-    return inline_ptx(tokens.text(literal) if literal < end and tokens.kinds[literal] == TokenKind.LITERAL else "")
+    return ptx_named(tokens.text(literal) if literal < end and tokens.kinds[literal] == TokenKind.LITERAL else "")
 
 
-def inline_ptx(literal: str) -> str:
+def ptx_named(literal: str) -> str:
     """Inline assembly whose first string literal is `literal`, named by its first instruction."""
     mnemonic = _PTX_MNEMONIC.search(literal)
     return f"inline PTX ({mnemonic.group(0)})" if mnemonic else "inline PTX"

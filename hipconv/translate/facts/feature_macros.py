@@ -24,8 +24,8 @@ from hipconv.translate.facts.arch_branches import (
     ASM_QUALIFIERS,
     NVIDIA_ONLY_NAMES,
     NVIDIA_ONLY_PREFIXES,
-    inline_ptx,
     nvidia_name,
+    ptx_named,
 )
 from hipconv.translate.facts.arch_chains import Arm
 from hipconv.translate.facts.hip_switches import directive_code, tested_names
@@ -124,7 +124,7 @@ def nvidia_code(code: bytes) -> tuple[str, int]:
     if m is None:
         return "", -1
     if m.group(1):
-        return inline_ptx(m.group(2).decode(errors="replace") if m.group(2) else ""), m.start()
+        return ptx_named(m.group(2).decode(errors="replace") if m.group(2) else ""), m.start()
     return nvidia_name(m.group(0).decode()), m.start()
 
 

@@ -16,6 +16,7 @@ not compiled for AMD devices is an error (HC022).
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -23,8 +24,9 @@ from hipconv.diagnostics import ARCH_BRANCH_NVIDIA_ONLY, KERNEL_BODY_NOT_COMPILE
 from hipconv.translate.context import FileContext
 from hipconv.translate.directives import Directives
 from hipconv.translate.facts.arch_branches import nvidia_only
-from hipconv.translate.facts.arch_chains import ArmChoice, file_chains, plan_chain
+from hipconv.translate.facts.arch_chains import Arm, ArmChoice, file_chains, plan_chain
 from hipconv.translate.facts.feature_macros import file_features, positive_arms
+from hipconv.translate.facts.hip_switches import directive_code
 from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.pp_expr import PPToken, Undecidable, condition_text, evaluate, mentions, parse
@@ -67,14 +69,17 @@ class MacroBranch(NamedTuple):
 def match_version_macros(c: Found, directives: Directives, words: frozenset[bytes]) -> list[Span]:
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
     features = file_features(c.source, c.ctx.project_features)
+    chains = file_chains(c.tokens, directives) if features or not words.isdisjoint(WORDS) else []
+    off: list[Span] = []  # branches taken only where a feature macro AMD devices leave undefined is defined
     if features and not words.isdisjoint(name.encode() for name in features):
-        _uses_without_fallback(c, directives, features)
+        off = _uses_without_fallback(c, chains, features)
     if words.isdisjoint(WORDS):
         return []
     w = with_macros(settings_worlds(c.settings), integer_macros(c.tokens, directives, c.ctx.project_macros))
     plans: dict[int, ArmChoice] = {}
-    for chain in file_chains(c.tokens, directives):
-        plans |= plan_chain(c, w, chain, features)
+    for chain in chains:
+        if not any(a <= chain[0].span[0] < b for a, b in off):  # compiled on neither pass: nvcc's reading
+            plans |= plan_chain(c, w, chain, features)
     done: list[Span] = []
     branches: list[MacroBranch] = []
     stack: list[tuple[int, bool | None]] = []  # per open chain: its current branch, whether one was taken
@@ -104,13 +109,18 @@ def match_version_macros(c: Found, directives: Directives, words: frozenset[byte
     return done
 
 
-def _uses_without_fallback(c: Found, directives: Directives, features: Mapping[str, str]) -> None:
+def _uses_without_fallback(c: Found, chains: list[list[Arm]], features: Mapping[str, str]) -> list[Span]:
     """HC028 at the NVIDIA-only code of a test of a feature macro (left undefined on AMD devices) whose
-    chain has no portable branch: AMD devices compile none of the work it does."""
-    for chain in file_chains(c.tokens, directives):
+    chain has no portable branch: AMD devices compile none of the work it does. The branches taken only
+    where such a macro is defined (`#ifdef M`, `defined(M)` alone, the #else of `#ifndef M`): on neither
+    pass."""
+    off: list[Span] = []
+    for chain in chains:
         for name, arm in positive_arms(c.tokens, chain):
             if name not in features:
                 continue
+            if _only(c, arm if arm.name != "else" else chain[chain.index(arm) - 1], name):
+                off.append(arm.region)
             what, at = nvidia_only(c.tokens, arm.region, c.table)
             others = [a for a in chain if a is not arm]
             if what and not any(not nvidia_only(c.tokens, a.region, c.table)[0] for a in others):
@@ -123,6 +133,14 @@ def _uses_without_fallback(c: Found, directives: Directives, features: Mapping[s
                     "AMD devices compile none of this work; write a branch for AMD devices (#else)",
                     symbol=name,
                 )
+    return off
+
+
+def _only(c: Found, arm: Arm, name: str) -> bool:
+    """Whether the arm's test is of the macro alone: `#ifdef M`, `#ifndef M`, `#if defined(M)`, `#if !defined M`."""
+    text = directive_code(c.source.body[c.tokens.ends[arm.name_i] : arm.span[1]]).decode(errors="replace")
+    alone = rf"\s*!?\s*(?:defined\s*\(\s*{name}\s*\)|defined\s+{name}|{name})\s*"
+    return re.fullmatch(alone, text) is not None
 
 
 def _device_test(
