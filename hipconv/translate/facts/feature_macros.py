@@ -80,13 +80,14 @@ def _read(body: bytes, *, uses: bool) -> list[FeatureFact]:
         if uses and any(o.selecting for o in stack):
             _note_uses(body, at, m.start(), stack, found)
         at = m.end()
-        directive, rest = m.group(1), directive_code(m.group(2))
+        directive = m.group(1)
         if directive == b"define" and arch and any(o.arch for o in stack):
-            name = _FEATURE_DEFINE.fullmatch(rest)
+            name = _FEATURE_DEFINE.fullmatch(directive_code(m.group(2)))
             if name:
                 found.setdefault((name.group(1).decode(), False), FeatureFact(name.group(1).decode(), ""))
         if directive not in _CONDITIONALS:
             continue
+        rest = directive_code(m.group(2))
         if directive == b"endif":
             stack and stack.pop()
             continue
@@ -131,6 +132,9 @@ def nvidia_code(code: bytes) -> tuple[str, int]:
 def _note_uses(
     body: bytes, start: int, end: int, stack: list[_Open], found: dict[tuple[str, bool], FeatureFact]
 ) -> None:
+    """The NVIDIA-only code of body[start:end], for the macros that select each open chain's branch."""
+    if _NVIDIA_CODE.search(body, start, end) is None:  # most code, found without a copy
+        return
     code = _COMMENT.sub(_blank, body[start:end])
     what, at = nvidia_code(code)
     if not what:
