@@ -6,7 +6,8 @@ into the global namespace. HIP's does not (clang declares them for device code o
 The names are hipconv/data/cuda.host-math, derived from CUDA's inventories (tools/derive/host_math.py).
 A call counts when it is unqualified (not `std::isnan`, not a member) and not in device-only code (a
 `__global__` function, or a `__device__` one that is not `__host__` too), in a file nvcc compiles or a
-header, that includes no <math.h> itself (<cmath> puts the overloads in std only)."""
+header that includes a CUDA header (another header is plain C++, and a .cu file with no #include a fragment of
+another: both are left as they are), that includes no <math.h> itself (<cmath> puts the overloads in std only)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import functools
 from hipconv.diagnostics import HOST_MATH_INCLUDED
 from hipconv.resources import data_file
 from hipconv.translate.context import FileContext
+from hipconv.translate.cuda_constructs import CUDA_CONSTRUCT_WORDS
 from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.include_closure import include_lines
 from hipconv.translate.lexer import TokenKind, Tokens
@@ -43,6 +45,8 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     found = Found(ctx, earlier)
     present = ctx.words & names()
     if not present or not (ctx.kind.nvcc_compiles or ctx.kind.is_header):
+        return found.result()
+    if not _translated(ctx, earlier):
         return found.result()
     if any(path == HEADER for _, path in include_lines(ctx.tokens.body)):
         return found.result()
@@ -98,3 +102,17 @@ def _device_bodies(tokens: Tokens) -> list[Span]:
         if not host and is_punct(tokens, j, "{") and (close := matching_close(tokens, j)) is not None:
             bodies.append((j, close))
     return bodies
+
+
+def _translated(ctx: FileContext, earlier: Earlier) -> bool:
+    """A header that includes a CUDA header, or a .cu file with an #include or CUDA in it. Another header is
+    plain C++, and a .cu file with neither a fragment that another one includes: the prefilter leaves both
+    as they are, and so does this."""
+    includes = earlier.includes
+    if includes is None:
+        return False
+    if ctx.kind.is_header:
+        return includes.hip or includes.runtime
+    return bool(includes.spans) or not (
+        ctx.words.isdisjoint(CUDA_CONSTRUCT_WORDS) and ctx.words.isdisjoint(ctx.table.names)
+    )
