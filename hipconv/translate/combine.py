@@ -13,6 +13,7 @@ from hipconv.diagnostics import OVERLAP, Diagnostic
 from hipconv.results import Replacement
 from hipconv.translate.edits import Edit, overlapping
 from hipconv.translate.found import MatchResult
+from hipconv.translate.includes import INSERT_RULE_ID
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
 
@@ -46,8 +47,8 @@ def combine(results: Sequence[MatchResult], source: SourceFile) -> FileMatches:
     def untouched(edit: Edit) -> bool:  # not inside a kept call, as Edit.contains has it
         if not edit.parts:  # a deletion may be a kept range itself, which does not contain itself
             return not any(Edit(a, b, ()).contains(edit) for a, b in kept)
-        if edit.start == edit.end:
-            return inside_kept.furthest(edit.start, False) <= edit.start
+        if edit.start == edit.end:  # lines inserted (the runtime include a HIP header needs) rewrite no kept code
+            return edit.rule_id == INSERT_RULE_ID or inside_kept.furthest(edit.start, False) <= edit.start
         return inside_kept.furthest(edit.start, True) < edit.end
 
     anchors = [a for r in results for a in r.anchors]

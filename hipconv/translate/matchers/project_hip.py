@@ -63,7 +63,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
         return found.result()
     branches += _selected_branches(ctx, switches)
     branches += _alias_lines(ctx)
-    if _written_for_hip(ctx, names):
+    if _written_for_hip(ctx, names) and not _launches_asked_for(ctx):
         branches.append((0, len(ctx.source.body)))
     found.kept += _without(branches, rewritten)
     return found.result(taken=tuple(rewritten))
@@ -185,6 +185,12 @@ def _written_for_hip(ctx: FileContext, names: frozenset[bytes]) -> bool:
         return False
     paths = [path for _, path in include_lines(ctx.source.body)]
     return any(p.startswith(HIP_HEADER_PREFIX) for p in paths) and not any(p in ctx.table.includes for p in paths)
+
+
+def _launches_asked_for(ctx: FileContext) -> bool:
+    """`--kernel-launch hip` on a HIP file with `<<<` launches (a tree hipconv translated, run again to change its
+    launches): `<<<` is HIP too, so the file is kept whole only where the user did not ask for the other form."""
+    return ctx.settings.kernel_launch == "hip" and b"<<<" in ctx.source.body
 
 
 def _without(spans: Sequence[Span], holes: Sequence[Span]) -> list[Span]:
