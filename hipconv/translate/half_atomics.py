@@ -13,7 +13,7 @@ from hipconv.diagnostics import HALF_ATOMIC_ADD
 from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, next_code, parse_call, prev_code
-from hipconv.translate.words import WORDY_KINDS, identifier_tokens
+from hipconv.translate.words import EXPRESSION_KEYWORDS, WORDY_KINDS, identifier_tokens
 
 CODE = HALF_ATOMIC_ADD
 _ATOMICS = frozenset({b"atomicAdd"})
@@ -22,7 +22,6 @@ HALF_TYPES = frozenset(
 )
 _HALF_WORDS = frozenset(t.encode() for t in HALF_TYPES)
 _DECLARATOR = frozenset({"*", "&", "const", "volatile", "__restrict__", "__restrict", "restrict"})
-_NOT_TYPES = frozenset({"return", "case", "sizeof", "else", "do", "goto", "throw", "new", "delete"})  # `return p;`
 
 
 def match_half_atomics(c: Found, words: frozenset[bytes]) -> None:
@@ -77,7 +76,7 @@ def _declared_type(tokens: Tokens, name: int) -> str | None:
         if (
             j < 0
             or tokens.kinds[j] not in WORDY_KINDS
-            or tokens.text(j) in _NOT_TYPES
+            or tokens.text(j) in EXPRESSION_KEYWORDS
             or is_punct(tokens, prev_code(tokens, j), ".", "->")
         ):
             continue

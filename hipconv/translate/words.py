@@ -11,9 +11,14 @@ import functools
 from collections.abc import Iterable, Sequence
 
 from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens, unsplice
-from hipconv.translate.syntax import Span
+from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
+# keywords a name may follow in an expression: after any other word (`float sqrt(`, `T abs(`, `return p;` aside)
+# the name is being declared
+EXPRESSION_KEYWORDS = frozenset(
+    {"return", "case", "sizeof", "else", "do", "goto", "throw", "new", "delete", "co_return", "co_yield", "not"}
+)
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _RUNS = bytes(c if c in WORD_BYTES else 0x20 for c in range(256))  # every other byte becomes a space
 _DIGITS = b"0123456789"
@@ -96,3 +101,16 @@ def inside(spans: Sequence[Span], span_starts: Sequence[int], pos: int) -> bool:
     """True when pos lies in one of the sorted, disjoint spans (span_starts: their starts)."""
     k = bisect.bisect_right(span_starts, pos) - 1
     return k >= 0 and pos < spans[k][1]
+
+
+def is_unqualified_call(tokens: Tokens, i: int) -> bool:
+    """`name(` called as itself: not a member (`v.abs(`), not qualified (`std::isnan(`), and not declared or
+    defined (`float sqrt(float)`, `__half __hmax_nan(__half a, ...)`)."""
+    if not is_punct(tokens, next_code(tokens, i), "("):
+        return False
+    j = prev_code(tokens, i)
+    if j < 0:
+        return True
+    if tokens.kinds[j] in WORDY_KINDS:
+        return tokens.text(j) in EXPRESSION_KEYWORDS
+    return not is_punct(tokens, j, "::", ".", "->")

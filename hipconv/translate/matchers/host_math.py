@@ -21,15 +21,12 @@ from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.include_closure import include_lines
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
-from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside, token_occurrences
+from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside, is_unqualified_call, token_occurrences
 
 NAMES_FILE = "cuda.host-math"
 HEADER = "math.h"
 _DEVICE_ONLY = (b"__global__", b"__device__")
 _HOST = "__host__"
-_QUALIFIED = ("::", ".", "->")
-# keywords a call may follow; after any other word (`float sqrt(`, `T abs(`) the name is being declared
-_BEFORE_CALL = frozenset({"return", "else", "do", "case", "throw", "co_return", "co_yield", "sizeof", "not"})
 _DECLARATION_END = (";", "{", "}")
 
 
@@ -57,7 +54,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     for i in identifier_tokens(tokens, present):
         if inside(skip, skip_starts, tokens.starts[i]) or any(a <= i < b for a, b in device):
             continue
-        if _unqualified_call(tokens, i):
+        if is_unqualified_call(tokens, i):
             name = tokens.text(i)
             found.headers.add(HEADER)
             found.diag(
@@ -69,18 +66,6 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
             )
             break
     return found.result()
-
-
-def _unqualified_call(tokens: Tokens, i: int) -> bool:
-    """A call of the name itself: not `std::isnan(`, `v.abs(`, nor a declaration (`float sqrt(float)`)."""
-    if not is_punct(tokens, next_code(tokens, i), "("):
-        return False
-    j = prev_code(tokens, i)
-    if j < 0:
-        return True
-    if tokens.kinds[j] in WORDY_KINDS:
-        return tokens.text(j) in _BEFORE_CALL
-    return not is_punct(tokens, j, *_QUALIFIED)
 
 
 def _device_bodies(tokens: Tokens) -> list[Span]:

@@ -24,14 +24,14 @@ from hipconv.translate.context import FileContext
 from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, parse_call, prev_code
-from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside
+from hipconv.translate.words import EXPRESSION_KEYWORDS, WORDY_KINDS, identifier_tokens, inside, is_unqualified_call
 
 OVERLOADS_FILE = "cuda.overloads"
 # spellings of one type: CUDA's aliases of the 16-bit float types, and the fixed-width integer typedefs
 _ALIASES = {"half": "__half", "nv_bfloat16": "__nv_bfloat16", "uint16_t": "unsigned short", "int16_t": "short"}
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict"})
 _SPECIFIERS = frozenset({"static", "extern", "register", "__shared__", "__device__", "__constant__", "inline"})
-_NOT_TYPES = frozenset({"return", "case", "sizeof", "else", "do", "goto", "throw", "new", "delete"})
+_NOT_DECLARED = _SPECIFIERS | EXPRESSION_KEYWORDS  # words a declaration's type does not run past
 # the words of a type that can be told apart here: C++'s fundamental types, and the toolkit's reserved ones
 # (__half, __nv_bfloat16); a project's typedef or a template parameter may stand for any type
 _FUNDAMENTAL = frozenset({"bool", "char", "signed", "unsigned", "short", "int", "long", "float", "double"})
@@ -89,9 +89,13 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     skip = earlier.skip
     skip_starts = [a for a, _ in skip]
     uses = [i for i in identifier_tokens(tokens, frozenset(present)) if not inside(skip, skip_starts, tokens.starts[i])]
-    own = {(tokens.text(i), first) for i in uses if not _is_call(tokens, i) and (first := _declared_first(tokens, i))}
+    own = {
+        (tokens.text(i), first)
+        for i in uses
+        if not is_unqualified_call(tokens, i) and (first := _declared_first(tokens, i))
+    }
     for i in uses:
-        if not _is_call(tokens, i):
+        if not is_unqualified_call(tokens, i):
             continue
         call = parse_call(tokens, i)
         seen = _known(_visible_type(tokens, call.args[0])) if call is not None and call.args else None
@@ -112,24 +116,12 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     return found.result()
 
 
-def _is_call(tokens: Tokens, i: int) -> bool:
-    """`name(` called: not a member, not qualified, not declared or defined (`__half __hmax_nan(__half a, ...)`)."""
-    if not is_punct(tokens, next_code(tokens, i), "("):
-        return False
-    j = prev_code(tokens, i)
-    if j < 0:
-        return True
-    if tokens.kinds[j] in WORDY_KINDS:
-        return tokens.text(j) in _NOT_TYPES
-    return not is_punct(tokens, j, ".", "->", "::")
-
-
 def _declared_first(tokens: Tokens, i: int) -> str | None:
     """The first parameter's type (its pointee for a pointer) where token `i` names a function the file declares
     or defines itself (`__device__ __nv_bfloat16 __hmax_nan(__nv_bfloat16 a, ...)`: a project's own polyfill,
     which the compat header's definition would redefine), else None."""
     j = prev_code(tokens, i)
-    if j < 0 or tokens.kinds[j] not in WORDY_KINDS or tokens.text(j) in _NOT_TYPES:
+    if j < 0 or tokens.kinds[j] not in WORDY_KINDS or tokens.text(j) in EXPRESSION_KEYWORDS:
         return None
     params = parse_call(tokens, i)
     if params is None or not params.args:
@@ -183,7 +175,7 @@ def _declared_type(tokens: Tokens, name: int) -> str | None:
         while j >= 0 and (tokens.text(j) in _QUALIFIERS or is_punct(tokens, j, "*", "&")):
             j = prev_code(tokens, j)
         words: list[str] = []
-        while j >= 0 and tokens.kinds[j] in WORDY_KINDS and tokens.text(j) not in _SPECIFIERS | _NOT_TYPES:
+        while j >= 0 and tokens.kinds[j] in WORDY_KINDS and tokens.text(j) not in _NOT_DECLARED:
             if tokens.text(j) not in _QUALIFIERS:
                 words.insert(0, tokens.text(j))
             j = prev_code(tokens, j)
