@@ -134,6 +134,36 @@ def test_code_after_the_closing_brace_goes_on_a_line_of_its_own() -> None:
     assert out.endswith("a.y + b.y); }\n#endif\n int after;\n")
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_line_splice_after_the_brace_stays_out_of_the_endif(newline: str) -> None:
+    """`}\\` then a declaration (issue #40 item 7): the `#endif` gets a line of its own, so the splice joins
+    an empty line to the declaration and the declaration stays code."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    src = f"{plus}\\{newline}int after;{newline}"
+    out, codes = _translate(src)
+    assert codes == ["HC012"]
+    assert out.endswith(f"a.y + b.y); }}{newline}#endif{newline}\\{newline}int after;{newline}")
+    assert _translate(out) == (out, [])
+
+
+def test_a_definition_after_a_line_splice_is_disabled_on_a_line_of_its_own() -> None:
+    src = f"int before; \\\n{HD} int2 operator-(int2 a, int2 b) {{ return make_int2(a.x - b.x, a.y - b.y); }}\n"
+    out, codes = _translate(src)
+    assert codes == ["HC012"]
+    assert out.startswith("int before; \\\n\n#if 0 // hipconv: HIP declares operator-(")
+    assert _translate(out) == (out, [])
+
+
+def test_two_definitions_on_one_line_are_disabled_in_one_pass() -> None:
+    """Issue #40 item 12: the second definition of a line was left for a second pass."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    minus = f"{HD} int2 operator-(int2 a, int2 b) {{ return make_int2(a.x - b.x, a.y - b.y); }}"
+    out, codes = _translate(f"{plus} {minus}\n")
+    assert codes == ["HC012", "HC012"]
+    assert out.count("#if 0 // hipconv: HIP declares") == 2 and out.count("#endif") == 2
+    assert _translate(out) == (out, [])
+
+
 def test_a_form_the_release_lacks_is_kept() -> None:
     """`s >> uchar4`: Debian's HIP 5.2 computes it, ROCm 6.3's does not compile it (the probes say so)."""
     body = "return make_uchar4(s >> a.x, s >> a.y, s >> a.z, s >> a.w);"

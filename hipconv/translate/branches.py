@@ -181,11 +181,11 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
     else:
         c.edits.append(Edit.replace(tokens.starts[first], tokens.starts[first], nl + opening + nl, rule_id))
     end = tokens.ends[last]
-    closing = nl + "#endif" + ("" if _line_ends_after(tokens, last) else nl)
+    closing = nl + "#endif" + ("" if line_ends_after(tokens, last) else nl)
     c.edits.append(Edit.replace(end, end, closing, rule_id))
 
 
-def _line_ends_after(tokens: Tokens, last: int) -> bool:
+def line_ends_after(tokens: Tokens, last: int) -> bool:
     """Whether only blanks and comments follow token `last` on its line (the line break comes before any
     code, outside comments): an #endif put right after it does not take code into its line."""
     body = tokens.body

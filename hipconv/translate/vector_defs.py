@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hipconv.translate.lexer import TokenKind, Tokens
-from hipconv.translate.syntax import is_punct, matching_close, next_code, prev_code, split_top_level, starts_line
+from hipconv.translate.syntax import is_punct, matching_close, next_code, prev_code, split_top_level
 
 BINARY_OPS = frozenset({"+", "-", "*", "/", "%", "^", "|", "&", "<<", ">>"})
 UNARY_OPS = frozenset({"-", "~"})
@@ -146,8 +146,8 @@ def _params(tokens: Tokens, open_: int, close: int) -> list[Param] | None:
 
 def _head(tokens: Tokens, keyword: int, in_directive: Callable[[int], bool]) -> tuple[int, tuple[str, bool]] | None:
     """(index of the definition's first token, (return type, returned by reference)), read backwards from
-    `operator`: the return type, then specifiers. The definition must start a line, after a statement, a
-    brace or a preprocessor line."""
+    `operator`: the return type, then specifiers. The definition must follow a statement, a brace or a
+    preprocessor line (on its line or the one before)."""
     k = prev_code(tokens, keyword)
     ref = is_punct(tokens, k, "&")
     k = prev_code(tokens, k) if ref else k
@@ -160,7 +160,7 @@ def _head(tokens: Tokens, keyword: int, in_directive: Callable[[int], bool]) -> 
         if tokens.kinds[k] == TokenKind.KEYWORD and tokens.text(k) not in _SPECIFIER_KEYWORDS | {"const"}:
             return None  # template, friend, a type of two words before `operator`: not ours
         first, k = k, prev_code(tokens, k)
-    if not starts_line(tokens, first) or not (k < 0 or is_punct(tokens, k, ";", "}", "{") or in_directive(k)):
+    if not (k < 0 or is_punct(tokens, k, ";", "}", "{") or in_directive(k)):
         return None
     return first, (returns, ref)
 

@@ -25,10 +25,11 @@ from collections.abc import Mapping
 
 from hipconv.diagnostics import VECTOR_OPERATOR
 from hipconv.resources import data_file, expand_spans, hip_releases
+from hipconv.translate.branches import line_ends_after
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind, Tokens, after_splice
-from hipconv.translate.syntax import is_punct, prev_code
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.syntax import is_punct, prev_code, starts_line
 from hipconv.translate.vector_defs import VECTOR_TYPES, OperatorDef, hip_type, read_definition
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
 
@@ -87,8 +88,6 @@ def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
         scopes = scopes or _Scopes(tokens)
         if scopes.nested(found.first) or _disabled_already(c, found):
             continue  # a member, a friend, a local class's; or hipconv's output
-        if after_splice(tokens.body, _line_start(c, found)):
-            continue  # its line continues the one before: no room for a directive
         _disable(c, found)
 
 
@@ -110,13 +109,15 @@ def _disable(c: Found, found: OperatorDef) -> None:
     declaration = hip_declaration(found)
     # the `#if 0` line is written with the definition's first word, a replacement: an insertion at the same
     # offset (the runtime include, at the top of a file that starts with the definition) goes before it
+    opening = f"#if 0 // {MARK} {declaration}{nl}"
+    if not starts_line(tokens, found.first):  # after another definition's `}` on its line, or a line splice
+        line_start, opening = tokens.starts[found.first], nl + opening
     first = body[line_start : tokens.ends[found.first]].decode()
-    c.edits.append(
-        Edit.replace(line_start, tokens.ends[found.first], f"#if 0 // {MARK} {declaration}{nl}{first}", RULE_ID)
-    )
+    c.edits.append(Edit.replace(line_start, tokens.ends[found.first], f"{opening}{first}", RULE_ID))
     end = tokens.ends[found.close]
-    after = found.close + 1
-    code_follows = after < len(tokens) and b"\n" not in body[end : tokens.starts[after]]
+    # code after the brace, on its line or on the next one through a line splice (`}\`), goes on a line of
+    # its own: an `#endif` before a splice would take that line into the directive
+    code_follows = not line_ends_after(tokens, found.close)
     c.edits.append(Edit.replace(end, end, f"{nl}#endif{nl if code_follows else ''}", RULE_ID))
     message = (
         f"{found.signature}: HIP declares {declaration} ({HIP_HEADER}), which computes the same, component "
