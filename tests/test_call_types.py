@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(
     reason=f"{SHARED_INVENTORY} is not on this machine: the argument types cannot be compared",
 )
 REPO = Path(__file__).resolve().parents[1]
-LIBRARIES = ("cublas", "cusolver", "cusparse", "cufft", "curand")
+LIBRARIES = ("cublas", "cusolver", "cusparse", "cufft", "curand", "nvrtc")
 # CUDA name -> why its call cannot be made to compile by a rule (none so far)
 ALLOWED: dict[str, str] = {}
 

@@ -14,6 +14,7 @@ from hipconv.errors import RuleSchemaError
 from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
 from hipconv.translate.comments import CodeTexts, code_text, keep_comments
 from hipconv.translate.context import FileContext
+from hipconv.translate.contracts import is_null_literal
 from hipconv.translate.converts import CODE as CONVERT_CODE
 from hipconv.translate.converts import cast_text, converted_arguments, in_place, note_shims
 from hipconv.translate.edits import Edit, Part
@@ -137,7 +138,7 @@ def _insert_casts_and_fills(c: Found, rule: Rule, call: Call, bound: dict[str, S
     inserts: dict[int, list[str]] = {}
     for name, target in rule.casts.items():
         span = bound.get(name)
-        if span is not None and not _cast_already(c.tokens, span, target):
+        if span is not None and not _cast_already(c.tokens, span, target) and not _null(c.tokens, span):
             opening, closing = cast_text(target)
             inserts.setdefault(span[0], []).append(opening)
             inserts.setdefault(span[1], []).append(closing)
@@ -154,13 +155,19 @@ def _argument(c: Found, rule: Rule, name: str, bound: dict[str, Span]) -> list[P
     if name not in bound:
         return [rule.fill[name]]
     span, target = bound[name], rule.casts.get(name)
-    if target is None or _cast_already(c.tokens, span, target):
+    if target is None or _cast_already(c.tokens, span, target) or _null(c.tokens, span):
         return [span]
     opening, closing = cast_text(target)
     return [opening, span, closing]
 
 
 _CAST_KEYWORDS = ("reinterpret_cast", "static_cast")
+
+
+def _null(tokens: Tokens, span: Span) -> bool:
+    """A null pointer constant (`NULL`, `nullptr`, `0`): it converts to any pointer parameter as it is, where a
+    cast would not compile (reinterpret_cast takes no `nullptr`)."""
+    return is_null_literal(code_text(tokens, span))
 
 
 def _cast_already(tokens: Tokens, span: Span, target: str) -> bool:

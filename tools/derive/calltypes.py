@@ -28,7 +28,7 @@ from tools.derive.libspec import LIBRARIES
 from tools.derive.records import Record
 
 # the CUDA libraries whose calls are checked (inventory file stems)
-CHECKED_LIBS = frozenset({"cublas", "cusolver", "cusparse", "cufft", "curand"})
+CHECKED_LIBS = frozenset({"cublas", "cusolver", "cusparse", "cufft", "curand", "nvrtc"})
 _QUALIFIERS = re.compile(r"\b(?:const|volatile|struct|enum|union|__restrict__|restrict)\b")
 _TYPEDEF = re.compile(r"^typedef\s+(?P<target>.+?)\s*(?P<name>\w+)$")
 # spellings of one builtin type (LP64 Linux, where int64_t is long)
