@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
-from pathlib import Path
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from typing import Any, BinaryIO, Literal
 
 from hipconv.errors import ConfigError
@@ -37,16 +37,22 @@ VERDICT = re.compile(
     r"|incorrect|mismatch|mismatches)(?![a-z])",
     re.IGNORECASE,
 )
-# A number: not glued after a letter, digit, '_' or '.' (float4, sm_80, v1.2.3 stay text); hex integers,
-# decimal integers and floats with an exponent, inf and nan (as glibc and MSVC print them). The lookahead
-# first: most positions fail on it, which is faster than on the lookbehind.
+# A number: not glued after a letter, digit, '_' or '.' (float4, sm_80, v1.2.3 stay text); hex floats
+# (printf's %a), hex integers, decimal integers and floats with an exponent, inf and nan (as glibc and MSVC
+# print them). The lookahead first: most positions fail on it, which is faster than on the lookbehind.
 NUMBER = re.compile(
-    r"(?=[-+.\dIiNn])(?<![\w.])(?:(?P<hex>[+-]?0[xX][0-9a-fA-F]+)"
+    r"(?=[-+.\dIiNn])(?<![\w.])(?:(?P<hexfloat>[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)"
+    r"|(?P<hex>[+-]?0[xX][0-9a-fA-F]+)"
     r"|(?P<dec>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
     r"|(?P<special>[+-]?(?:inf(?:inity)?|nan)(?:\([\w]*\))?)(?!\w))",
     re.IGNORECASE,
 )
 Kind = Literal["number", "text", "verdict", "missing", "extra"]
+MAX_INPUT_MB = 64  # the largest output read (--max-input): beyond it, compare stops with an error
+# The arithmetic of the differences: exact enough for any tolerance, and no exponent traps (a printed
+# 1e999999 or 1e-999999 is a value, never an exception).
+_ARITHMETIC = Context(prec=34, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[])
+_DOUBLE_MAX = Decimal(sys.float_info.max)
 Tolerance = tuple[Decimal, Decimal]  # (atol, rtol)
 
 
@@ -71,9 +77,16 @@ class Rules:
         for text in self.ignore:
             try:
                 lower = text == DEFAULT_IGNORE
-                patterns.append((re.compile(text, 0 if lower else re.IGNORECASE), lower))
+                pattern = re.compile(text, 0 if lower else re.IGNORECASE)
             except re.error as exc:
                 raise ConfigError(f"--ignore {text!r}: not a regular expression: {exc}") from None
+            if pattern.fullmatch(""):
+                raise ConfigError(
+                    f"--ignore {text!r}: matches the empty string, so it is found in every line and would ignore "
+                    "them all",
+                    hint="give a pattern that matches some text, e.g. --ignore 'seed:'",
+                )
+            patterns.append((pattern, lower))
         return patterns
 
     def tolerance(self) -> tuple[Decimal, Decimal]:
@@ -167,14 +180,25 @@ def _where(line: int | None, actual_line: int | None) -> str:
     return f"line {line}" if actual_line in (None, line) else f"line {line} (actual line {actual_line})"
 
 
-def read_output(name: str, stdin: BinaryIO) -> str:
-    """The text of the output file `name` (`-`: stdin); a ConfigError when it cannot be read, holds a
-    NUL byte (binary) or is not UTF-8. A leading byte-order mark is dropped."""
+def read_output(name: str, stdin: BinaryIO, *, max_mb: int = MAX_INPUT_MB) -> str:
+    """The text of the output file `name` (`-`: stdin); a ConfigError when it cannot be read, is larger
+    than `max_mb` MiB (only that much and one byte more is read), holds a NUL byte (binary) or is not
+    UTF-8. A leading byte-order mark is dropped."""
     label = "stdin" if name == "-" else name
+    limit = max_mb * 2**20
     try:
-        data = stdin.read() if name == "-" else Path(name).read_bytes()
+        if name == "-":
+            data = stdin.read(limit + 1)
+        else:
+            with open(name, "rb") as file:
+                data = file.read(limit + 1)
     except OSError as exc:
         raise ConfigError(f"{label}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ConfigError(
+            f"{label}: larger than {max_mb} MiB (--max-input); nothing was compared",
+            hint=f"raise --max-input, or compare a part of it (head -c {max_mb}M {label} > part.txt)",
+        )
     nul = data.find(b"\0")
     if nul >= 0:
         raise ConfigError(
@@ -284,7 +308,21 @@ def _pieces(line: str) -> list[tuple[str, str]]:
 
 
 def _value(kind: str, text: str) -> Decimal | int:
-    return int(text, 16) if kind == "hex" else _decimal(text) if kind == "special" else Decimal(text)
+    """A hex integer as an int (a bit pattern); any other number as a Decimal, a finite one beyond a double's
+    range as the infinity of its sign (what strtod reads; a double cannot hold more), a hex float exactly."""
+    if kind == "hex":
+        return int(text, 16)
+    if kind == "special":
+        return _decimal(text)
+    if kind == "hexfloat":
+        try:
+            return Decimal(float.fromhex(text))
+        except OverflowError:
+            return Decimal("-inf" if text.startswith("-") else "inf")
+    value = Decimal(text)
+    if value.copy_abs().compare_total(_DOUBLE_MAX) > 0:
+        return Decimal("-inf" if value.is_signed() else "inf")
+    return value
 
 
 def _decimal(text: str) -> Decimal:
@@ -302,10 +340,11 @@ def _number_difference(
     if x.is_nan() or y.is_nan() or x.is_infinite() or y.is_infinite():
         return None if (x.is_nan() and y.is_nan()) or x == y else (None, None)
     atol, rtol = tolerance
-    diff = abs(y - x)
-    if diff <= atol + rtol * abs(x):
+    math_ = _ARITHMETIC
+    diff = math_.abs(math_.subtract(y, x))
+    if diff <= math_.add(atol, math_.multiply(rtol, math_.abs(x))):
         return None
-    return _finite(diff), (_finite(diff / abs(x)) if x else None)
+    return _finite(diff), (_finite(math_.divide(diff, math_.abs(x))) if x else None)
 
 
 def _finite(value: Decimal) -> float | None:

@@ -3,6 +3,7 @@ lines, verdicts, text, line counts, stdin, --format json and bad input (exit 2).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -76,6 +77,27 @@ def out(run: Run) -> str:
         # hexadecimal integers are bit patterns: no tolerance
         pytest.param("mask 0xff\n", "mask 0xFF\n", (), 0, id="hex-case"),
         pytest.param("id 0x186a0\n", "id 0x186a1\n", ("--rtol", "1e-3"), 1, id="hex-exact"),
+        # beyond a double's range: what strtod reads, the infinity of the sign (issue #40 item 8)
+        pytest.param("v = 1e999999\n", "v = inf\n", (), 0, id="huge-exponent-is-inf"),
+        pytest.param("v = 1e9999999999\n", "v = 1e999999\n", (), 0, id="huger-exponent-is-inf"),
+        pytest.param("v = -1e9999999999\n", "v = -inf\n", (), 0, id="huge-negative-is-minus-inf"),
+        pytest.param("v = 1e9999999999\n", "v = -1e9999999999\n", (), 1, id="huge-other-sign"),
+        pytest.param("v = 1e9999999999\n", "v = 1\n", (), 1, id="huge-vs-finite"),
+        pytest.param("v = 1.7976931348623157e308\n", "v = 1.7976931348623157e308\n", (), 0, id="double-max-finite"),
+        pytest.param("v = 1.7976931348623157e308\n", "v = inf\n", (), 1, id="double-max-is-not-inf"),
+        # below a double's smallest: a value next to zero, within atol of it
+        pytest.param("v = 1e-999999999\n", "v = 0\n", (), 0, id="tiny-exponent-near-zero"),
+        pytest.param("v = 1e-999999999\n", "v = 1e-9999999999999\n", ("--atol", "0"), 1, id="tiny-exact-atol-0"),
+        pytest.param("v = 1e-99999\n", "v = 1e-5\n", (), 1, id="tiny-vs-small"),
+        # printf's %a: a hex float is a number, read exactly, with the tolerances
+        pytest.param("v = 0x1.8p+3\n", "v = 12\n", ("--rtol", "0", "--atol", "0"), 0, id="hex-float-exact"),
+        pytest.param("v = 0x1.8p+3\n", "v = 12.0001\n", ("--rtol", "1e-4"), 0, id="hex-float-tolerance"),
+        pytest.param("v = 0x1.8p+3\n", "v = 13\n", (), 1, id="hex-float-differs"),
+        pytest.param("v = -0x1p-1074\n", "v = -0x0.0000000000001p-1022\n", ("--atol", "0"), 0, id="hex-subnormal"),
+        pytest.param("v = 0x1p+99999\n", "v = inf\n", (), 0, id="hex-float-overflow-is-inf"),
+        pytest.param("v = 0x1p-99999\n", "v = 0\n", (), 0, id="hex-float-underflow-is-zero"),
+        pytest.param("v = nan\n", "v = 1e999999\n", (), 1, id="nan-vs-huge"),
+        pytest.param("v = -nan\n", "v = nan\n", (), 0, id="negative-nan-is-nan"),
     ],
 )
 def test_numbers(tmp_path: Path, expected: str, actual: str, options: tuple[str, ...], code: int) -> None:
@@ -404,6 +426,11 @@ def test_json_has_no_infinity(tmp_path: Path) -> None:
         pytest.param(b"a\n", b"a\n", ("--rtol", "inf"), "--rtol inf: a tolerance must be", id="inf-rtol"),
         pytest.param(b"a\n", b"a\n", ("--rtol", "abc"), "'abc' is not a valid float", id="not-a-number"),
         pytest.param(b"a\n", b"a\n", ("--ignore", "(time"), "--ignore '(time': not a regular expression", id="regex"),
+        # a pattern found in every line would call any two outputs equal (issue #40)
+        pytest.param(b"a\n", b"b\n", ("--ignore", ""), "--ignore '': matches the empty string", id="empty-ignore"),
+        pytest.param(b"a\n", b"b\n", ("--ignore", "x*"), "--ignore 'x*': matches the empty string", id="star-ignore"),
+        pytest.param(b"a\n", b"b\n", ("--ignore", "a|"), "--ignore 'a|': matches the empty string", id="alt-ignore"),
+        pytest.param(b"a\n", b"a\n", ("--max-input", "0"), "--max-input", id="max-input-0"),
         pytest.param(b"a\n", b"a\n", ("--max-diffs", "-1"), "--max-diffs", id="max-diffs"),
         pytest.param(b"a\n", b"a\n", ("--format", "xml"), "'xml' is not one of 'text', 'json'", id="format"),
     ],
@@ -415,6 +442,104 @@ def test_bad_input_exits_2(
     assert result.code == 2
     assert message in result.stderr
     assert result.stdout == b""
+
+
+def test_ignore_that_matches_text_is_kept(tmp_path: Path) -> None:
+    """A pattern that needs text to match (`^seed`, `a+`) is no empty pattern: it ignores only its lines."""
+    result = compare(tmp_path, "seed 1\nv 2\n", "seed 9\nv 3\n", "--ignore", "^seed", "--ignore", "q+")
+    assert result.code == 1 and "expected 2, got 3" in out(result)
+
+
+@pytest.mark.parametrize("which", ["expected", "actual", "stdin"])
+def test_input_larger_than_max_input_exits_2(tmp_path: Path, which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An output over --max-input stops compare before anything is compared; only the limit and one byte
+    more are read (a program that printed without end cannot exhaust memory)."""
+    big = b"v 1\n" * (2**18 + 1)  # one line over 1 MiB
+    small = b"v 1\n"
+    expected, actual = (big, small) if which == "expected" else (small, big)
+    if which == "stdin":
+        (tmp_path / "expected.txt").write_bytes(small)
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(big)))
+        result = run_cli("compare", "--max-input", "1", tmp_path / "expected.txt", "-")
+        label = "stdin"
+    else:
+        result = compare(tmp_path, expected, actual, "--max-input", "1")
+        label = str(tmp_path / f"{which}.txt")
+    assert result.code == 2 and result.stdout == b""
+    assert f"error: {label}: larger than 1 MiB (--max-input); nothing was compared" in result.stderr
+    assert compare(tmp_path, big, big, "--max-input", "2").code == 0
+
+
+def test_max_input_reads_no_more_than_the_limit(tmp_path: Path) -> None:
+    """An endless input (/dev/zero) is an error at the limit, not a hang or an exhausted memory."""
+    (tmp_path / "expected.txt").write_text("a\n")
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero on this system")
+    result = run_cli("compare", "--max-input", "1", tmp_path / "expected.txt", "/dev/zero")
+    assert result.code == 2 and "/dev/zero: larger than 1 MiB" in result.stderr
+
+
+# ---------------------------------------------------------------- --verdicts: programs that check themselves
+
+
+@pytest.mark.parametrize(
+    ("output", "code", "shown"),
+    [
+        pytest.param("n = 1024\nmax error: 1.2e-07\nTest passed\n", 0, ["line 3: PASS: Test passed"], id="passed"),
+        pytest.param("Result = PASS\n&&&& vecadd PASSED\n", 0, ["line 1: PASS", "line 2: PASS"], id="two-passes"),
+        pytest.param("Passed: 12, Failed: 0\n", 0, ["line 1: PASS: Passed: 12, Failed: 0"], id="zero-failed"),
+        pytest.param("0 failures\ncheck: SUCCESS\n", 0, ["line 1: PASS", "line 2: PASS"], id="zero-failures"),
+        pytest.param(
+            "Test passed\nTest FAILED at 17\n", 1, ["line 1: PASS", "line 2: FAIL: Test FAILED at 17"], id="one-failed"
+        ),
+        pytest.param("Passed: 0, Failed: 3\n", 1, ["line 1: FAIL"], id="counted-failures"),
+        pytest.param("[FAIL] reduce\n", 1, ["line 1: FAIL: [FAIL] reduce"], id="bracketed"),
+        # no verdict line: not proven, so it does not pass
+        pytest.param("sum = 42\nmax error: 0\nmismatches: 0\n", 1, [], id="no-verdict"),
+        pytest.param("", 1, [], id="empty"),
+        # words that hold a verdict word are not verdicts
+        pytest.param("compass bypass failsafe\n", 1, [], id="glued-words"),
+    ],
+)
+def test_verdicts_gate_on_the_program_s_own_check(tmp_path: Path, output: str, code: int, shown: list[str]) -> None:
+    (tmp_path / "out.txt").write_text(output)
+    result = run_cli("compare", "--verdicts", tmp_path / "out.txt")
+    assert result.code == code, result.stderr
+    lines = out(result).splitlines()
+    assert len(lines) == len(shown) and all(line.startswith(want) for line, want in zip(lines, shown))
+    summary = {0: "passed: ", 1: "failed: " if shown else "no verdict: "}[code]
+    assert result.stderr.startswith(summary)
+
+
+def test_verdicts_json(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text("x 1\nTest FAILED\n")
+    result = run_cli("compare", "--verdicts", "--format", "json", tmp_path / "out.txt")
+    assert result.code == 1
+    assert json.loads(result.stdout) == {
+        "version": 1,
+        "mode": "verdicts",
+        "path": str(tmp_path / "out.txt"),
+        "passed": False,
+        "verdicts": [{"line": 2, "verdict": "fail", "text": "Test FAILED"}],
+        "summary": "failed: 1 of 1 verdict line says it failed",
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(("--verdicts", "a.txt", "a.txt"), "--verdicts reads one output", id="two-outputs"),
+        pytest.param(("a.txt",), "compare needs EXPECTED and ACTUAL", id="one-output-without-verdicts"),
+        pytest.param(("--verdicts", "missing.txt"), "missing.txt: cannot read", id="missing"),
+    ],
+)
+def test_verdicts_bad_use_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.txt").write_text("PASS\n")
+    result = run_cli("compare", *args)
+    assert result.code == 2 and message in result.stderr and result.stdout == b""
 
 
 @pytest.mark.parametrize("which", ["missing", "directory"])
@@ -489,7 +614,7 @@ def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_docs_commands_run_as_shown(recorded: Path) -> None:
     commands = compare_commands()
-    assert len(commands) == 5  # the workflow, the three of "Run and compare", the CI step
+    assert len(commands) == 6  # the workflow, the three of "Run and compare", --verdicts, the CI step
     shown_output = blocks("text")[0]
     for words, piped, redirect in commands:
         if piped:
