@@ -15,7 +15,7 @@ import pytest
 from conftest import SHARED_INVENTORY
 
 from helpers import ruleset
-from tools.derive.name_words import name_words, shortening, similar
+from tools.derive.name_words import name_words, reordering, shortening, similar
 from tools.derive.twins import Twin
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,6 +69,20 @@ def test_every_twin_by_evidence_has_a_rule() -> None:
         pytest.param("cudaDevAttrMaxTexture1DMipmappedWidth", "hipDeviceAttributeMaxTexture1DMipmap", id="mipmapped"),
         pytest.param("CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD", "hipDeviceAttributeIsMultiGpuBoard", id="bridged-value"),
         pytest.param("CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT", "hipGraphNodeTypeExtSemaphoreWait", id="same-value"),
+        pytest.param(
+            "cudaDevAttrMaxPersistingL2CacheSize", "hipDeviceAttributePersistingL2CacheMaxSize", id="words-reordered"
+        ),
+        pytest.param(
+            "CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE",
+            "hipDeviceAttributeAccessPolicyMaxWindowSize",
+            id="words-reordered-driver",
+        ),
+        # CUDA's second spelling of attribute 102 (VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED maps by its words)
+        pytest.param(
+            "CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED",
+            "hipDeviceAttributeVirtualMemoryManagementSupported",
+            id="same-value-in-its-own-enum",
+        ),
         # the examples: CUDA's union has more members than HIP's, each of HIP's is CUDA's
         pytest.param("cudaLaunchAttributeValue", "hipLaunchAttributeValue", id="union-subset"),
         pytest.param("CUlaunchAttributeValue", "hipLaunchAttributeValue", id="union-subset-driver-shares-hip-name"),
@@ -151,5 +165,8 @@ def test_similarity() -> None:
     assert shortening("hipDeviceAttributeMaxTexture1DMipmap", "cudaDevAttrMaxTexture1DMipmappedWidth", 2, 2)
     assert not shortening("hipDeviceAttributeMaxTexture3DAlt", "cudaDevAttrMaxTexture3DWidthAlt", 2, 2)
     assert not shortening("HIPBLASLT_MATMUL_PREF_MAX", "CUBLASLT_MATMUL_PREF_MAX_WAVES_COUNT", 3, 3)
+    assert reordering("hipDeviceAttributePersistingL2CacheMaxSize", "cudaDevAttrMaxPersistingL2CacheSize", 2, 2)
+    assert not reordering("hipDeviceAttributeMaxGridDimX", "cudaDevAttrMaxGridDimX", 2, 2)  # the same order
+    assert not reordering("hipDeviceAttributeMemoryBusWidth", "cudaDevAttrGlobalMemoryBusWidth", 2, 2)  # a word more
     # one spelling but for case
     assert similar("cuTexRefGetMipmappedArray", "hipTexRefGetMipMappedArray", both=True)

@@ -80,6 +80,14 @@ def shortening(hip: str, cuda: str, hip_prefix: int, cuda_prefix: int) -> bool:
     return len(hw) >= 2 and len(hw) <= len(cw) and all(_word_match(h, c) for h, c in zip(hw, cw))
 
 
+def reordering(hip: str, cuda: str, hip_prefix: int, cuda_prefix: int) -> bool:
+    """The HIP words after its enum's prefix are the CUDA words after theirs in another order, three words or
+    more (PersistingL2CacheMaxSize ~ MAX_PERSISTING_L2_CACHE_SIZE, AccessPolicyMaxWindowSize ~
+    MAX_ACCESS_POLICY_WINDOW_SIZE)."""
+    hw, cw = name_words(hip)[hip_prefix:], name_words(cuda)[cuda_prefix:]
+    return len(hw) >= 3 and hw != cw and sorted(hw) == sorted(cw)
+
+
 def common_prefix(names: Iterable[str]) -> int:
     lists = [name_words(n) for n in names]
     n = 0

@@ -162,7 +162,9 @@ class HostFamilies:
         """Map the unmatched enumerators of one CUDA enum through the enumerator of
         another CUDA enum with the same value that already has a HIP counterpart
         (CUDA_ERROR_LAUNCH_FAILED = 719 = cudaErrorLaunchFailure -> hipErrorLaunchFailure).
-        Unambiguous only: one enumerator with that value, and no HIP name used twice."""
+        Unambiguous only: one enumerator with that value, no HIP name used twice, and the HIP
+        enumerator of that value too in every release that declares it (cudaGraphicsMapFlagsWriteDiscard
+        = 2 = cudaGraphicsRegisterFlagsWriteDiscard -> hipGraphicsRegisterFlagsWriteDiscard = 2)."""
         by_value: dict[int, list[str]] = collections.defaultdict(list)
         for name in via:
             if (v := constant_value(self.inv.cuda.records(name))) is not None:
@@ -173,12 +175,20 @@ class HostFamilies:
             if name in result or (v := constant_value(self.inv.cuda.records(name))) is None:
                 continue
             bridge = by_value.get(v, [])
-            if len(bridge) == 1 and (hip := result.get(bridge[0]) or (self.cur.mapping(bridge[0]) or {}).get("hip")):
+            if len(bridge) != 1:
+                continue
+            hip = result.get(bridge[0]) or (self.cur.mapping(bridge[0]) or {}).get("hip")
+            if hip and self.same_value_everywhere(hip, v):
                 proposed[name] = hip
         counts = collections.Counter(proposed.values()) + taken
         for name, hip in sorted(proposed.items()):
             if counts[hip] == 1:
                 result[name] = hip
+
+    def same_value_everywhere(self, hip: str, value: int) -> bool:
+        """Each release that declares `hip` gives it `value` (one release at least)."""
+        values = [constant_value(recs) for rel in RELEASES if (recs := self.inv.hip[rel].records(hip))]
+        return bool(values) and all(v == value for v in values)
 
     # -- report -------------------------------------------------------------------------------
     def missed_twins(self, families: list[Family]) -> list[str]:

@@ -36,7 +36,7 @@ from functools import cached_property
 from tools.derive.core import Deriver
 from tools.derive.enums import enum_groups
 from tools.derive.inventory import Snapshot
-from tools.derive.name_words import alike, common_prefix, name_words, shortening, similar, unique_pairs
+from tools.derive.name_words import alike, common_prefix, name_words, reordering, shortening, similar, unique_pairs
 from tools.derive.names import is_internal
 from tools.derive.records import IDENT, TYPEDEF, Record, constant_value, kind_of, type_shape
 
@@ -153,6 +153,8 @@ class Twins:
                 for h in free_h:
                     if shortening(h, c, hp, cp) and len(name_words(h)) == longest:
                         pairs.append((c, h, f"{h}'s words begin {c}'s, in the counterpart enum {hgroup}"))
+                    elif reordering(h, c, hp, cp):
+                        pairs.append((c, h, f"{h} has {c}'s words in another order, in the counterpart enum {hgroup}"))
                     elif by_value and cv is not None and cv == constant_value(self.full.records(h)):
                         if alike(h, hips, c, members):
                             pairs.append((c, h, f"the same value ({cv}) in the counterpart enum {hgroup}"))
@@ -174,28 +176,32 @@ class Twins:
     def bridged(self, counterpart: dict[str, str], found: dict[str, Twin]) -> dict[str, Twin]:
         """CUDA enums with one HIP counterpart: an enumerator with no twin takes the twin of the other CUDA
         enum's enumerator of the same value, where their names are alike
-        (CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD = 84 = cudaDevAttrIsMultiGpuBoard)."""
+        (CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD = 84 = cudaDevAttrIsMultiGpuBoard), or of its own enum's (CUDA's
+        second spelling of one enumerator: CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED = 102 =
+        CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED)."""
         _, cmembers, _, _ = self.groups
         by_hip: dict[str, list[str]] = collections.defaultdict(list)
         for group, hgroup in counterpart.items():
             by_hip[hgroup].append(group)
         pairs: list[tuple[str, str, str]] = []
         for hgroup, groups in sorted(by_hip.items()):
-            for group, other in ((g, o) for g in groups for o in groups if g != o):
+            for group, other in [(g, o) for g in groups for o in groups if g != o] + [(g, g) for g in groups]:
                 by_value = collections.defaultdict(list)
                 for m in cmembers[other]:
                     by_value[constant_value(self.inv.cuda.records(m))].append(m)
                 for c in (m for m in cmembers[group] if self.mapped(m, found) is None):
                     v = constant_value(self.inv.cuda.records(c))
-                    via = by_value.get(v, []) if v is not None else []
+                    via = [m for m in by_value.get(v, []) if m != c] if v is not None else []
                     if (
                         len(via) == 1
                         and (h := self.mapped(via[0], found))
                         and alike(c, cmembers[group], via[0], cmembers[other])
                     ):
                         pairs.append((c, h, f"the same value ({v}) as {via[0]}, whose counterpart enum is {hgroup}"))
-        why = {(c, h): e for c, h, e in pairs}
-        return {c: Twin(h, why[(c, h)]) for c, h in unique_pairs((c, h) for c, h, _ in pairs).items()}
+        why: dict[tuple[str, str], str] = {}
+        for c, h, e in pairs:
+            why.setdefault((c, h), e)
+        return {c: Twin(h, why[(c, h)]) for c, h in unique_pairs(why).items()}
 
     def enum_types(self, found: dict[str, Twin]) -> dict[str, Twin]:
         """The names of a CUDA enum (tag, typedefs) -> the names of its counterpart HIP enum, by role."""
