@@ -70,7 +70,10 @@ NVCC_FLAG_DROPPED = "HC403"
 ARCHS_REPLACED = "HC404"
 BUILD_COMMANDS_ADDED = "HC405"
 MSVC_HOST_OPTION = "HC406"
+CMAKE_NOT_EVALUATED = "HC409"
 HIPCC_FAILED = "HC410"
+EXPANSION_CUT = "HC411"
+CMAKE_CONFIGURE_FALLBACK = "HC412"
 NOT_RUNNABLE_ON_CPU = "HC420"
 PROGRAM_FAILED = "HC421"
 CPU_BUILD_FAILED = "HC422"
@@ -842,6 +845,47 @@ CODES = _codes(
             "Makefile:1:17: note[HC406]: MSVC option /std:c++17 becomes -std=c++17, its clang spelling (hipcc's "
             "host compiler)",
             file="Makefile",
+        ),
+    ),
+    Code(
+        CMAKE_NOT_EVALUATED,
+        Severity.WARNING,
+        "hipconv build's static CMake reader cannot evaluate a condition (it depends on what CMake would run or "
+        "find) and reads its branch as if it held, or reads a folder no add_subdirectory() reaches on its own",
+        hint="give the value with -D NAME=VALUE, as to cmake, or let CMake configure the tree (--cmake configure)",
+        example=Example(
+            "project(p)\nfind_package(Foo)\nif(Foo_FOUND)\n  add_compile_definitions(HAVE_FOO)\nendif()",
+            "warning[HC409]: CMakeLists.txt:3: if(Foo_FOUND): find_package(Foo) is not run; read as if it held",
+            argv=("build", "src", "-o", "hip", "--check-only"),
+            file="src/CMakeLists.txt",
+        ),
+    ),
+    Code(
+        EXPANSION_CUT,
+        Severity.WARNING,
+        "hipconv build's static CMake or Makefile reader stopped an expansion past its bounds (its size, its "
+        "depth, the commands run); what it would have given is left out",
+        hint="a variable that doubles on every line grows exponentially: build with -p compile_commands.json, or "
+        "let CMake configure the tree (--cmake configure)",
+        example=Example(
+            "project(p)\nset(A x)\n" + 'set(A "${A}${A}")\n' * 21 + "add_compile_definitions(A=${A})",
+            "warning[HC411]: CMakeLists.txt:23: an expansion grows past 1,048,576 characters; left empty",
+            argv=("build", "src", "-o", "hip", "--check-only"),
+            file="src/CMakeLists.txt",
+        ),
+    ),
+    Code(
+        CMAKE_CONFIGURE_FALLBACK,
+        Severity.WARNING,
+        "--cmake configure: the translated tree could not be configured with CMake's HIP language (no cmake, "
+        "no ROCm CMake config, or cmake failed); the flags are read statically instead",
+        hint="install cmake (3.21 or newer) and ROCm's hip-lang CMake config, or name them with --cmake-arg",
+        example=Example(
+            "add_executable(app main.cu)",
+            "warning[HC412]: --cmake configure: the tree has no top CMakeLists.txt with project(); the flags are "
+            "read statically instead",
+            argv=("build", "src", "-o", "hip", "--check-only", "--cmake", "configure"),
+            file="src/CMakeLists.txt",
         ),
     ),
     Code(

@@ -455,10 +455,11 @@ def test_cmake_flags_conditions_and_generator_expressions(tmp_path: Path) -> Non
     )
     flags = _flags(tmp_path)
     inc = f"-I{tmp_path}/inc"
-    assert flags["src/k.cu"] == ["-Wall", "-DPLAIN", "-DFIRST_BRANCH", inc, "-ffast-math", "-munsafe-fp-atomics",
+    # CMAKE_BUILD_TYPE is empty unless set, as in CMake: the else() branch
+    assert flags["src/k.cu"] == ["-Wall", "-DPLAIN", "-DSECOND_BRANCH", inc, "-ffast-math", "-munsafe-fp-atomics",
                                  "-std=c++20"]  # fmt: skip
-    assert flags["src/host.cpp"] == ["-DPLAIN", "-DFIRST_BRANCH", inc, "-Wextra", "-std=c++14"]
-    assert flags["src/orphan.cu"] == ["-Wall", "-DPLAIN", "-DFIRST_BRANCH", "-std=c++20"]  # no target: the directory
+    assert flags["src/host.cpp"] == ["-DPLAIN", "-DSECOND_BRANCH", inc, "-Wextra", "-std=c++14"]
+    assert flags["src/orphan.cu"] == ["-Wall", "-DPLAIN", "-DSECOND_BRANCH", "-std=c++20"]  # no target: the directory
 
 
 @pytest.mark.hipcc

@@ -5,39 +5,183 @@ from __future__ import annotations
 
 import glob
 import os
+import platform
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from hipconv.buildfiles.cmake_syntax import Command
 
 FALSE_VALUES = frozenset({"", "0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"})
-PLATFORM = {"WIN32": "", "APPLE": "", "MSVC": "", "UNIX": "1", "LINUX": "1", "CMAKE_HIP_COMPILER": "1"}
+# What CMake defines on the host hipconv build runs on (Linux), the HIP compiler (and the C and C++ ones, as
+# `--cmake configure` chooses them) being ROCm's clang. WIN32, APPLE, MINGW, MSVC, CYGWIN... are not defined.
+PLATFORM = {
+    "UNIX": "1",
+    "LINUX": "1",
+    "CMAKE_HOST_UNIX": "1",
+    "CMAKE_HOST_LINUX": "1",
+    "CMAKE_SYSTEM_NAME": "Linux",
+    "CMAKE_HOST_SYSTEM_NAME": "Linux",
+    "CMAKE_SYSTEM_PROCESSOR": platform.machine() or "x86_64",
+    "CMAKE_HOST_SYSTEM_PROCESSOR": platform.machine() or "x86_64",
+    "CMAKE_SIZEOF_VOID_P": "8",
+    "CMAKE_HIP_COMPILER": "1",
+    "CMAKE_HIP_COMPILER_ID": "Clang",
+    "CMAKE_CXX_COMPILER_ID": "Clang",
+    "CMAKE_C_COMPILER_ID": "Clang",
+    "CMAKE_HIP_PLATFORM": "amd",
+    "CMAKE_STATIC_LIBRARY_SUFFIX": ".a",
+    "CMAKE_SHARED_LIBRARY_SUFFIX": ".so",
+    "CMAKE_EXECUTABLE_SUFFIX": "",
+}
+# commands whose variable (the first argument) the reader cannot know: they search or run something
+_FINDS = frozenset({"find_library", "find_path", "find_program", "find_file", "try_compile", "try_run"})
+_OUTPUT_KEYWORDS = frozenset({"OUTPUT_VARIABLE", "RESULT_VARIABLE", "ERROR_VARIABLE", "RESULTS_VARIABLE"})
 
 
-def set_variables(name: str, words: list[str], variables: dict[str, str], here: str) -> bool:
+class Variables(NamedTuple):
+    """Where set() writes: this scope (a directory's or a function's), the scope it was called from
+    (PARENT_SCOPE), and the cache (option(), set(... CACHE ...), -D NAME=VALUE)."""
+
+    scope: dict[str, str]
+    parent: dict[str, str] | None
+    cache: dict[str, str]
+
+
+def lookup(name: str, scope: dict[str, str], cache: dict[str, str]) -> str | None:
+    """A variable's value as ${NAME} reads it (the scope, then the cache, then the platform); None: undefined."""
+    if name in scope:
+        return scope[name]
+    return cache[name] if name in cache else PLATFORM.get(name)
+
+
+def set_variables(name: str, words: list[str], where: Variables, here: str) -> bool:
     """The commands that set variables; False for any other."""
-    if name == "set" and words:
-        values = words[1:]
-        stop = next((n for n, w in enumerate(values) if w in ("CACHE", "PARENT_SCOPE")), len(values))
-        variables[words[0]] = ";".join(values[:stop])
-    elif name == "option" and len(words) > 1:
-        variables.setdefault(words[0], words[2] if len(words) > 2 else "OFF")
-    elif name in ("list", "string") and len(words) > 2 and words[0] in ("APPEND", "PREPEND"):
-        old, new = variables.get(words[1], ""), (";" if name == "list" else "").join(words[2:])
+    variables = where.scope
+    if name in ("set", "unset", "option"):
+        return _set(name, words, where)
+    if name in ("list", "string") and len(words) > 2 and words[0] in ("APPEND", "PREPEND"):
+        old, new = lookup(words[1], variables, where.cache) or "", (";" if name == "list" else "").join(words[2:])
         parts = [old, new] if words[0] == "APPEND" else [new, old]
         variables[words[1]] = ";".join(p for p in parts if p) if name == "list" else "".join(parts)
+    elif name in ("string", "list", "get_filename_component") and _evaluated(name, words, variables, where.cache):
+        pass
     elif name == "project" and words:
         for key in ("PROJECT_SOURCE_DIR", f"{words[0]}_SOURCE_DIR"):
             variables[key] = here
         variables["PROJECT_NAME"] = words[0]
+        _project_version(words, variables)
     elif name == "find_package" and words and words[0] == "OpenMP":
         variables.update({"OpenMP_FOUND": "1", "OpenMP_CXX_FOUND": "1"})
         variables.update({"OpenMP_CXX_FLAGS": "-fopenmp", "OpenMP_C_FLAGS": "-fopenmp"})
+    elif name == "find_package" and words:
+        found = "1" if "REQUIRED" in words else unknown(f"find_package({words[0]}) is not run")
+        for key in (f"{words[0]}_FOUND", f"{words[0].upper()}_FOUND"):
+            variables[key] = found
     elif name == "file" and len(words) > 2 and words[0] in ("GLOB", "GLOB_RECURSE"):
         variables[words[1]] = ";".join(glob_files(words, here))
     else:
+        return _unknown_outputs(name, words, variables)
+    return True
+
+
+def _project_version(words: list[str], variables: dict[str, str]) -> None:
+    """project(NAME VERSION 1.2.3): PROJECT_VERSION, NAME_VERSION and their _MAJOR, _MINOR, _PATCH, _TWEAK."""
+    if "VERSION" not in words[:-1]:
+        return
+    version = words[words.index("VERSION") + 1]
+    parts = [*version.split("."), "", "", ""][:4]
+    for prefix in ("PROJECT", words[0]):
+        variables[f"{prefix}_VERSION"] = version
+        for part, value in zip(("MAJOR", "MINOR", "PATCH", "TWEAK"), parts, strict=True):
+            variables[f"{prefix}_VERSION_{part}"] = value
+
+
+def _set(name: str, words: list[str], where: Variables) -> bool:
+    """set() (CACHE: unless the cache has it or FORCE; PARENT_SCOPE: the caller's), unset(), option() (the
+    cache's value, or a normal variable's, wins: CMP0077)."""
+    variables, cache = where.scope, where.cache
+    if not words or (name == "option" and len(words) < 2):
+        return False
+    values = words[1:]
+    stop = next((n for n, w in enumerate(values) if w in ("CACHE", "PARENT_SCOPE")), len(values))
+    if name == "option":
+        if words[0] not in cache and words[0] not in variables:
+            cache[words[0]] = words[2] if len(words) > 2 else "OFF"
+    elif name == "unset":
+        scope = cache if "CACHE" in values else where.parent if "PARENT_SCOPE" in values else variables
+        if scope is not None:
+            scope.pop(words[0], None)
+    elif stop == len(values):
+        variables[words[0]] = ";".join(values)
+    elif values[stop] == "CACHE":
+        if words[0] not in cache or "FORCE" in values[stop:]:
+            cache[words[0]] = ";".join(values[:stop])
+    elif where.parent is not None:
+        where.parent[words[0]] = ";".join(values[:stop])
+    return True
+
+
+def _evaluated(name: str, words: list[str], variables: dict[str, str], cache: dict[str, str]) -> bool:
+    """The string(), list() and get_filename_component() forms the reader evaluates."""
+    op = words[0]
+    if name == "string" and op in ("TOUPPER", "TOLOWER", "STRIP") and len(words) == 3:
+        variables[words[2]] = _CASES[op](words[1])
+    elif name == "string" and op == "REPLACE" and len(words) >= 4:
+        variables[words[3]] = "".join(words[4:]).replace(words[1], words[2]) if words[1] else "".join(words[4:])
+    elif name == "string" and op == "CONCAT" and len(words) >= 2:
+        variables[words[1]] = "".join(words[2:])
+    elif name == "string" and op == "JOIN" and len(words) >= 3:
+        variables[words[2]] = words[1].join(words[3:])
+    elif name == "list" and op in ("REMOVE_ITEM", "REMOVE_DUPLICATES") and len(words) >= 2:
+        items = [w for w in (lookup(words[1], variables, cache) or "").split(";") if w]
+        kept = [w for w in items if w not in words[2:]] if op == "REMOVE_ITEM" else list(dict.fromkeys(items))
+        variables[words[1]] = ";".join(kept)
+    elif name == "get_filename_component" and len(words) >= 3 and words[2] in _PATH_PARTS:
+        variables[words[0]] = _PATH_PARTS[words[2]](words[1])
+    else:
         return False
     return True
+
+
+_CASES: dict[str, Callable[[str], str]] = {"TOUPPER": str.upper, "TOLOWER": str.lower, "STRIP": str.strip}
+_PATH_PARTS: dict[str, Callable[[str], str]] = {
+    "DIRECTORY": os.path.dirname,
+    "PATH": os.path.dirname,
+    "NAME": os.path.basename,
+    "NAME_WE": lambda p: os.path.basename(p).split(".")[0],
+    "EXT": lambda p: "." + os.path.basename(p).split(".", 1)[1] if "." in os.path.basename(p) else "",
+    "ABSOLUTE": os.path.normpath,
+}
+# where string(OP ...) and list(OP ...) write, for the forms the reader does not evaluate
+_STRING_OUTPUT = {"REGEX": 3, "LENGTH": 2, "SUBSTRING": 4, "FIND": 3, "COMPARE": 4, "MD5": 1, "SHA1": 1,
+                  "SHA256": 1, "TIMESTAMP": 1, "RANDOM": -1, "MAKE_C_IDENTIFIER": 2, "GENEX_STRIP": 2, "REPEAT": 3,
+                  "HEX": 2, "ASCII": -1, "UUID": 1, "CONFIGURE": 2, "JSON": 1}  # fmt: skip
+_LIST_OUTPUT = {"LENGTH": -1, "GET": -1, "JOIN": -1, "SUBLIST": -1, "FIND": -1}  # else the list itself
+
+
+def _unknown_outputs(name: str, words: list[str], variables: dict[str, str]) -> bool:
+    """The variables set by a command the reader does not run (a search, a compiler check, a process, a
+    string or list operation it does not evaluate) are unknown; False when the command sets none."""
+    outputs: list[str] = []
+    if name in _FINDS and words:
+        outputs = [words[0]]
+    elif name.startswith("check_") and name != "check_language" and len(words) > 1:
+        outputs = [words[-1]]
+    elif name == "string" and len(words) > 1 and words[0] in _STRING_OUTPUT:
+        index = _STRING_OUTPUT[words[0]] + (words[0] == "REGEX" and len(words) > 1 and words[1] == "REPLACE")
+        outputs = [words[index]] if -len(words) <= index < len(words) else []
+    elif name == "list" and len(words) > 1:
+        outputs = [words[_LIST_OUTPUT.get(words[0], 1)]]
+    elif name in ("math", "cmake_path", "get_filename_component", "separate_arguments") and len(words) > 1:
+        outputs = [words[1] if name == "math" else words[-1] if name == "cmake_path" else words[0]]
+    elif name.startswith("get_") or name in ("execute_process", "cmake_host_system_information"):
+        outputs = [words[n + 1] for n, w in enumerate(words[:-1]) if w in _OUTPUT_KEYWORDS or w == "RESULT"]
+        outputs += [words[0]] if name.startswith("get_") and words else []
+    for output in outputs:
+        variables[output] = unknown(f"{output} is set by {name}(), which the static reader does not run")
+    return bool(outputs)
 
 
 def block_end(commands: list[Command], i: int, open_name: str, close_name: str) -> int:
@@ -50,7 +194,7 @@ def block_end(commands: list[Command], i: int, open_name: str, close_name: str) 
     return len(commands)
 
 
-def foreach_items(words: list[str], variables: dict[str, str]) -> list[str]:
+def foreach_items(words: list[str], get: Callable[[str], str | None]) -> list[str]:
     if len(words) < 2:
         return []
     rest = words[1:]
@@ -67,46 +211,196 @@ def foreach_items(words: list[str], variables: dict[str, str]) -> list[str]:
         if word in ("LISTS", "ITEMS"):
             mode = word
         elif mode == "LISTS":
-            items += [w for w in variables.get(word, "").split(";") if w]
+            items += [w for w in (get(word) or "").split(";") if w]
         else:
             items.append(word)
     return items
 
 
-def condition(words: list[str], variables: dict[str, str]) -> bool | None:
-    """An if() condition made of constants, variables, DEFINED, NOT, AND, OR; None for anything else."""
-    if not words:
-        return None
-    for joiner, combine in (("OR", any), ("AND", all)):
-        if joiner in words:
-            parts: list[list[str]] = []
-            current: list[str] = []
-            for word in words:
-                if word == joiner:
-                    parts.append(current)
-                    current = []
-                else:
-                    current.append(word)
-            values = [condition(part, variables) for part in [*parts, current]]
-            return None if None in values else combine(values)
-    if words[0] == "NOT":
-        value = condition(words[1:], variables)
-        return None if value is None else not value
-    if len(words) == 2 and words[0] == "DEFINED":
-        return words[1] in variables or words[1] in PLATFORM
-    if len(words) != 1:
-        return None
-    word = words[0]
-    if _false(word):
+class Undecided(Exception):
+    """An if() condition the static reader cannot evaluate; the message says why."""
+
+
+UNKNOWN = "\x00"  # marks the value of a variable set by a command the reader does not run (find_package, ...)
+_UNARY = frozenset({"EXISTS", "COMMAND", "DEFINED", "TARGET", "POLICY", "TEST", "IS_DIRECTORY", "IS_ABSOLUTE",
+                    "IS_SYMLINK"})  # fmt: skip
+_BINARY = frozenset(
+    {"EQUAL", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "STREQUAL", "STRLESS", "STRGREATER",
+     "STRLESS_EQUAL", "STRGREATER_EQUAL", "VERSION_EQUAL", "VERSION_LESS", "VERSION_GREATER",
+     "VERSION_LESS_EQUAL", "VERSION_GREATER_EQUAL", "MATCHES", "IN_LIST", "IS_NEWER_THAN", "PATH_EQUAL"}
+)  # fmt: skip
+_TRUE_VALUES = frozenset({"1", "ON", "YES", "TRUE", "Y"})
+
+
+class Word(NamedTuple):
+    text: str
+    quoted: bool  # a quoted argument is never read as a variable's name (CMP0054)
+
+
+class Condition:
+    """if()/elseif() as CMake evaluates it: parentheses, the unary tests, the binary comparisons, NOT, AND, OR,
+    variables named by unquoted words; `lookup(name)` gives a variable's value, None when it is not defined.
+
+    Undecided is raised for what depends on what the reader does not run (a variable find_package() sets,
+    an imported target, a command CMake may provide)."""
+
+    def __init__(self, lookup: Callable[[str], str | None], known: Callable[[str, str], bool | None]) -> None:
+        self.lookup = lookup
+        self.known = known  # (COMMAND|TARGET|TEST, name) -> defined, None: cannot tell
+
+    def holds(self, words: Sequence[Word]) -> bool:
+        if not words:
+            return False
+        self.words, self.at = list(words), 0
+        value = self._or()
+        if self.at < len(self.words):
+            raise Undecided(f"cannot read {' '.join(w.text for w in self.words[self.at :])!r}")
+        return value
+
+    def _next(self, *keywords: str) -> bool:
+        if self.at < len(self.words) and not self.words[self.at].quoted and self.words[self.at].text in keywords:
+            self.at += 1
+            return True
         return False
-    if word.upper() in ("1", "ON", "YES", "TRUE", "Y") or re.fullmatch(r"-?\d+(\.\d+)?", word):
-        return True
-    if word in variables or word in PLATFORM:
-        return not _false(variables.get(word, PLATFORM.get(word, "")))
-    return None
+
+    def _or(self) -> bool:
+        value = self._and()
+        while self._next("OR"):
+            value = self._and() or value
+        return value
+
+    def _and(self) -> bool:
+        value = self._not()
+        while self._next("AND"):
+            value = self._not() and value
+        return value
+
+    def _not(self) -> bool:
+        if self._next("NOT"):
+            return not self._not()
+        return self._primary()
+
+    def _take(self) -> Word:
+        if self.at >= len(self.words):
+            raise Undecided("an operand is missing")
+        self.at += 1
+        return self.words[self.at - 1]
+
+    def _primary(self) -> bool:
+        if self._next("("):
+            value = self._or()
+            if not self._next(")"):
+                raise Undecided("a parenthesis is not closed")
+            return value
+        word = self._take()
+        if not word.quoted and word.text in _UNARY and self.at < len(self.words):
+            return self._unary(word.text, self._take())
+        if self.at < len(self.words) and not self.words[self.at].quoted and self.words[self.at].text in _BINARY:
+            operator = self._take().text
+            return self._binary(word, operator, self._take())
+        return self._truth(word)
+
+    def _value(self, word: Word) -> str:
+        """An operand: the variable it names (unquoted), else itself."""
+        value = word.text if word.quoted else self.lookup(word.text)
+        value = word.text if value is None else value
+        _decided(value)
+        return value
+
+    def _truth(self, word: Word) -> bool:
+        _decided(word.text)
+        upper = word.text.upper()
+        if re.fullmatch(r"-?\d+(\.\d+)?", word.text):
+            return float(word.text) != 0
+        if upper in _TRUE_VALUES:
+            return True
+        if is_false(word.text):
+            return False
+        if word.quoted:
+            return False
+        value = self.lookup(word.text)
+        if value is None:
+            return False  # an undefined variable, as CMake reads it
+        _decided(value)
+        return not is_false(value)
+
+    def _unary(self, test: str, word: Word) -> bool:
+        _decided(word.text)
+        if test == "DEFINED":
+            name = word.text
+            if name.startswith("ENV{") and name.endswith("}"):
+                raise Undecided(f"{name}: the environment CMake would run in is not known")
+            name = name[6:-1] if name.startswith("CACHE{") and name.endswith("}") else name
+            value = self.lookup(name)
+            if value is not None:
+                _decided(value)
+            return value is not None
+        if test in ("COMMAND", "TARGET", "TEST"):
+            known = self.known(test, word.text)
+            if known is None:
+                raise Undecided(f"{test} {word.text}: it may come from a package or module the reader does not run")
+            return known
+        if test == "POLICY":
+            return bool(re.fullmatch(r"CMP0(0\d\d|1[0-3]\d|14[0-3])", word.text))  # those of CMake 3.25
+        path = Path(word.text)
+        if test == "IS_ABSOLUTE":
+            return path.is_absolute()
+        if not path.is_absolute():
+            return False
+        return {"EXISTS": path.exists, "IS_DIRECTORY": path.is_dir, "IS_SYMLINK": path.is_symlink}[test]()
+
+    def _binary(self, left: Word, operator: str, right: Word) -> bool:
+        a, b = self._value(left), self._value(right)
+        if operator == "MATCHES":
+            try:
+                return re.search(b, a) is not None
+            except re.error as exc:
+                raise Undecided(f"MATCHES {b!r}: {exc}") from None
+        if operator in ("EQUAL", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL"):
+            try:
+                x, y = float(a), float(b)
+            except ValueError:
+                return False
+            return _compare(operator, (x > y) - (x < y))
+        if operator.startswith("STR") or operator == "PATH_EQUAL":
+            return _compare(operator.removeprefix("STR").replace("PATH_", ""), (a > b) - (a < b))
+        if operator.startswith("VERSION_"):
+            v, w = _version(a), _version(b)
+            return _compare(operator.removeprefix("VERSION_"), (v > w) - (v < w))
+        if operator == "IN_LIST":
+            items = self.lookup(right.text) if not right.quoted else None
+            _decided(items or "")
+            return a in (items or "").split(";")
+        raise Undecided(f"{operator}: file times are not compared")
 
 
-def _false(text: str) -> bool:
+def _compare(operator: str, order: int) -> bool:
+    return {
+        "EQUAL": order == 0,
+        "EQ": order == 0,
+        "LESS": order < 0,
+        "GREATER": order > 0,
+        "LESS_EQUAL": order <= 0,
+        "GREATER_EQUAL": order >= 0,
+    }.get(operator, order == 0)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = [int(p) for p in re.findall(r"\d+", text)[:4]]
+    return tuple(parts + [0] * (4 - len(parts)))
+
+
+def _decided(value: str) -> None:
+    if UNKNOWN in value:
+        raise Undecided(value.split(UNKNOWN)[1])
+
+
+def unknown(reason: str) -> str:
+    """The value of a variable the reader cannot know: empty wherever it is expanded, Undecided in if()."""
+    return f"{UNKNOWN}{reason}{UNKNOWN}"
+
+
+def is_false(text: str) -> bool:
     """A constant CMake reads as false."""
     return text.upper() in FALSE_VALUES or text.upper().endswith("-NOTFOUND")
 

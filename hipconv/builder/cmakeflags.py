@@ -29,22 +29,26 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipconv.builder.cmake_values import (
-    PLATFORM,
+    UNKNOWN,
+    Condition,
+    Undecided,
+    Variables,
+    Word,
     block_end,
-    condition,
     evaluate_genex,
     foreach_items,
+    lookup,
     set_variables,
     source_path,
-    within_root,
 )
 from hipconv.builder.makeflags import compile_flags
 from hipconv.buildfiles.cmake_syntax import Command, cmake_commands
+from hipconv.diagnostics import CMAKE_NOT_EVALUATED, CODES, EXPANSION_CUT
 from hipconv.file_kinds import COMPILED_AS_HIP, file_kind
 
 _SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
@@ -53,6 +57,11 @@ _TARGET_KINDS = frozenset(
     {"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL"}
 )
 MAX_CMAKE_DEPTH = 32  # nested calls, includes and subdirectories
+MAX_VALUE = 1 << 20  # characters one expansion may produce: `set(A "${A}${A}")` doubles A on every line
+MAX_COMMANDS = 200_000  # commands run, those of loops and calls included: a function calling itself twice
+_REFERENCE = re.compile(r"\$\{(\w+)\}")
+_SETS = frozenset({"set", "list", "string", "option", "unset", "cmake_dependent_option"})
+_PROJECT = re.compile(rb"^[ \t]*project[ \t]*\(", re.M | re.I)
 
 
 @dataclass
@@ -89,46 +98,93 @@ class _Directory:
     usage: _Usage
 
 
+@dataclass(frozen=True)
+class CMakeFlags:
+    flags: dict[str, list[str]]  # per translation unit, relative to the translated tree
+    notes: tuple[str, ...]  # what the reader could not evaluate, or cut: `warning[HC409]: CMakeLists.txt:3: ...`
+
+
 class _Reader:
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    """Reads a CMake project in the coordinates of the source tree (`root`: its top directory); a file under
+    `source` (the tree given to hipconv build) is read from `out`, the translated tree, instead."""
+
+    def __init__(self, root: Path, *, source: Path, out: Path, cache: dict[str, str]) -> None:
+        self.root, self.source, self.out = root, source, out
+        self.cache = dict(cache)  # -D NAME=VALUE, option(), set(... CACHE ...)
         self.targets: dict[str, _Target] = {}
         self.functions: dict[str, tuple[bool, list[str], list[Command]]] = {}
         self.directories: dict[str, _Directory] = {}
         self.depth = 0
+        self.steps = 0
+        self.parents: list[dict[str, str]] = []  # the scopes PARENT_SCOPE writes to
+        self.where: dict[int, str] = {}  # id(command) -> file:line
+        self.notes: dict[str, None] = {}
 
     # ------------------------------------------------------------ values
 
-    def expand(self, text: str, variables: dict[str, str]) -> str:
-        for _ in range(8):  # ${${inner}} from the inside out
-            new = re.sub(r"\$\{(\w+)\}", lambda m: variables.get(m.group(1), PLATFORM.get(m.group(1), "")), text)
-            new = re.sub(r"\$ENV\{\w+\}", "", new)
+    def note(self, command: Command | None, code: str, message: str) -> None:
+        where = self.where.get(id(command), "") if command is not None else ""
+        self.notes[f"{CODES[code].severity.value}[{code}]: {where + ': ' if where else ''}{message}"] = None
+
+    def expand(self, text: str, variables: dict[str, str], command: Command | None, *, keep: bool = False) -> str:
+        """${VAR} (from the inside out) and $ENV{VAR} (empty: the environment CMake would run in is unknown); a
+        variable the reader cannot know is empty, or kept marked (`keep`) for if() and set() to carry."""
+
+        def value(m: re.Match[str]) -> str:
+            found = lookup(m.group(1), variables, self.cache) or ""
+            return found if keep or UNKNOWN not in found else "".join(found.split(UNKNOWN)[::2])
+
+        for _ in range(8):  # ${${inner}}
+            new = re.sub(r"\$ENV\{\w+\}", "", _REFERENCE.sub(value, text))
+            if len(new) > MAX_VALUE:
+                self.note(command, EXPANSION_CUT, f"an expansion grows past {MAX_VALUE:,} characters; left empty")
+                return ""
             if new == text:
                 break
             text = new
         return text
 
-    def arguments(self, command: Command, variables: dict[str, str]) -> list[str]:
+    def arguments(self, command: Command, variables: dict[str, str], *, keep: bool = False) -> list[str]:
         """The command's arguments as CMake passes them: unquoted ones expanded and split at `;`."""
-        out: list[str] = []
+        return [w.text for w in self.words(command, variables, keep=keep) if w.quoted or w.text]
+
+    def words(self, command: Command, variables: dict[str, str], *, keep: bool = False) -> list[Word]:
+        out: list[Word] = []
         for arg in command.args:
             if arg.kind == "bracket":
-                out.append(re.sub(r"^\[=*\[|\]=*\]$", "", arg.text))
+                out.append(Word(re.sub(r"^\[=*\[|\]=*\]$", "", arg.text), True))
             elif arg.kind == "quoted":
-                out.append(self.expand(arg.value, variables))
+                out.append(Word(self.expand(arg.value, variables, command, keep=keep), True))
             else:
-                out += [w for w in self.expand(arg.value, variables).split(";") if w]
+                out += [Word(w, False) for w in self.expand(arg.value, variables, command, keep=keep).split(";") if w]
         return out
 
     # ------------------------------------------------------------ files
+
+    def content(self, path: Path) -> Path:
+        """Where a file of the source tree is read: the translated tree's copy when it is one."""
+        rel = os.path.relpath(path, self.source)
+        return path if rel.startswith("..") else self.out / rel
+
+    def place(self, path: str) -> str:
+        """A path of the source tree as the translated build sees it (a file under `source`: its copy)."""
+        return path if path.startswith("$<") else str(self.content(Path(path)))
+
+    def within(self, path: Path) -> bool:
+        return not os.path.relpath(os.path.normpath(path), self.root).startswith("..")
 
     def read_file(self, path: Path, directory: _Directory, variables: dict[str, str]) -> None:
         if self.depth > MAX_CMAKE_DEPTH:
             return
         try:
-            commands = list(cmake_commands(path.read_bytes()))
+            body = self.content(path).read_bytes()
+            commands = list(cmake_commands(body))
         except (OSError, UnicodeDecodeError):
             return
+        shown = os.path.relpath(path, self.root)
+        for command in commands:
+            line = body.count(b"\n", 0, command.start) + 1
+            self.where[id(command)] = f"{shown}:{line}"
         saved = variables.get("CMAKE_CURRENT_LIST_DIR")
         variables["CMAKE_CURRENT_LIST_DIR"] = str(path.parent)
         self.depth += 1
@@ -142,8 +198,10 @@ class _Reader:
         variables = dict(parent.variables) if parent else {"CMAKE_SOURCE_DIR": source_dir}
         variables["CMAKE_CURRENT_SOURCE_DIR"] = source_dir
         directory = _Directory(source_dir, variables, parent.usage.copy() if parent else _Usage())
-        self.read_file(path / "CMakeLists.txt", directory, variables)
         self.directories[source_dir] = directory
+        self.parents.append(parent.variables if parent else {})
+        self.read_file(path / "CMakeLists.txt", directory, variables)
+        self.parents.pop()
 
     # ------------------------------------------------------------ commands
 
@@ -152,6 +210,11 @@ class _Reader:
         while i < len(commands):
             command = commands[i]
             name = command.name.lower()
+            self.steps += 1
+            if self.steps > MAX_COMMANDS:
+                if self.steps == MAX_COMMANDS + 1:
+                    self.note(command, EXPANSION_CUT, f"more than {MAX_COMMANDS:,} commands run; the rest is not read")
+                return
             if name in ("function", "macro"):
                 end = block_end(commands, i, name, "end" + name)
                 words = self.arguments(command, variables)
@@ -163,18 +226,20 @@ class _Reader:
             elif name == "foreach":
                 end = block_end(commands, i, "foreach", "endforeach")
                 words = self.arguments(command, variables)
-                for item in foreach_items(words, variables):
+                for item in foreach_items(words, lambda n: lookup(n, variables, self.cache)):
                     variables[words[0]] = item
                     self.run(commands[i + 1 : end], directory, variables)
                 i = end + 1
             elif name == "while":
+                self.note(command, CMAKE_NOT_EVALUATED, "while() is not run by the static reader; its body is not read")
                 i = block_end(commands, i, "while", "endwhile") + 1
             else:
                 self.command(command, directory, variables)
                 i += 1
 
     def run_if(self, commands: list[Command], i: int, directory: _Directory, variables: dict[str, str]) -> int:
-        """Run the branch of an if() block that holds (or the first, when a condition cannot be evaluated)."""
+        """Run the branch of an if() block that holds, as CMake would on Linux with ROCm's clang; a condition
+        the reader cannot evaluate is reported, and its branch read as if it held."""
         end = block_end(commands, i, "if", "endif")
         branches: list[tuple[Command, int]] = [(commands[i], i)]
         depth = 0
@@ -184,36 +249,69 @@ class _Reader:
             if depth == 0 and name in ("elseif", "else"):
                 branches.append((commands[k], k))
         bounds = [k for _, k in branches] + [end]
+        test = Condition(lambda n: lookup(n, variables, self.cache), self.known)
         for n, (head, k) in enumerate(branches):
-            holds = True if head.name.lower() == "else" else condition(self.arguments(head, variables), variables)
-            if holds is None or holds:
+            holds = True
+            if head.name.lower() != "else":
+                try:
+                    holds = test.holds(self.words(head, variables, keep=True))
+                except Undecided as why:
+                    written = " ".join(a.text for a in head.args)
+                    written = written if len(written) <= 80 else written[:77] + "..."
+                    self.note(head, CMAKE_NOT_EVALUATED, f"{head.name}({written}): {why}; read as if it held")
+            if holds:
                 self.run(commands[k + 1 : bounds[n + 1]], directory, variables)
                 break
         return end + 1
 
+    def known(self, kind: str, name: str) -> bool | None:
+        """if(COMMAND|TARGET|TEST name): True when the project defines it; None when it may come from elsewhere."""
+        if kind == "COMMAND" and name.lower() in self.functions:
+            return True
+        if kind == "TARGET" and name in self.targets:
+            return True
+        return None
+
     def command(self, command: Command, directory: _Directory, variables: dict[str, str]) -> None:
         name = command.name.lower()
-        words = self.arguments(command, variables)
+        words = self.arguments(command, variables, keep=name in _SETS)
         here = variables.get("CMAKE_CURRENT_SOURCE_DIR", directory.source_dir)
+        parent = self.parents[-1] if self.parents else None
         if name in self.functions:
-            self.call(name, words, directory, variables)
-        elif not set_variables(name, words, variables, here):
-            self.structure(name, words, directory, variables, here)
+            self.call(name, [_known(w) for w in words], directory, variables)
+        elif name == "cmake_dependent_option" and len(words) >= 5:
+            self.dependent_option(command, words, variables)
+        elif not set_variables(name, words, Variables(variables, parent, self.cache), here):
+            self.structure(name, [_known(w) for w in words], directory, variables, here)
+
+    def dependent_option(self, command: Command, words: list[str], variables: dict[str, str]) -> None:
+        """cmake_dependent_option(NAME doc default depends force): the option when every condition of
+        `depends` holds, else NAME is `force`."""
+        test = Condition(lambda n: lookup(n, variables, self.cache), self.known)
+        try:
+            met = all(test.holds([Word(w, False) for w in part.split()]) for part in words[3].split(";") if part)
+        except Undecided as why:
+            self.note(command, CMAKE_NOT_EVALUATED, f"cmake_dependent_option({words[0]} ...): {why}; its default taken")
+            met = True
+        if met:
+            self.cache.setdefault(words[0], words[2])
+        else:
+            variables[words[0]] = words[4]
 
     def structure(
         self, name: str, words: list[str], directory: _Directory, variables: dict[str, str], here: str
     ) -> None:
         """add_subdirectory, include, and the commands that give flags."""
         if name == "add_subdirectory" and words:
-            sub = Path(here, words[0])
-            if (sub / "CMakeLists.txt").is_file() and within_root(sub, self.root):
+            sub = Path(os.path.normpath(os.path.join(here, words[0])))
+            if self.content(sub / "CMakeLists.txt").is_file() and self.within(sub):
                 self.depth += 1
                 if self.depth <= MAX_CMAKE_DEPTH:
-                    self.read_directory(sub.resolve(), directory)
+                    self.read_directory(sub, directory)
                 self.depth -= 1
         elif name == "include" and words:
-            path = Path(here if not words[0].startswith("/") else "/", words[0])
-            if path.suffix == ".cmake" and path.is_file() and within_root(path, self.root):
+            path = Path(os.path.normpath(os.path.join(here, words[0])))
+            if path.suffix == ".cmake" and self.content(path).is_file() and self.within(path):
                 self.read_file(path, directory, variables)
         else:
             self.usage_command(name, words, directory, here)
@@ -251,13 +349,13 @@ class _Reader:
             if word in _SCOPES:
                 scope = word
                 continue
-            if word in _SKIP_WORDS:
-                continue
+            if word in _SKIP_WORDS or not word or (name == "target_compile_definitions" and not _definition(word)):
+                continue  # CMake skips an empty item: an empty variable gives no flag
             for usage in [target.private] * (scope != "INTERFACE") + [target.interface] * (scope != "PRIVATE"):
                 if name == "target_include_directories":
                     usage.includes.append(word if word.startswith("$<") else source_path(word, here))
                 elif name == "target_compile_definitions":
-                    usage.defines.append("-D" + word.removeprefix("-D"))
+                    usage.defines.append("-D" + _definition(word))
                 else:
                     usage.options.append(word)
 
@@ -272,8 +370,12 @@ class _Reader:
         for n, word in enumerate(words):
             scope[f"ARGV{n}"] = word
         self.depth += 1
+        if not is_macro:
+            self.parents.append(variables)
         if self.depth <= MAX_CMAKE_DEPTH:
             self.run(body_commands, directory, scope)
+        if not is_macro:
+            self.parents.pop()
         self.depth -= 1
         for param, value in saved.items():
             if value is None:
@@ -308,64 +410,141 @@ class _Reader:
         if language == "HIP":
             std = std or variables.get("CMAKE_HIP_STANDARD") or variables.get("CMAKE_CUDA_STANDARD")
         std = std or variables.get("CMAKE_CXX_STANDARD")
-        global_flags = variables.get(f"CMAKE_{language}_FLAGS", "").split()
+        global_flags = _known(lookup(f"CMAKE_{language}_FLAGS", variables, self.cache) or "").split()
         words = [
             *global_flags,
             *usage.defines,
-            *(f"-I{d}" for d in usage.includes),
+            *(f"-I{self.place(d)}" for d in usage.includes),
             *usage.options,
             *([f"-std=c++{std}"] if std else []),
         ]
-        words = evaluate_genex(words, language)
-        found = compile_flags(["hipcc", *words, source], Path(source).parent, frozenset({Path(source).suffix}))
+        words = [w for w in evaluate_genex(words, language) if not _MALFORMED.fullmatch(w)]
+        placed = self.place(source)
+        found = compile_flags(["hipcc", *words, placed], Path(placed).parent, frozenset({Path(placed).suffix}))
         return found[0][1] if found else []
 
 
-def cmake_flags(out_root: Path, files: Iterable[str], tu_suffixes: Iterable[str]) -> dict[str, list[str]]:
-    """Flags per translation unit (relative to out_root) from the tree's CMake project(s); the first target wins."""
+def cmake_flags(
+    out_root: Path,
+    files: Iterable[str],
+    tu_suffixes: Iterable[str],
+    *,
+    source_root: Path | None = None,
+    cache: Mapping[str, str] | None = None,
+) -> dict[str, list[str]]:
+    """Flags per translation unit (relative to out_root) from the tree's CMake project(s); see read_cmake."""
+    return read_cmake(out_root, files, tu_suffixes, source_root=source_root, cache=cache).flags
+
+
+def read_cmake(
+    out_root: Path,
+    files: Iterable[str],
+    tu_suffixes: Iterable[str],
+    *,
+    source_root: Path | None = None,
+    cache: Mapping[str, str] | None = None,
+) -> CMakeFlags:
+    """Flags per translation unit (relative to out_root, the translated tree) from its CMake project(s); the
+    first target wins. `source_root`: the tree out_root was translated from; a project whose top
+    CMakeLists.txt has no project() is read from the nearest directory above that has one (its files outside
+    the tree as they are), so a backend's folder built alone gets what the project's root gives it. `cache`:
+    -D NAME=VALUE, as cmake's command line sets them."""
     rels = sorted(files)
     lists = {str(Path(rel).parent) for rel in rels if Path(rel).name == "CMakeLists.txt"}
     tops = sorted(d for d in lists if not any(str(p) in lists for p in Path(d).parents))
     suffixes = frozenset(tu_suffixes)
     found: dict[str, list[str]] = {}
     if not tops:
-        return found
-    root = out_root.resolve()
-    reader = _Reader(root)
+        return CMakeFlags(found, ())
+    out = out_root.resolve()
+    source = source_root.resolve() if source_root is not None else out
+    readers: list[_Reader] = []
     for top in tops:
-        reader.read_directory((root / top).resolve(), None)
+        start = Path(os.path.normpath(source / top))
+        root = _project_root(start, out / top) if source_root is not None else start
+        reader = next((r for r in readers if r.root == root), None)
+        if reader is None:
+            reader = _Reader(root, source=source, out=out, cache=dict(cache or {}))
+            readers.append(reader)
+            reader.read_directory(root, None)
+        if str(start) not in reader.directories:  # read with the nearest directory above that was read
+            parent = next((reader.directories[str(p)] for p in start.parents if str(p) in reader.directories), None)
+            why = f"no add_subdirectory() from {root} reaches {start.name or top}/ with these options"
+            reader.note(None, CMAKE_NOT_EVALUATED, f"{why}; read with {'its parent' if parent else 'nothing'} above")
+            reader.read_directory(start, parent)
+    for reader in readers:
+        _target_flags(reader, out, suffixes, found)
+    for rel in rels:  # sources no target names: the flags of the nearest directory read
+        if Path(rel).suffix.lower() in suffixes and rel not in found:
+            found.update(_directory_flags(readers, source, rel))
+    return CMakeFlags(found, tuple(n for r in readers for n in r.notes))
+
+
+def _target_flags(reader: _Reader, out: Path, suffixes: frozenset[str], found: dict[str, list[str]]) -> None:
     for name, target in reader.targets.items():
         variables = reader.directories.get(target.directory, _Directory("", {}, _Usage())).variables
         usage = reader.usage_of(name, set())
-        for source in target.sources:
-            rel = os.path.relpath(source, root)
+        for source_file in target.sources:
+            rel = os.path.relpath(reader.place(source_file), out)
             if Path(rel).suffix.lower() in suffixes and not rel.startswith("..") and rel not in found:
-                found[rel] = reader.flags(source, usage, variables, target.standard)
-    for rel in rels:  # sources no target names: the flags of the nearest directory read
-        if Path(rel).suffix.lower() not in suffixes or rel in found:
-            continue
-        for parent in (root / rel).parents:
+                found[rel] = reader.flags(source_file, usage, variables, target.standard)
+
+
+def _directory_flags(readers: list[_Reader], source: Path, rel: str) -> dict[str, list[str]]:
+    """A source in no target: the flags of the nearest directory read (none outside the tree)."""
+    for parent in Path(os.path.normpath(source / rel)).parents:
+        for reader in readers:
             directory = reader.directories.get(str(parent))
             if directory is not None:
-                found[rel] = reader.flags(str(root / rel), directory.usage, directory.variables, {})
-                break
-            if parent == root:
-                break
-    return found
+                return {rel: reader.flags(str(source / rel), directory.usage, directory.variables, {})}
+        if parent == source:
+            break
+    return {}
+
+
+def _project_root(start: Path, translated: Path) -> Path:
+    """The directory whose CMakeLists.txt has project(): `start` (read from its translated copy) or the
+    nearest directory above it; `start` when there is none."""
+    try:
+        if _PROJECT.search((translated / "CMakeLists.txt").read_bytes()):
+            return start
+    except OSError:
+        return start
+    for parent in list(start.parents)[:MAX_CMAKE_DEPTH]:
+        try:
+            if _PROJECT.search((parent / "CMakeLists.txt").read_bytes()):
+                return parent
+        except OSError:
+            continue
+    return start
+
+
+_MALFORMED = re.compile(r"-[DUI]|-D=.*|-I\$<.*")  # an empty definition or include directory: no argument
+
+
+def _definition(word: str) -> str:
+    """A definition as add_compile_definitions() and target_compile_definitions() take it ("" when empty)."""
+    name = re.sub(r"^[-/]D", "", word)
+    return "" if not name or name.startswith("=") else name
+
+
+def _known(text: str) -> str:
+    """Text with the variables the reader cannot know taken as empty."""
+    return "".join(text.split(UNKNOWN)[::2]) if UNKNOWN in text else text
 
 
 def _directory_usage(name: str, words: list[str], usage: _Usage, here: str) -> bool:
     """The commands that give a directory's targets flags; False for any other."""
     if name == "include_directories":
-        usage.includes += [source_path(w, here) for w in words if w not in _SKIP_WORDS]
+        usage.includes += [source_path(w, here) for w in words if w and w not in _SKIP_WORDS]
     elif name in ("add_definitions", "add_compile_definitions"):
         for word in words:
             if name == "add_compile_definitions" or word.startswith(("-D", "/D")):
-                usage.defines.append("-D" + re.sub(r"^[-/]D", "", word))
-            else:
+                usage.defines += [f"-D{_definition(word)}"] if _definition(word) else []
+            elif word:
                 usage.options.append(word)
     elif name == "add_compile_options":
-        usage.options += words
+        usage.options += [w for w in words if w]
     else:
         return False
     return True

@@ -18,6 +18,8 @@ from pathlib import Path
 MAX_EXPANSION_DEPTH = (
     64  # nested expansions: `X = $(X) more` would recurse forever in make too (it stops with an error)
 )
+MAX_EXPANDED = 1 << 20  # characters one expansion may produce: `A2 = $(A1)$(A1)` ... doubles on every line
+MAX_REFERENCES = 200_000  # references and function calls one expansion may follow
 _FUNCTION = re.compile(r"([a-z-]+)[ \t]+(.*)", re.S)
 _AUTOMATIC = re.compile(r"([@<^+*?|%])([DF])")
 
@@ -80,15 +82,30 @@ class Expander:
         self.directory = directory
         self.evaluate = evaluate  # $(eval TEXT): the reader reads TEXT as Makefile lines
         self.depth = 0
+        self.produced = 0  # characters and references of the expansion under way (from depth 0)
+        self.cut = ""  # why an expansion was cut, the first time one was
 
     def expand(self, text: str, local: Mapping[str, str] | None = None) -> str:
+        """`text` expanded; past the bounds (depth, size, references followed) the rest is empty, and `cut` says so."""
         if "$" not in text:
             return text
         if self.depth > MAX_EXPANSION_DEPTH:
+            self.cut = self.cut or f"references nest deeper than {MAX_EXPANSION_DEPTH}; the rest is left empty"
             return ""
+        if self.depth == 0:
+            self.produced = 0
         self.depth += 1
         try:
-            return "".join(self._pieces(text, local or {}))
+            out: list[str] = []
+            for piece in self._pieces(text, local or {}):
+                self.produced += len(piece)
+                if self.produced > MAX_EXPANDED:
+                    self.cut = (
+                        self.cut or f"an expansion grows past {MAX_EXPANDED:,} characters; the rest is left empty"
+                    )
+                    break
+                out.append(piece)
+            return "".join(out)
         finally:
             self.depth -= 1
 
@@ -100,6 +117,9 @@ class Expander:
                 yield text[i:] if at < 0 else text[i:at]
                 return
             yield text[i:at]
+            self.produced += MAX_EXPANDED // MAX_REFERENCES  # each reference counts: $(foreach) of empty values
+            if self.produced > MAX_EXPANDED:
+                return
             c = text[at + 1]
             if c in "({":
                 end = reference_end(text, at)

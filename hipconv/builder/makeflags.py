@@ -17,9 +17,11 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from hipconv.builder.make_expand import pattern_match
 from hipconv.builder.make_reader import MAKEFILE_NAMES, Makefile, MakeRule, is_goal
+from hipconv.diagnostics import CODES, EXPANSION_CUT
 
 # the flags that shape a TU's compilation (-DX=1, -std, -f/-m options, warnings, optimization, debug info);
 # anything else on the line (linker flags such as -export-dynamic, which clang refuses) is left out
@@ -32,9 +34,21 @@ MAX_MAKE_DEPTH = 32  # nested prerequisites and sub-makes
 _SHELL_SEPARATOR = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 
 
+class MakeFlags(NamedTuple):
+    flags: dict[str, list[str]]  # per translation unit, relative to the translated tree
+    notes: tuple[str, ...]  # expansions cut at their bounds: `warning[HC411]: Makefile: ...`
+
+
 def makefile_flags(
     out_root: Path, files: Iterable[str], tu_suffixes: Iterable[str], environ: Mapping[str, str] | None = None
 ) -> dict[str, list[str]]:
+    """Flags per translation unit (relative to out_root) from the Makefiles among `files`; see read_makefiles."""
+    return read_makefiles(out_root, files, tu_suffixes, environ).flags
+
+
+def read_makefiles(
+    out_root: Path, files: Iterable[str], tu_suffixes: Iterable[str], environ: Mapping[str, str] | None = None
+) -> MakeFlags:
     """Flags per translation unit (relative to out_root) from the Makefiles among `files`; the first command wins.
 
     `environ`: the environment make would see (os.environ by default); it is read, never run."""
@@ -51,7 +65,7 @@ def makefile_flags(
                 rel = os.path.relpath(source, root)
                 if not rel.startswith("..") and rel not in found:
                     found[rel] = flags
-    return found
+    return MakeFlags(found, tuple(dict.fromkeys(walk.notes)))
 
 
 class _Walk:
@@ -61,6 +75,7 @@ class _Walk:
         self.root, self.sources = root, sources
         self.seen: set[tuple[str, str, tuple[str, ...]]] = set()
         self.depth = 0
+        self.notes: list[str] = []
 
     def run(
         self, directory: Path, environ: Mapping[str, str], overrides: Mapping[str, str], goals: Sequence[str],
@@ -82,6 +97,11 @@ class _Walk:
                     yield from self._line(make, directory, line)
         finally:
             self.depth -= 1
+            if make.expander.cut:
+                shown = os.path.relpath(directory / names[0], self.root)
+                self.notes.append(
+                    f"{CODES[EXPANSION_CUT].severity.value}[{EXPANSION_CUT}]: {shown}: {make.expander.cut}"
+                )
 
     def _order(self, make: Makefile, directory: Path, goals: Sequence[str]) -> Iterator[str]:
         """The goals (the default goal); every other target; what the pattern rules make of the sources."""

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from hipconv.builder.children import Children, in_parallel
-from hipconv.builder.cmakeflags import cmake_flags
+from hipconv.builder.cmakeflags import read_cmake
 from hipconv.builder.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.builder.included import included_sources, nearest_first
-from hipconv.builder.makeflags import makefile_flags
+from hipconv.builder.makeflags import read_makefiles
 from hipconv.builder.missing import MissingHeaders
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
 from hipconv.errors import ConfigError
@@ -85,6 +85,31 @@ def _command(hipcc: str, flags: Sequence[str], file: str, output: str | None, ar
     return tuple(words + (["-fsyntax-only", file] if output is None else ["-c", file, "-o", output]))
 
 
+@dataclass(frozen=True)
+class TreeFlags:
+    """What the tree's own build files give each translation unit (paths relative to the translated tree)."""
+
+    flags: Mapping[str, Sequence[str]]
+    listed: frozenset[str]  # the sources a CMake target names: built even when another file includes them
+    notes: tuple[str, ...] = ()  # what the readers could not evaluate, or cut (HC409, HC411)
+
+
+def read_tree_flags(
+    files: Iterable[str],
+    out_root: Path,
+    *,
+    source_root: Path | None = None,
+    cache: Mapping[str, str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> TreeFlags:
+    """The flags of the tree's Makefiles (read statically, see makeflags.py), else of its CMake project (read
+    statically, see cmakeflags.py; `source_root` and `cache` as read_cmake takes them)."""
+    rels = sorted(files)
+    cmake = read_cmake(out_root, rels, COMPILED_SUFFIXES, source_root=source_root, cache=cache)
+    make = read_makefiles(out_root, rels, COMPILED_SUFFIXES, environ)
+    return TreeFlags({**cmake.flags, **make.flags}, frozenset(cmake.flags), cmake.notes + make.notes)
+
+
 def plan_tree(
     files: Iterable[str],
     out_root: Path,
@@ -95,24 +120,25 @@ def plan_tree(
     check_only: bool,
     extra: Sequence[str] = (),
     environ: Mapping[str, str] | None = None,
+    tree_flags: TreeFlags | None = None,
 ) -> tuple[list[Unit], list[str]]:
     """One unit per translation unit among `files` (paths relative to out_root), and the sources left out,
     each with why: those another file includes, unless a CMake target lists them (a Makefile's pattern rule
     would compile any source, so it does not tell).
 
-    Its flags: those the tree's Makefiles give it (read statically, see makeflags.py), else those its CMake
-    project gives it (read statically, see cmakeflags.py), then every header directory of the tree as an
-    -idirafter directory: searched for "" and <> includes alike, but after the build's own -I directories
-    and the system's, so that a project's shim header (a Windows unistd.h in win/) never hides the system
-    one and never overrides the directories the build chose; the folders nearest the TU first, so that in a
-    tree of several projects (a benchmark suite) a TU finds its own project's common.h before another's.
+    Its flags: those the tree's build files give it (`tree_flags`, else read_tree_flags()), then every
+    header directory of the tree as an -idirafter directory: searched for "" and <> includes alike, but after
+    the build's own -I directories and the system's, so that a project's shim header (a Windows unistd.h in
+    win/) never hides the system one and never overrides the directories the build chose; the folders
+    nearest the TU first, so that in a tree of several projects (a benchmark suite) a TU finds its own
+    project's common.h before another's.
     """
     rels = sorted(files)
     header_dirs = sorted(
         {str((out_root / rel).parent) for rel in rels if file_kind(rel) is FileKind.HEADER} | {str(out_root)}
     )
-    listed = cmake_flags(out_root, rels, COMPILED_SUFFIXES)  # the sources a CMake target names
-    from_build = {**listed, **makefile_flags(out_root, rels, COMPILED_SUFFIXES, environ)}
+    found = tree_flags or read_tree_flags(rels, out_root, environ=environ)
+    listed, from_build = found.listed, found.flags
     included = included_sources(out_root, rels, COMPILED_SUFFIXES)
     units, skipped = [], []
     for rel in rels:

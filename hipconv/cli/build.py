@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from hipconv.builder.report import print_groups, print_programs
+from hipconv.builder.runs import OUTPUT_LIMIT_MB
 from hipconv.cli.options import (
     EXIT_ERROR,
     EXIT_OK,
@@ -85,6 +86,25 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 )
 @click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
 @click.option(
+    "-D",
+    "cache_entries",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A CMake cache entry, as `cmake -D` takes it (NAME:TYPE=VALUE too): wins over option() and "
+    "set(... CACHE) defaults, for the static reader and --cmake configure alike.",
+)
+@click.option(
+    "--cmake",
+    "cmake_mode",
+    type=click.Choice(["static", "configure"]),
+    default="static",
+    show_default=True,
+    help="static: read the CMake project without running anything. configure: configure the translated tree "
+    "with CMake's HIP language (this runs the project's CMake code: only for a tree you trust) and compile "
+    "the TUs of its compile_commands.json, with their flags.",
+)
+@click.option("--cmake-arg", multiple=True, metavar="ARG", help="With --cmake configure: an extra argument for cmake.")
+@click.option(
     "--backend",
     type=click.Choice(BACKENDS),
     default="hipcc",
@@ -123,6 +143,22 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
     metavar="SECONDS",
     help="With --run: the time each program may take.",
 )
+@click.option(
+    "--run-args",
+    "run_args",
+    multiple=True,
+    metavar="PROGRAM=ARGS",
+    help="With --run: the arguments of one program (its name as build prints it, or its last part), split as "
+    "a shell splits words; repeatable. Without it, those of the Makefile's `run` target when it runs the program.",
+)
+@click.option(
+    "--run-output-limit",
+    type=click.IntRange(min=1),
+    default=OUTPUT_LIMIT_MB,
+    show_default=True,
+    metavar="MIB",
+    help="With --run: the most a program may print on stdout, and on stderr; past it, it is stopped.",
+)
 @rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
 @no_compat_option()
 @exclude_option("As for translate.")
@@ -142,6 +178,9 @@ def build(
     report_path: Path | None,
     build_dir: Path | None,
     hipcc_arg: tuple[str, ...],
+    cache_entries: tuple[str, ...],
+    cmake_mode: str,
+    cmake_arg: tuple[str, ...],
     backend: str,
     hip_cpu: Path | None,
     cxx: str | None,
@@ -149,6 +188,8 @@ def build(
     hip_path: Path | None,
     run_programs: bool,
     run_timeout: float,
+    run_args: tuple[str, ...],
+    run_output_limit: int,
     rocm_version: str | None,
     no_compat: bool,
     exclude: tuple[str, ...],
@@ -169,10 +210,31 @@ def build(
         rules_dirs=config.rules_dirs + rules_dir,
         force=force,
     )
+    cache = _cache_entries(cache_entries)
+    if compile_db is not None and cmake_mode == "configure":
+        raise click.UsageError("-p and --cmake configure: give one (both list the TUs and their flags)")
     if backend != "hipcc":
-        _check_backend_options(backend, compile_db=compile_db, check_only=check_only, report_path=report_path)
+        configured = cmake_mode == "configure"
+        _check_backend_options(
+            backend,
+            compile_db=compile_db,
+            check_only=check_only,
+            report_path=report_path,
+            cache=cache,
+            configure=configured,
+        )
         tools = (hip_cpu, cxx, nvcc_path, hip_path)
-        programs = ProgramsRequest(translation, backend, jobs, os.environ, *tools, run_programs, run_timeout)
+        programs = ProgramsRequest(
+            translation,
+            backend,
+            jobs,
+            os.environ,
+            *tools,
+            run_programs,
+            run_timeout,
+            run_args=run_args,
+            output_limit_mb=run_output_limit,
+        )
         raise SystemExit(_build_programs(programs, display))
     request = BuildRequest(
         translation,
@@ -186,17 +248,39 @@ def build(
         build_dir=build_dir,
         hipcc_args=hipcc_arg,
         rocm_chosen_by=chosen_by,
+        cache=cache,
+        configure=cmake_mode == "configure",
+        cmake_args=cmake_arg,
     )
     outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
     raise SystemExit(EXIT_ERROR if outcome.translation.failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
 
 
 def _check_backend_options(backend: str, **options: object) -> None:
-    """-p, --check-only and --report are hipcc's: the other backends read the tree's own build files."""
+    """-p, --check-only, --report, -D and --cmake configure are hipcc's: the other backends read the tree's own
+    build files."""
     given = [name for name, value in options.items() if value]
     if given:
-        names = {"compile_db": "-p", "check_only": "--check-only", "report_path": "--report"}
+        names = {
+            "compile_db": "-p",
+            "check_only": "--check-only",
+            "report_path": "--report",
+            "cache": "-D",
+            "configure": "--cmake configure",
+        }
         raise click.UsageError(f"{', '.join(names[g] for g in given)}: only with --backend hipcc, not {backend}")
+
+
+def _cache_entries(entries: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """-D NAME=VALUE (or NAME:TYPE=VALUE, as cmake takes it) -> (NAME, VALUE) pairs, the last of a name winning."""
+    found: dict[str, str] = {}
+    for entry in entries:
+        name, eq, value = entry.partition("=")
+        name = name.split(":", 1)[0].strip()
+        if not eq or not name:
+            raise click.BadParameter(f"{entry!r}: give NAME=VALUE, as to cmake -D", param_hint="-D")
+        found[name] = value
+    return tuple(found.items())
 
 
 def _build_programs(request: ProgramsRequest, display: Display) -> int:

@@ -9,11 +9,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from rich.console import Console
 
 from hipconv.atomic import write_atomic, write_named
+from hipconv.builder.cmake_configure import configure, hipcc_says
 from hipconv.builder.hipcc import find_hipcc, hip_environment, hip_version
 from hipconv.builder.missing import MissingHeaders
 from hipconv.builder.plan import (
@@ -26,6 +27,7 @@ from hipconv.builder.plan import (
     load_compile_commands,
     plan_compile_commands,
     plan_tree,
+    read_tree_flags,
 )
 from hipconv.builder.report import (
     build_json_report,
@@ -59,6 +61,9 @@ class BuildRequest:
     build_dir: Path | None = None
     hipcc_args: tuple[str, ...] = ()
     rocm_chosen_by: str | None = None  # what set translation.settings.rocm (--rocm-version, a config file)
+    cache: tuple[tuple[str, str], ...] = ()  # -D NAME=VALUE: CMake cache entries
+    configure: bool = False  # --cmake configure: CMake lists the TUs and their flags
+    cmake_args: tuple[str, ...] = ()  # --cmake-arg
 
 
 @dataclass(frozen=True)
@@ -103,29 +108,19 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
         return BuildOutcome(translated)
     archs = request.translation.settings.offload_archs
     objects = (request.build_dir or output / ".hipconv-build").resolve()
-    skipped: list[str] = []
-    if entries is not None:
-        units, skipped = plan_compile_commands(
-            entries,
-            src,
-            output,
-            hipcc,
-            archs,
-            build_dir=objects,
-            check_only=request.check_only,
-            extra=request.hipcc_args,
-        )
-    else:
-        files = _tree_files(translation, output)
-        units, skipped = plan_tree(
-            files,
+    if entries is None and request.configure:
+        configured = configure(
             output.resolve(),
-            hipcc,
-            archs,
-            build_dir=objects,
-            check_only=request.check_only,
-            extra=request.hipcc_args,
+            objects / "cmake",
+            archs=archs,
+            cache=dict(request.cache),
+            environ=env,
+            hipcc_version=hipcc_says(hipcc, env),
+            extra=request.cmake_args,
         )
+        print_line(console, configured.message)
+        entries, src = configured.entries, output
+    units, skipped = _plan(request, entries, src, output, hipcc, objects, console)
     for line in skipped if verbosity(console).shows(Severity.NOTE) else ():
         print_line(console, f"note: {line}")
     print_flag_notes(console, units)
@@ -141,6 +136,33 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     if request.report_path is not None:
         _write_report(request, results, groups, hipcc=hipcc, target=target, seconds=seconds, skipped=skipped)
     return BuildOutcome(translated, tuple(results))
+
+
+def _plan(
+    request: BuildRequest,
+    entries: list[dict[str, Any]] | None,
+    src: Path,
+    output: Path,
+    hipcc: str,
+    objects: Path,
+    console: Console,
+) -> tuple[list[Unit], list[str]]:
+    """The units: a compilation database's entries (-p, or CMake's with --cmake configure), else the tree's
+    build files read statically (what they could not evaluate, or cut, is printed)."""
+    archs = request.translation.settings.offload_archs
+    if entries is not None:
+        return plan_compile_commands(
+            entries, src, output, hipcc, archs, build_dir=objects, check_only=request.check_only,
+            extra=request.hipcc_args,
+        )  # fmt: skip
+    files = _tree_files(request.translation, output)
+    found = read_tree_flags(files, output.resolve(), source_root=src, cache=dict(request.cache))
+    for note in found.notes if verbosity(console).shows(Severity.WARNING) else ():
+        print_line(console, note)
+    return plan_tree(
+        files, output.resolve(), hipcc, archs, build_dir=objects, check_only=request.check_only,
+        extra=request.hipcc_args, tree_flags=found,
+    )  # fmt: skip
 
 
 def _compile(units: list[Unit], output: Path, env: Mapping[str, str], jobs: int, console: Console) -> list[UnitResult]:
