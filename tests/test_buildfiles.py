@@ -154,6 +154,16 @@ def test_build_file_kind(name: str, kind: str | None) -> None:
         pytest.param(
             "Makefile", "NV := $(shell which nvcc-wrapper)\nX := $(shell nvcc --version)\n", id="make-not-a-lookup"
         ),
+        # other backends, another macro's value, and the value in a comment stay as written
+        pytest.param(
+            "CMakeLists.txt",
+            "target_compile_definitions(t PRIVATE THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP\n"
+            "  MY_THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA)\n# THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA\n",
+            id="cmake-thrust-other-backend",
+        ),
+        pytest.param(
+            "Makefile", "CXXFLAGS := -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_TBB\n", id="make-thrust-host-backend"
+        ),
     ],
 )
 def test_noop(name: str, text: str) -> None:
@@ -286,6 +296,26 @@ def test_noop(name: str, text: str) -> None:
             "# flags for the including Makefile\nGPU_FLAGS = -gencode arch=compute_80,code=sm_80 -DUSE_GPU\n",
             "# flags for the including Makefile\nGPU_FLAGS = --offload-arch=gfx90a -DUSE_GPU\n",
             id="make-fragment-nvcc-only-flag",
+        ),
+        # Thrust's device system: the CUDA backend becomes rocThrust's HIP backend wherever it is defined
+        pytest.param(
+            "Makefile",
+            "NVCCFLAGS := -O3 -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA\nall:\n"
+            "\tnvcc $(NVCCFLAGS) -D THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA a.cu\n",
+            "NVCCFLAGS := -O3 -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_HIP\nall:\n"
+            "\thipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS $(NVCCFLAGS) "
+            "-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_HIP a.cu\n",
+            id="make-thrust-device-system",
+        ),
+        pytest.param(
+            "CMakeLists.txt",
+            "target_compile_definitions(t PRIVATE THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA)\n"
+            "add_compile_definitions(-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA)\n"
+            'set(CMAKE_CUDA_FLAGS "${CMAKE_CUDA_FLAGS} -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA")\n',
+            "target_compile_definitions(t PRIVATE THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_HIP)\n"
+            "add_compile_definitions(-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_HIP)\n"
+            'set(CMAKE_HIP_FLAGS "${CMAKE_HIP_FLAGS} -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_HIP")\n',
+            id="cmake-thrust-device-system",
         ),
     ],
 )

@@ -70,6 +70,11 @@ CASES = [
     ("-isystem /sys", ("-isystem", "/sys"), []),
     ("-include pre.h", ("-include", "pre.h"), []),
     ("-DNDEBUG -D X=1 -UFOO", ("-DNDEBUG", "-DX=1", "-UFOO"), []),
+    (
+        "-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA --define-macro THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP",
+        ("-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_HIP", "-DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP"),
+        [],
+    ),
     ("-L/lib64 -lcublas -lm", ("-L/lib64", "-lhipblas", "-lm"), []),
     ("--library cufft", ("-lhipfft",), []),
     ("-c a.cu -o a.o", ("-c", "a.cu", "-o", "a.o"), []),

@@ -26,6 +26,7 @@ from hipconv.buildfiles.cmake_libraries import (
 from hipconv.buildfiles.cmake_sources import mark_globbed_sources, mark_hip_sources
 from hipconv.buildfiles.cmake_syntax import Arg, Command, cmake_commands, drop_span
 from hipconv.buildfiles.common import BuildFileEdits, flag_text, holds_nvcc_flag
+from hipconv.buildfiles.defines import hip_definitions
 from hipconv.buildfiles.findcuda import toolkit_location, toolkit_variable
 from hipconv.buildfiles.nvcc_flags import NVCC_FLAGS_VARIABLE, FlagValue, lookup
 from hipconv.diagnostics import ARCHS_REPLACED, BUILD_COMMANDS_ADDED, BUILD_CONSTRUCT_UNMAPPED, NVCC_FLAG_DROPPED
@@ -261,6 +262,7 @@ def _cmake_arg(arg: Arg, flags: str | None, archs: tuple[str, ...], out: BuildFi
     new = re.sub(r"\bCUDA::\w+|" + LIBRARY_VARIABLE.pattern, target, new)
     new = re.sub(r"\bCOMPILE_LANGUAGE:CUDA\b", "COMPILE_LANGUAGE:HIP", new)
     new = re.sub(r"\bcuda_std_(\d+)\b", r"hip_std_\1", new)
+    new = hip_definitions(new)  # THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA in compile definitions
     for m in re.finditer(r"\bCUDAToolkit_\w+|\$\{(CUDA_\w+)\}|\bCOMPILE_LANG_AND_ID:CUDA\b", new):
         if m.group(1) and not toolkit_variable(m.group(1)):
             continue  # the project's own variable (set(CUDA_FLAGS ...)): read like any other

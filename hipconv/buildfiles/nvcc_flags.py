@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from hipconv.buildfiles.defines import hip_definitions
 from hipconv.buildfiles.msvc_flags import msvc_options
 from hipconv.diagnostics import (
     ARCHS_REPLACED,
@@ -387,6 +388,8 @@ def _map_known(
             f"unknown value in nvcc flag {written}; " + ("left unchanged" if keep_unknown else "not passed to hipcc"),
         )
         return (raw if keep_unknown else ()), note
+    if flag.names[0] == "-D" and value is not None:
+        value = hip_definitions(value)  # -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CUDA: the HIP backend
     hip = [part.format(value=value) for part in flag.hip]
     return hip, _respelled(raw, hip)
 
