@@ -119,7 +119,8 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
             extra=request.cmake_args,
         )
         print_line(console, configured.message)
-        entries, src = configured.entries, output
+        entries = configured.entries
+        src = src if entries is None else output  # CMake's database names the translated files
     units, skipped = _plan(request, entries, src, output, hipcc, objects, console)
     for line in skipped if verbosity(console).shows(Severity.NOTE) else ():
         print_line(console, f"note: {line}")
