@@ -26,6 +26,7 @@ HEADER_GUARD = "HC010"
 SHIMMED = "HC011"
 VECTOR_OPERATOR = "HC012"
 CASE_DROPPED = "HC013"
+CASE_MERGED_DIFFERENT_CODE = "HC016"
 CG_MEMBER_MISSING = "HC014"
 CG_MEMBER_RESPELLED = "HC015"
 HALF_ATOMIC_ADD = "HC017"
@@ -404,6 +405,23 @@ CODES = _codes(
             '    case CUBLAS_STATUS_LICENSE_ERROR: return "license error";\n  }\n  return "?";\n}',
             "example.cu:5:5: note[HC013]: case CUBLAS_STATUS_LICENSE_ERROR: dropped (the switch value cannot be it "
             "on HIP): CUBLAS_STATUS_LICENSE_ERROR has no HIP counterpart",
+        ),
+    ),
+    Code(
+        CASE_MERGED_DIFFERENT_CODE,
+        Severity.WARNING,
+        "two case labels that become one HIP value run different code: the later label is dropped (or kept only "
+        "where the first is not compiled), so HIP runs the first one's code for both",
+        hint="decide which code the one value runs on HIP: keep the one you need, or switch on something that "
+        "still tells the two apart; the later label's code is kept",
+        example=Example(
+            "#include <cublas_v2.h>\nint tensor_ops(cublasGemmAlgo_t a) {\n  switch (a) {\n"
+            "    case CUBLAS_GEMM_DEFAULT: return 0;\n    case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 1;\n  }\n"
+            "  return -1;\n}",
+            "example.cu:5:5: warning[HC016]: case CUBLAS_GEMM_DEFAULT_TENSOR_OP: dropped (a duplicate case value on "
+            "HIP): it becomes HIPBLAS_GEMM_DEFAULT, as does case CUBLAS_GEMM_DEFAULT: of line 4; but the two labels "
+            "run different code: where CUDA ran this label's, HIP runs that of line 4 for both; this label's code "
+            "stays: decide which code the value runs",
         ),
     ),
     Code(

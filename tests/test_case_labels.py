@@ -3,6 +3,10 @@ redefinitions.py): (src, expected) pairs and *_noop inputs, pyupgrade style, and
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 from test_translate import translate
 
@@ -234,11 +238,51 @@ def test_notes_say_what_was_dropped_and_why() -> None:
         ),
         (
             12,
-            "HC013",
+            "HC016",
             "case CUDA_ERROR_OUT_OF_MEMORY: dropped (a duplicate case value on HIP): it becomes hipErrorOutOfMemory, "
-            "whose value 2 is that of hipErrorMemoryAllocation (case cudaErrorMemoryAllocation: of line 11)",
+            "whose value 2 is that of hipErrorMemoryAllocation (case cudaErrorMemoryAllocation: of line 11); but the "
+            "two labels run different code: where CUDA ran this label's, HIP runs that of line 11 for both; this "
+            "label's code stays: decide which code the value runs",
         ),
     ]
+
+
+def _codes(src: str) -> list[tuple[int, str]]:
+    return [(d.line, d.code) for d in translate(src, rocm="6.3")[1].diagnostics]
+
+
+@pytest.mark.parametrize(
+    ("body_default", "body_tensor", "code"),
+    [
+        pytest.param("", "return 1;", "HC013", id="falls-through-into-the-same-code"),
+        pytest.param("n = 4; /* picked */ break;", "n = 4; break;", "HC013", id="same-tokens"),
+        pytest.param("{ n = 4; } break;", "{ n = 4; } break;", "HC013", id="same-block"),
+        pytest.param("n += 1;", "n += 1; break;", "HC016", id="falls-into-the-later-code"),
+        pytest.param("return 0;", "return 1;", "HC016", id="different-returns"),
+        pytest.param("n = 4; break;", "n = 8; break;", "HC016", id="different-statements"),
+        pytest.param("n = 4;", "n = 4; n += 1; break;", "HC016", id="falls-into-other-code"),
+    ],
+)
+def test_a_merged_label_warns_only_when_its_code_differs(body_default: str, body_tensor: str, code: str) -> None:
+    """Issue #39 item 2: dropping the later of two labels of one HIP value is exact only when both run the
+    same code; otherwise HIP runs the first one's code for both, which is a warning (HC016)."""
+    src = (
+        "int pick(cublasGemmAlgo_t a) {\n  int n = 0;\n  switch (a) {\n"
+        f"    case CUBLAS_GEMM_DEFAULT: {body_default}\n"
+        f"    case CUBLAS_GEMM_DEFAULT_TENSOR_OP: {body_tensor}\n"
+        "    default: n += 1; break;\n  }\n  return n;\n}\n"
+    )
+    out, _ = translate(src, rocm="6.3")
+    assert "/* case CUBLAS_GEMM_DEFAULT_TENSOR_OP: */ " + body_tensor in out  # its code stays
+    assert _codes(src) == [(5, code)]
+
+
+def test_a_guarded_label_with_other_code_warns() -> None:
+    """The later label kept only where the first is not compiled: a warning too when their code differs."""
+    src = FIRST_IN_BRANCH.replace("switch (a)", "int f(cublasGemmAlgo_t a) {\nswitch (a)") + "}\n"
+    assert [code for _, code in _codes(src)] == ["HC016"]
+    same = src.replace("return 1;", "return 2;")
+    assert [code for _, code in _codes(same)] == ["HC013"]
 
 
 OVERLOADS = """\
@@ -316,3 +360,35 @@ def test_redefinition_note() -> None:
             "statusName(cudaError_t) of line 1",
         )
     ]
+
+
+ROCM63 = Path(__file__).resolve().parents[2] / "shared" / "rocm-6.3"
+GEMM_CASE = Path(__file__).parent / "fixtures" / "case_gemm_algo"
+# what the CUDA program prints: CUDA tells CUBLAS_GEMM_DEFAULT (-1) and CUBLAS_GEMM_DEFAULT_TENSOR_OP (99) apart
+GEMM_CUDA_OUTPUT = [
+    "tensor=0 family=heuristic workspace=4096",
+    "tensor=1 family=heuristic workspace=4096",
+]
+
+
+def test_merged_labels_run_as_the_diagnostics_say(tmp_path: Path) -> None:
+    """The case_gemm_algo fixture's HIP output, compiled for the host with ROCm 6.3's headers and run: the
+    switches with an HC013 note compute what CUDA's did; the one with the HC016 warning does not (HIP runs
+    the first label's code for both), which is why it is a warning."""
+    if shutil.which("clang++-19") is None or not (ROCM63 / "include" / "hipblas" / "hipblas.h").is_file():
+        reason = "needs clang++-19 and ROCm 6.3's headers (../shared/rocm-6.3)"
+        print(f"test_merged_labels_run_as_the_diagnostics_say: skipped: {reason}")
+        pytest.skip(reason)
+    binary = tmp_path / "gemm_algo"
+    compile_ = [
+        *("clang++-19", "-x", "hip", "--offload-arch=gfx90a", "--cuda-host-only", "-nogpulib"),
+        *(f"--rocm-path={ROCM63}", "-isystem", str(ROCM63 / "include"), "-w"),
+        *(str(GEMM_CASE / "hip-6.3" / "gemm_algo.cu"), "-o", str(binary)),
+    ]
+    subprocess.run(compile_, check=True, capture_output=True, timeout=300)
+    hip_output = subprocess.run([binary], check=True, capture_output=True, text=True, timeout=60).stdout.splitlines()
+    fields = [dict(word.split("=") for word in line.split()) for line in hip_output]
+    cuda = [dict(word.split("=") for word in line.split()) for line in GEMM_CUDA_OUTPUT]
+    assert [f["family"] for f in fields] == [f["family"] for f in cuda]  # HC013: falls through, exact
+    assert [f["workspace"] for f in fields] == [f["workspace"] for f in cuda]  # HC013: same tokens, exact
+    assert [f["tensor"] for f in fields] == ["0", "0"] != [f["tensor"] for f in cuda]  # HC016: differs

@@ -7,16 +7,21 @@ a library, and on HIP some of them have no counterpart, or two of them become on
 - Two labels that become one value (CUBLAS_GEMM_DEFAULT and CUBLAS_GEMM_DEFAULT_TENSOR_OP are both
   HIPBLAS_GEMM_DEFAULT; hipErrorMemoryAllocation and hipErrorOutOfMemory are both 2) would be a duplicate
   case value: the first keeps it, as a chain of ifs would, and the later label goes where the first is
-  compiled (translate.branches).
+  compiled (translate.branches). That is exact when both labels lead to the same code (the later one
+  follows the first with no statement between, or the statements each runs, up to its `break`, `return`
+  or the end of the switch, are the same tokens): a note (HC013). Otherwise HIP runs the first label's
+  code for the value where CUDA ran the later one's (a GEMM-algorithm switch prints `0 0` where CUDA
+  printed `0 1`): the label is still dropped or guarded, its code stays, and a warning (HC016) names both
+  labels, so the user decides which code the one value runs.
 
-Values come from hipconv/data/hip.enumerators (per ROCm release); each dropped label is a note (HC013).
+Values come from hipconv/data/hip.enumerators (per ROCm release).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from hipconv.diagnostics import CASE_DROPPED
+from hipconv.diagnostics import CASE_DROPPED, CASE_MERGED_DIFFERENT_CODE
 from hipconv.resources import hip_enumerator_values
 from hipconv.rules.model import Action, Resolution, RuleKind
 from hipconv.translate.branches import Branches, branches, guard, later_duplicate
@@ -63,8 +68,8 @@ def match_case_labels(c: Found, directives: Directives, words: frozenset[bytes])
     found = [[label for k in cases if (label := _label(c, k))] for cases in labels.values()]
     if any(label.key is not None or label.written == "" for group in found for label in group):
         where = branches(c, directives)
-        for group in found:
-            _one_switch(c, group, where)
+        for end, group in zip((end for _, end in labels), found, strict=True):
+            _one_switch(c, group, where, end)
 
 
 def _switch_body(c: Found, switch: int) -> tuple[int, int] | None:
@@ -103,7 +108,8 @@ def _label(c: Found, case: int) -> _Label | None:
     return _Label(case, constant, colon, values.get(rule.hip, rule.hip), rule.hip)
 
 
-def _one_switch(c: Found, labels: list[_Label], where: Branches) -> None:
+def _one_switch(c: Found, labels: list[_Label], where: Branches, end: int) -> None:
+    """The labels of one switch, whose closing brace is token `end`."""
     tokens = c.tokens
     kept: dict[int | str, list[_Label]] = {}
     for label in labels:
@@ -124,13 +130,87 @@ def _one_switch(c: Found, labels: list[_Label], where: Branches) -> None:
         first = earlier[verdict.earlier[0]]
         line = c.source.line_col(tokens.starts[first.case])[0]
         same = _same_value(c, label, first, line)
+        code, differs = CODE, ""
+        if _runs(c, first, end) != _runs(c, label, end):
+            code = CASE_MERGED_DIFFERENT_CODE
+            differs = (
+                f"; but the two labels run different code: where CUDA ran this label's, HIP runs that of line {line} "
+                "for both; this label's code stays: decide which code the value runs"
+            )
         if verdict.condition is None:
-            _drop(c, label, f"case {name}: dropped (a duplicate case value on HIP): {same}")
+            _drop(c, label, f"case {name}: dropped (a duplicate case value on HIP): {same}{differs}", code)
             continue
-        why = "the value of an earlier label, where that one is compiled"
-        guard(c, label.case, label.colon, verdict.condition, why, RULE_ID)
+        if _guarded_already(c, label):
+            continue  # hipconv's output, translated again
+        guard(c, label.case, label.colon, verdict.condition, _GUARD_WHY, RULE_ID)
         only = "kept only where no earlier label of its value is compiled"
-        c.diag(tokens.starts[label.case], CODE, f"case {name}: {only}: {same}")
+        c.diag(tokens.starts[label.case], code, f"case {name}: {only}: {same}{differs}")
+
+
+_JUMPS = frozenset({"break", "return", "continue", "goto", "throw"})
+
+
+def _runs(c: Found, label: _Label, end: int) -> tuple[str, ...]:
+    """The words of the code a label runs: its statements (comments and the labels met left out) up to the
+    first jump at the switch's level (`break;`, `return x;`) or the switch's end (token `end`). A label right
+    before another one runs that one's code."""
+    tokens = c.tokens
+    k = _past_labels(c, label.colon + 1, end)
+    words: list[str] = []
+    depth, statement = 0, True
+    while k < end:
+        if tokens.kinds[k] == TokenKind.COMMENT or c.directive_around(tokens.starts[k]) is not None:
+            k += 1  # a comment, or a line of hipconv's guard (`#if !X`, `#endif`) around a label
+            continue
+        if depth == 0 and statement and tokens.text(k) in ("case", "default"):
+            k = _past_labels(c, k, end)
+            continue
+        text = tokens.text(k)
+        words.append(text)
+        depth += (text in ("(", "[", "{")) - (text in (")", "]", "}"))
+        statement = depth == 0 and text in (";", "}", ":")
+        k += 1
+        if depth == 0 and text == ";" and _statement_word(words) in _JUMPS:
+            break
+    return tuple(words)
+
+
+def _statement_word(words: list[str]) -> str:
+    """The first word of the statement that the last word (`;`) ends."""
+    for n in range(len(words) - 2, -1, -1):
+        if words[n] in (";", "{", "}", ":"):
+            return words[n + 1]
+    return words[0]
+
+
+def _past_labels(c: Found, k: int, end: int) -> int:
+    """The first code token at or after k that is not in a `case X:` or `default:` label (comments skipped)."""
+    tokens = c.tokens
+    while k < end:
+        if tokens.kinds[k] == TokenKind.COMMENT or c.directive_around(tokens.starts[k]) is not None:
+            k += 1
+        elif tokens.text(k) in ("case", "default") and tokens.kinds[k] == TokenKind.KEYWORD:
+            depth = 0
+            while k < end and not (depth == 0 and is_punct(c.tokens, k, ":")):
+                depth += tokens.text(k) in ("(", "[", "{")
+                depth -= tokens.text(k) in (")", "]", "}")
+                k += 1
+            k += 1
+        else:
+            return k
+    return end
+
+
+_GUARD_WHY = "the value of an earlier label, where that one is compiled"
+
+
+def _guarded_already(c: Found, label: _Label) -> bool:
+    """The line before the label is hipconv's guard of it (`#if !X  // hipconv: the value of ...`)."""
+    k = label.case - 1
+    while k >= 0 and c.tokens.kinds[k] == TokenKind.COMMENT and c.directive_around(c.tokens.starts[k]) is None:
+        k -= 1
+    directive = c.directive_around(c.tokens.starts[k]) if k >= 0 else None
+    return directive is not None and f"hipconv: {_GUARD_WHY}".encode() in c.tokens.body[directive[0] : directive[1]]
 
 
 def _same_value(c: Found, label: _Label, first: _Label, line: int) -> str:
@@ -152,7 +232,7 @@ def _absent(c: Found, name: str, resolution: Resolution) -> str:
     return f"{name} has no HIP counterpart" + (f" ({rule.note})" if rule.note else "")
 
 
-def _drop(c: Found, label: _Label, message: str) -> None:
+def _drop(c: Found, label: _Label, message: str, code: str = CODE) -> None:
     """The label becomes a comment (`/* case X: */`); what it labels stays."""
     tokens = c.tokens
     start, end = tokens.starts[label.case], tokens.ends[label.colon]
@@ -161,4 +241,4 @@ def _drop(c: Found, label: _Label, message: str) -> None:
     c.edits.append(Edit(start, end, parts, RULE_ID))
     constant = (tokens.starts[label.constant], tokens.ends[label.constant])
     c.dropped.append(constant)  # its rename or its report is gone with it
-    c.diag(start, CODE, message)
+    c.diag(start, code, message)
