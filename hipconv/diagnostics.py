@@ -79,6 +79,8 @@ NOT_RUNNABLE_ON_CPU = "HC420"
 PROGRAM_FAILED = "HC421"
 CPU_BUILD_FAILED = "HC422"
 NVIDIA_BUILD_FAILED = "HC423"
+RUN_ARGS_NOT_READ = "HC424"
+PROCESSES_LEFT = "HC425"
 
 
 @dataclass(frozen=True)
@@ -975,6 +977,35 @@ CODES = _codes(
             argv=("build", "src", "-o", "hip", "--backend", "nvidia"),
             file="src/example.cu",
             note="needs nvcc and HIP's NVIDIA-platform headers",
+        ),
+    ),
+    Code(
+        RUN_ARGS_NOT_READ,
+        Severity.WARNING,
+        "build --run: the Makefile's run target runs the program with a command hipconv cannot read statically "
+        "(a pipe, a redirection, a list, a make function or an unknown variable); it runs with no arguments",
+        hint="give the arguments yourself: --run-args PROGRAM='ARGS'",
+        example=Example(
+            "run:\n\t./example $(shell cat args.txt)",
+            "warning[HC424]: example: Makefile:2: `./example $(shell cat args.txt)` not read (a make function, or "
+            "a variable the Makefile does not assign plainly); give --run-args example=ARGS",
+            argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU", "--run"),
+            file="src/Makefile",
+            note="needs a HIP-CPU checkout and a program beside the Makefile; tests/test_run_programs.py runs it",
+        ),
+    ),
+    Code(
+        PROCESSES_LEFT,
+        Severity.NOTE,
+        "build --run: the program left processes running when it ended (a child that left its process group with "
+        "setsid(), a daemon); they were killed",
+        hint="a program that starts helpers should wait for them before it exits",
+        example=Example(
+            "#include <unistd.h>\nint main() { if (fork() == 0) { setsid(); pause(); } return 0; }",
+            "note[HC425]: example: left 1 process running (a child in a session of its own); killed",
+            argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU", "--run"),
+            file="src/example.cu",
+            note="needs a HIP-CPU checkout; tests/test_run_programs.py runs it",
         ),
     ),
 )

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Verdict = Literal["pass", "fail"]
+SelfCheck = Literal["pass", "fail"]
 _PASS = r"pass|passed|success|successful|succeeded"
 _FAIL = r"fail|failed|fails|failure|failures"
 _WORD = re.compile(rf"(?<![a-z0-9_])(?:(?P<pass>{_PASS})|(?P<fail>{_FAIL}))(?![a-z0-9_])", re.IGNORECASE)
@@ -31,7 +31,7 @@ _ZERO = re.compile(
 class VerdictLine:
     number: int
     text: str  # whitespace collapsed
-    verdict: Verdict
+    verdict: SelfCheck
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Verdicts:
         return f"passed: {n} verdict line{_s(n)}, none failed"
 
 
-def line_verdict(text: str) -> Verdict | None:
+def line_verdict(text: str) -> SelfCheck | None:
     """The line's verdict: fail when a failure word is not counted as zero, else pass when a pass word is
     there; None for a line with no verdict word."""
     found = [m for m in _WORD.finditer(text)]

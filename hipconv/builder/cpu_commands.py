@@ -70,7 +70,9 @@ class Toolchain:
         if self.prelude is None:
             return self
         key = hashlib.sha256(
-            "\0".join([self.compiler, *self.flags, str(_mtime(self.compiler))]).encode() + self.prelude.read_bytes()
+            "\0".join([self.compiler, *self.flags, str(_mtime(self.compiler))]).encode()
+            + self.prelude.read_bytes()
+            + b"".join(p.read_bytes() for p in sorted(self.prelude.parent.rglob("*.h")))  # what it includes
         ).hexdigest()[:24]
         for folder in (cache_dir() / "hip-cpu-pch" / key, stage / "pch"):
             header = folder / self.prelude.name

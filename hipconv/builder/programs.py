@@ -39,9 +39,14 @@ class Program:
 
 @dataclass(frozen=True)
 class Ran:
-    returncode: int  # -1: it did not finish in time, or could not start
+    returncode: int  # -1: it did not finish in time, printed too much, or could not start
     output: str  # where its standard output was saved
     note: str = ""  # why it did not finish
+    args: tuple[str, ...] = ()  # the arguments it was run with
+    args_from: str = ""  # where they came from (--run-args, Makefile:LINE); "" for none
+    args_problem: str = ""  # a Makefile run command that names the program but could not be read (HC424)
+    cut: tuple[str, ...] = ()  # the streams cut at --run-output-limit
+    ended: int = 0  # processes it left running, killed when it ended
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ Markdown for a FILE.md), which has one line per TU: its exit status, first error
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -11,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from hipconv.builder.plan import FIX_NONE, FIX_NOT_CODE, FIX_TRANSLATOR, Cause, Group, Unit, UnitResult, first_errors
-from hipconv.builder.programs import ProgramResult
+from hipconv.builder.programs import ProgramResult, Ran
 from hipconv.builder.target import Target
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.console import verbosity
@@ -235,13 +236,8 @@ def print_programs(console: Console, results: Sequence[ProgramResult], backend: 
             print_line(console, f"warning[HC420]: {name}: not runnable on the CPU: {result.program.blocker}")
         elif result.binary is None:
             print_line(console, f"failed: {name}: not built (its causes are listed above)", style="red")
-        elif result.ran is not None and result.ran.returncode != 0:
-            why = result.ran.note or f"exited with {result.ran.returncode}"
-            print_line(
-                console, f"error[HC421]: {name}: {why} (output in {_shown(result.ran.output)})", style="bold red"
-            )
         elif result.ran is not None:
-            print_line(console, f"ran: {name}: exit 0 (output in {_shown(result.ran.output)})")
+            _print_ran(console, name, result.ran)
         else:
             not_run = f"; not run: {result.not_run}" if result.not_run else ""
             print_line(console, f"built: {name}: {_shown(result.binary)}{not_run}")
@@ -253,6 +249,30 @@ def print_programs(console: Console, results: Sequence[ProgramResult], backend: 
     cpu = f", {blocked} not runnable on the CPU" if backend == "hip-cpu" else ""
     programs = f"{len(results)} program{'s' if len(results) != 1 else ''}"
     print_line(console, f"hipconv build --backend {backend}: {programs}: {counts}{cpu}")
+
+
+def _print_ran(console: Console, name: str, ran: Ran) -> None:
+    """A program's run: its arguments and where they came from, how it ended, what was cut or left behind."""
+    if ran.args_problem:
+        print_line(console, f"warning[HC424]: {name}: {ran.args_problem}", style="yellow")
+    shown = f"{name} {shlex.join(ran.args)}" if ran.args else name
+    if ran.args_from:
+        shown += f" (arguments from {ran.args_from})"
+    where = f"output in {_shown(ran.output)}"
+    if ran.cut:
+        where += f"; {' and '.join(ran.cut)} cut at --run-output-limit"
+    if ran.returncode != 0:
+        why = ran.note or f"exited with {ran.returncode}"
+        print_line(console, f"error[HC421]: {shown}: {why} ({where})", style="bold red")
+    else:
+        print_line(console, f"ran: {shown}: exit 0 ({where})")
+    if ran.ended:
+        n = ran.ended
+        print_line(
+            console,
+            f"note[HC425]: {name}: left {n} process{'es' if n != 1 else ''} running (a child in a session of its own); "
+            "killed",
+        )
 
 
 def _shown(path: str) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +20,6 @@ from typing import BinaryIO
 from rich.console import Console
 
 from hipconv.atomic import write_atomic
-from hipconv.builder.children import Children
 from hipconv.builder.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.builder.missing import LibraryIndex, MissingHeaders, packages, tree_headers
 from hipconv.builder.plan import (
@@ -33,6 +31,8 @@ from hipconv.builder.plan import (
     plan_tree,
 )
 from hipconv.builder.programs import Program, ProgramResult, Ran, find_programs
+from hipconv.builder.run_args import RunArgs, makefile_run_args, match_run_args, parse_run_args
+from hipconv.builder.runs import OUTPUT_LIMIT_MB, run_captured
 from hipconv.builder.stage import dynamic_shared
 from hipconv.builder.toolchains import find_cpu_toolchain, find_nvidia_toolchain, no_gpu_reason
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
@@ -43,6 +43,7 @@ from hipconv.resources import rocm_release
 from hipconv.rules import load_ruleset
 from hipconv.settings import KernelLaunch
 
+OUTPUT_LIMIT = OUTPUT_LIMIT_MB << 20
 CPU_RELEASE = "5.2"  # the ROCm release whose HIP HIP-CPU implements (it predates the *_sync builtins)
 STAGE = {"hip-cpu": ".hipconv-cpu", "nvidia": ".hipconv-nvidia"}
 LACKS = {  # what the compiler that failed lacks, for a HIP name hipconv wrote (plan.explain_name)
@@ -63,6 +64,8 @@ class ProgramsRequest:
     hip_path: Path | None = None
     run: bool = False
     run_timeout: float = 600.0
+    run_args: tuple[str, ...] = ()  # --run-args PROGRAM=ARGS values (builder/run_args.py)
+    output_limit_mb: int = OUTPUT_LIMIT_MB  # --run-output-limit, per stream
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class ProgramsOutcome:
 def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO) -> ProgramsOutcome:
     """Find the toolchain (before anything is written), translate, stage, compile, link, run."""
     environ = request.environ
+    given = parse_run_args(request.run_args)  # a bad --run-args stops here, before anything is written
     if request.backend == "hip-cpu":
         toolchain = cpu_toolchain(find_cpu_toolchain(request.hip_cpu, request.cxx, environ))
     else:
@@ -96,6 +100,7 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
     units, _ = plan_tree(sources, tree, "cxx", (), build_dir=stage / "obj", check_only=False, environ=environ)
     index = LibraryIndex.of(ruleset, packages()) if request.backend == "hip-cpu" else None
     programs = find_programs(tree, [u.source for u in units], index)
+    chosen = match_run_args(given, [p.name for p in programs]) if request.run else {}
     try:
         toolchain = toolchain.prepare(stage, environ)
         plain = {**environ, "LC_ALL": "C"}  # the compilers' messages in ASCII quotes, as the grouping reads them
@@ -105,7 +110,7 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
     groups = group_failures(results, ruleset, MissingHeaders(ruleset, tree=tree), LACKS[request.backend])
     done = [ProgramResult(p, linked.get(p.name)) for p in programs]
     if request.run:
-        done = _run_all(done, tree, request, environ)
+        done = _run_all(done, tree, request, environ, chosen)
     return ProgramsOutcome(translated, tuple(done), tuple(groups), stage)
 
 
@@ -167,7 +172,11 @@ def _compile_and_link(
 
 
 def _run_all(
-    done: list[ProgramResult], tree: Path, request: ProgramsRequest, environ: Mapping[str, str]
+    done: list[ProgramResult],
+    tree: Path,
+    request: ProgramsRequest,
+    environ: Mapping[str, str],
+    chosen: Mapping[str, tuple[str, ...]],
 ) -> list[ProgramResult]:
     why_not = no_gpu_reason(environ) if request.backend == "nvidia" else None
     out = []
@@ -178,20 +187,24 @@ def _run_all(
             out.append(replace(result, not_run=why_not))
         else:
             cwd = tree / os.path.dirname(result.program.sources[0])
-            out.append(replace(result, ran=run_program(result.binary, cwd, request.run_timeout)))
+            name = result.program.name
+            how = RunArgs(chosen[name], "--run-args") if name in chosen else makefile_run_args(tree, name)
+            limit = request.output_limit_mb << 20
+            ran = run_program(result.binary, cwd, request.run_timeout, args=how.args, limit=limit)
+            out.append(replace(result, ran=replace(ran, args=how.args, args_from=how.source, args_problem=how.problem)))
     return out
 
 
-def run_program(binary: str, cwd: Path, timeout: float) -> Ran:
-    """Run one program in the folder of its main file (where it finds its data), its standard output saved
-    to BINARY.out and its standard error to BINARY.err; interrupted or past `timeout`, it is killed with the
-    processes it started."""
+def run_program(binary: str, cwd: Path, timeout: float, *, args: Sequence[str] = (), limit: int = OUTPUT_LIMIT) -> Ran:
+    """Run one program with `args` in the folder of its main file (where it finds its data), its standard
+    output saved to BINARY.out and its standard error to BINARY.err, each up to `limit` bytes
+    (builder/runs.py); past `timeout` or `limit`, it is stopped with every process it started."""
     saved = binary + ".out"
     try:
         with open(saved, "wb") as out, open(binary + ".err", "wb") as err:
-            done = Children().run([binary], env=os.environ, cwd=cwd, stdout=out, stderr=err, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return Ran(-1, saved, f"did not finish in {timeout:g} s (--run-timeout)")
+            done = run_captured(
+                [binary, *args], cwd=cwd, env=os.environ, out=out, err=err, timeout=timeout, limit=limit
+            )
     except OSError as exc:
         return Ran(-1, saved, f"cannot run: {exc.strerror or exc}")
-    return Ran(done.returncode, saved)
+    return Ran(done.returncode, saved, done.note, cut=done.cut, ended=done.ended)

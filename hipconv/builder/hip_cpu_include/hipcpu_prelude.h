@@ -13,6 +13,7 @@
 #ifndef HIPCPU_PRELUDE_H  // a guard, not #pragma once: the precompiled copy has another path
 #define HIPCPU_PRELUDE_H
 #include <hip/hip_runtime.h>
+#include <hipcpu_device_functions.h>  // ROCm's device functions that HIP-CPU lacks
 
 // ROCm 6.2+: the active lanes, 64 bits on wave64 (every lane of a wavefront runs in lockstep).
 template <class = void>
