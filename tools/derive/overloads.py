@@ -36,7 +36,9 @@ from tools.derive.inventory import RELEASES, Inventory, Snapshot
 from tools.derive.write import span_list, write_lines
 
 SECTION = "overloads"
-_BUILTIN = frozenset({"void", "bool", "char", "signed", "unsigned", "short", "int", "long", "float", "double"})
+_BUILTIN = frozenset(
+    {"void", "bool", "char", "signed", "unsigned", "short", "int", "long", "float", "double", "size_t"}
+)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -46,9 +48,12 @@ class OverloadFact:
     shim: str
     params: tuple[str, ...]  # CUDA's parameter types, as curated
     lacking: tuple[str, ...]  # the ROCm releases that lack it (and take the definition)
+    hip: str  # the name the overload is defined under: the CUDA name, or the HIP name its rule writes
+    at: int  # the parameter whose type tells it from the overloads HIP declares
 
     def line(self) -> str:
-        return "\t".join((self.cuda, self.shim, ", ".join(self.params), span_list(list(self.lacking))))
+        fields = (self.cuda, self.shim, ", ".join(self.params), span_list(list(self.lacking)), self.hip, str(self.at))
+        return "\t".join(fields)
 
 
 def hip_type_names(families: list[Family]) -> dict[str, str]:
@@ -57,8 +62,29 @@ def hip_type_names(families: list[Family]) -> dict[str, str]:
         r["cuda"]: r["hip"]
         for fam in families
         for r in fam.rules
-        if r.get("kind") in ("type", "class") and isinstance(r.get("hip"), str)
+        if r.get("kind") in ("type", "class", "enum") and isinstance(r.get("hip"), str)
     }
+
+
+def hip_function_names(families: list[Family]) -> dict[str, str]:
+    """CUDA function name -> the HIP name its newest rule writes (cudaMemAdvise -> hipMemAdvise)."""
+    return {
+        r["cuda"]: r["hip"]
+        for fam in families
+        for r in fam.rules
+        if r.get("kind") == "function" and isinstance(r.get("hip"), str) and "until" not in r.get("rocm", {})
+    }
+
+
+def telling_parameter(snap: Snapshot, name: str, params: tuple[str, ...], hip_types: dict[str, str]) -> int:
+    """The first parameter whose type no function of the name that the release declares takes there: what tells
+    the overload from HIP's own (0 where the release declares none)."""
+    wanted = [type_key(p, hip_types) for p in params]
+    records = [r.get("params", []) for r in snap.records(name) if r["kind"] == "function"]
+    for n, want in enumerate(wanted):
+        if all(n >= len(ps) or type_key(ps[n]["type"]) != want for ps in records):
+            return n
+    return 0
 
 
 def lacks(snap: Snapshot, cuda: str, params: tuple[str, ...], hip_types: dict[str, str]) -> bool:
@@ -82,9 +108,13 @@ def cuda_declares(inv: Inventory, cuda: str, params: tuple[str, ...]) -> bool:
 
 
 def overload_facts(
-    inv: Inventory, curated: Mapping[str, Mapping[str, Any]], hip_types: dict[str, str]
+    inv: Inventory,
+    curated: Mapping[str, Mapping[str, Any]],
+    hip_types: dict[str, str],
+    hip_names: Mapping[str, str] | None = None,
 ) -> tuple[list[OverloadFact], list[str]]:
-    """The curated overloads with the releases that lack them, and the problems found."""
+    """The curated overloads with the releases that lack them, and the problems found. A runtime function
+    (`hip_names`: the HIP name its rule writes) gets the overload under that HIP name."""
     facts: list[OverloadFact] = []
     problems: list[str] = []
     for shim, entry in sorted(curated.items()):
@@ -96,16 +126,20 @@ def overload_facts(
             problems.append(f"{where}: no template {shim_template(shim)}")
         if not cuda_declares(inv, cuda, params):
             problems.append(f"{where}: no CUDA inventory declares {cuda}({', '.join(params)})")
-        full = {rel: lacks(inv.hip[rel], cuda, params, hip_types) for rel in RELEASES if rel not in inv.host_only}
+        name = (hip_names or {}).get(cuda, cuda)
+        full = {rel: lacks(inv.hip[rel], name, params, hip_types) for rel in RELEASES if rel not in inv.host_only}
         lacking = tuple(rel for rel in RELEASES if full[inv.host_only.get(rel, rel)])
         if not lacking:
             problems.append(f"{where}: every ROCm release declares it, or lacks the name or a type it takes")
             continue
-        facts.append(OverloadFact(cuda, shim, params, lacking))
+        at = telling_parameter(inv.hip[max(full, key=RELEASES.index)], name, params, hip_types)
+        facts.append(OverloadFact(cuda, shim, params, lacking, name, at))
     return facts, problems
 
 
 def write_overloads(d: Deriver, families: list[Family], out: Path) -> Path:
-    facts, problems = overload_facts(d.inv, d.cur.section(SECTION), hip_type_names(families))
+    facts, problems = overload_facts(
+        d.inv, d.cur.section(SECTION), hip_type_names(families), hip_function_names(families)
+    )
     d.problems.extend(problems)
     return write_lines(out / OVERLOADS_FILE, [f.line() for f in facts])

@@ -30,6 +30,7 @@ OVERLOADS_FILE = "cuda.overloads"
 # spellings of one type: CUDA's aliases of the 16-bit float types, and the fixed-width integer typedefs
 _ALIASES = {"half": "__half", "nv_bfloat16": "__nv_bfloat16", "uint16_t": "unsigned short", "int16_t": "short"}
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict"})
+_TAGS = frozenset({"struct", "enum", "union"})  # `struct cudaMemLocation` is cudaMemLocation in C++
 _SPECIFIERS = frozenset({"static", "extern", "register", "__shared__", "__device__", "__constant__", "inline"})
 _NOT_DECLARED = _SPECIFIERS | EXPRESSION_KEYWORDS  # words a declaration's type does not run past
 # the words of a type that can be told apart here: C++'s fundamental types, and the toolkit's reserved ones
@@ -40,7 +41,7 @@ _FUNDAMENTAL = frozenset({"bool", "char", "signed", "unsigned", "short", "int", 
 def type_key(text: str, names: dict[str, str] | None = None) -> str:
     """A type for comparison: top-level const dropped, `short int`/`long int` as `short`/`long`, names
     respelled by `names` (a CUDA alias as its type), spaces normalized (`unsigned short *`)."""
-    words = [w for w in text.replace("*", " * ").replace("&", " & ").split() if w not in _QUALIFIERS]
+    words = [w for w in text.replace("*", " * ").replace("&", " & ").split() if w not in _QUALIFIERS | _TAGS]
     out: list[str] = []
     for word in ((names or {}).get(w, w) for w in words):
         if word == "int" and out and out[-1] in ("short", "long"):
@@ -55,11 +56,13 @@ class Overload:
     shim: str  # hipconv_atomicCAS_u16: its template defines the overload
     params: tuple[str, ...]  # CUDA's parameter types
     lacking: tuple[str, ...]  # the ROCm releases that lack it
+    hip: str = ""  # the name it is defined under: the CUDA name, or the HIP name the call is renamed to
+    at: int = 0  # the parameter whose type tells it from HIP's overloads
 
     @property
     def first(self) -> str:
-        """The type the first argument has (its pointee for a pointer): what tells the overload apart."""
-        return type_key(self.params[0], _ALIASES).replace("*", "").strip()
+        """The type the telling argument has (its pointee for a pointer): what tells the overload apart."""
+        return type_key(self.params[self.at], _ALIASES).replace("*", "").strip()
 
 
 @functools.cache
@@ -70,8 +73,8 @@ def overloads() -> tuple[Overload, ...]:
         return ()
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        cuda, shim, params, spans = line.split("\t")
-        out.append(Overload(cuda, shim, tuple(params.split(", ")), expand_spans(spans, hip_releases())))
+        cuda, shim, params, spans, hip, at = line.split("\t")
+        out.append(Overload(cuda, shim, tuple(params.split(", ")), expand_spans(spans, hip_releases()), hip, int(at)))
     return tuple(out)
 
 
@@ -98,18 +101,26 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
         if not is_unqualified_call(tokens, i):
             continue
         call = parse_call(tokens, i)
-        seen = _known(_visible_type(tokens, call.args[0])) if call is not None and call.args else None
         for o in by_name[tokens.text(i).encode()]:
-            if (seen is not None and seen != o.first) or (o.cuda, o.first) in own:
+            if call is None or not o.at < len(call.args) <= len(o.params):
+                continue  # too few arguments to be this overload, or too many
+            visible = _visible_type(tokens, call.args[o.at])
+            seen = visible if visible == o.first else _known(visible)
+            if (seen is not None and seen != o.first) or (o.at == 0 and (o.cuda, o.first) in own):
                 continue  # visibly another type (HIP's own overload), or the file declares this one itself
             found.shims.add(o.shim)
             unseen = "" if seen is not None else " (this call's argument type cannot be seen here)"
+            keeps = (
+                "the call keeps its name"
+                if o.hip in ("", o.cuda)
+                else f"the call becomes {o.hip}, whose own overloads serve the other types"
+            )
             found.diag(
                 tokens.starts[i],
                 OVERLOAD_SHIMMED,
-                f"{o.cuda}({', '.join(o.params)}) is not in ROCm {rocm}, which declares {o.cuda} for other types: "
-                f"{COMPAT_HEADER} adds that overload{unseen}; the call keeps its name, and HIP's overloads serve "
-                "the other types",
+                f"{o.cuda}({', '.join(o.params)}) is not in ROCm {rocm}, which declares {o.hip or o.cuda} for other "
+                f"types: {COMPAT_HEADER} adds that overload{unseen}; {keeps}"
+                + (", and HIP's overloads serve the other types" if o.hip in ("", o.cuda) else ""),
                 None,
                 o.cuda,
             )
