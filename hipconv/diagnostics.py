@@ -48,6 +48,8 @@ LITERAL_LANE_MASK = "HC101"
 LANE_MASK_DROPPED = "HC102"
 LANE_MASK_NOT_64_BIT = "HC103"
 FULL_MASK_WIDENED = "HC104"
+FULL_MASK_PARTIAL_WAVEFRONT = "HC105"
+COALESCED_SCAN_WAVEFRONT = "HC106"
 CUDNN_NO_REWRITE = "HC201"
 CUDNN_VALUE_UNSUPPORTED = "HC202"
 MIOPEN_STEP_ADDED = "HC203"
@@ -572,6 +574,36 @@ CODES = _codes(
             "example.cu:1:23: note[HC104 device.shfl-down-sync]: 32-bit full lane mask 0xffffffff (all 32 lanes of a "
             "CUDA warp) written as 0xffffffffffffffffull, all 64 lanes of a wavefront, as ROCm's __shfl_down_sync "
             "needs",
+        ),
+    ),
+    Code(
+        FULL_MASK_PARTIAL_WAVEFRONT,
+        Severity.WARNING,
+        "full lane mask widened to 64 lanes in a kernel a launch gives blocks that leave lanes of a wavefront empty",
+        hint="pass __activemask() (the lanes that run the call), or launch blocks of a multiple of 64 threads",
+        example=Example(
+            "__global__ void k(float* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffff, p[threadIdx.x], 1); }\n"
+            "void run(float* p) { k<<<1, 32>>>(p); }\n",
+            "example.cu:1:64: warning[HC105 device.shfl-xor-sync]: 32-bit full lane mask 0xffffffff (all 32 lanes "
+            "of a CUDA warp) written as 0xffffffffffffffffull, all 64 lanes of a wavefront, as ROCm's "
+            "__shfl_xor_sync needs, but kernel k is launched with blocks of 32 threads (line 2): the last wavefront "
+            "of each block runs 32 lanes, the mask names 64, and ROCm's mask check traps in builds without NDEBUG "
+            "(pass __activemask(), the lanes that run the call)",
+        ),
+    ),
+    Code(
+        COALESCED_SCAN_WAVEFRONT,
+        Severity.WARNING,
+        "scan over a coalesced_group: on AMD the group is the active lanes of a 64-lane wavefront, two CUDA warps",
+        hint="scan a thread_block_tile<32> (the same in CUDA and on AMD), or keep the group within 32 lanes",
+        example=Example(
+            "#include <cooperative_groups/scan.h>\n"
+            "namespace cg = cooperative_groups;\n"
+            "__global__ void k(int* p) { p[threadIdx.x] = cg::exclusive_scan(cg::coalesced_threads(), 1); }\n",
+            "example.cu:3:65: warning[HC106]: cg::exclusive_scan over a coalesced_group: CUDA's group is the active "
+            "threads of a 32-thread warp, AMD's those of a 64-lane wavefront, so ranks from lane 32 on continue the "
+            "lower half's scan where CUDA's start again at 0 (exact only where the group lies within one 32-lane "
+            "half, as with blocks of at most 32 threads; scan a thread_block_tile<32> instead)",
         ),
     ),
     # cuDNN -> MIOpen: rules with a `code` and the templates' leave()/note()

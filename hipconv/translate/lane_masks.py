@@ -10,6 +10,7 @@ import bisect
 import weakref
 
 from hipconv.diagnostics import (
+    FULL_MASK_PARTIAL_WAVEFRONT,
     FULL_MASK_WIDENED,
     LANE_MASK_DROPPED,
     LANE_MASK_NOT_64_BIT,
@@ -20,17 +21,21 @@ from hipconv.rules.model import Rule
 from hipconv.translate.context import FileContext
 from hipconv.translate.early_returns import return_above
 from hipconv.translate.edits import Edit
+from hipconv.translate.facts.launch_blocks import BlockLaunch, kernel_launches, launches_around
 from hipconv.translate.found import Found
 from hipconv.translate.full_masks import FULL_MASK_64_SPELLING, is_32_bit_mask, is_full_mask_32
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.mask_names import MaskName, find_mask, narrow_declaration
+from hipconv.translate.mask_names import SIGNED_MASK_TYPES, MaskName, find_mask, narrow_declaration
 from hipconv.translate.syntax import IntLiteral, Span, int_literal
 
 # The translator's verdicts on the value of a lane mask, at the mask argument: 32 bits and not fixed
 # (HC101), dropped (HC102), widened to the full wavefront mask (HC104). HC103 is no verdict: the
 # value could not be seen.
 # HC026: widened as HC104, in a function that returns early above the call.
-MASK_VERDICTS = frozenset({LITERAL_LANE_MASK, LANE_MASK_DROPPED, FULL_MASK_WIDENED, MASK_AFTER_EARLY_RETURN})
+# HC105: widened as HC104, in a kernel a launch of the file gives blocks of other than a multiple of 64 threads.
+MASK_VERDICTS = frozenset(
+    {LITERAL_LANE_MASK, LANE_MASK_DROPPED, FULL_MASK_WIDENED, MASK_AFTER_EARLY_RETURN, FULL_MASK_PARTIAL_WAVEFRONT}
+)
 
 
 def widen(literal: IntLiteral) -> tuple[str, str]:
@@ -85,7 +90,8 @@ def check_lane_mask(c: Found, rule: Rule, span: Span, *, dropped: bool) -> None:
         else:
             _cast_here(c, rule, span, shown, "it has uses that are not lane masks")
     elif literal is None and is_name and (declared := narrow_declaration(tokens, k)) is not None:
-        _cast_here(c, rule, span, text, f"it is declared {declared}, 32 bits, with a value hipconv cannot widen")
+        why = f"it is declared {declared}, 32 bits, with a value hipconv cannot widen"
+        _cast_here(c, rule, span, text, why, signed=declared in SIGNED_MASK_TYPES)
     elif literal is None:
         c.diag(
             span[0],
@@ -166,17 +172,54 @@ def _report_verdict(c: Found, rule: Rule, span: Span, code: str, message: str) -
             "lanes that do not run it, and ROCm's mask check traps in builds without NDEBUG (pass "
             "__activemask(), the lanes that run the call)"
         )
+    elif code == FULL_MASK_WIDENED and (launch := _partial_wavefront_launch(c.ctx, span[0])) is not None:
+        block, threads, caller = launch
+        line = c.source.line_col(tokens.starts[block.chevron])[0]
+        code = FULL_MASK_PARTIAL_WAVEFRONT
+        called = f"it is called from kernel {block.kernel}, which" if caller else f"kernel {block.kernel}"
+        message += (
+            f", but {called} is launched with blocks of {threads} threads (line {line}): the last wavefront of "
+            f"each block runs {threads % 64} lanes, the mask names 64, and ROCm's mask check traps in builds "
+            "without NDEBUG (pass __activemask(), the lanes that run the call)"
+        )
     c.diag(span[0], code, message, rule, about_api=False)
 
 
-def _cast_here(c: Found, rule: Rule, span: Span, shown: str, why: str) -> None:
+# the launches of a file, by file
+_LAUNCHES: weakref.WeakKeyDictionary[FileContext, tuple[BlockLaunch, ...]] = weakref.WeakKeyDictionary()
+
+
+def file_launches(ctx: FileContext) -> tuple[BlockLaunch, ...]:
+    """The `<<<...>>>` launches of the file (facts.launch_blocks), found once per file."""
+    if b"<<<" not in ctx.tokens.body:
+        return ()
+    if ctx not in _LAUNCHES:
+        _LAUNCHES[ctx] = kernel_launches(ctx.tokens)
+    return _LAUNCHES[ctx]
+
+
+def _partial_wavefront_launch(ctx: FileContext, offset: int) -> tuple[BlockLaunch, int, bool] | None:
+    """A launch of the file, of the kernel around offset or of a kernel that calls the function around it,
+    with blocks whose thread count is not a multiple of 64 (a wavefront with lanes that do not run): the first
+    such launch, its threads per block, and whether it is a caller's; or None."""
+    tokens = ctx.tokens
+    found, caller = launches_around(tokens, file_launches(ctx), bisect.bisect_left(tokens.starts, offset))
+    partial = [(launch, launch.threads) for launch in found if launch.threads is not None and launch.threads % 64]
+    return (*partial[0], caller) if partial else None
+
+
+def _cast_here(c: Found, rule: Rule, span: Span, shown: str, why: str, *, signed: bool = False) -> None:
     """A 32-bit mask whose definition cannot be widened (`why`): it stays, and the call gets it cast to 64
-    bits, lanes 0-31 only (HC101), so that the call compiles."""
+    bits, lanes 0-31 only (HC101), so that the call compiles. A `signed` one (`int mask`) is cast through
+    unsigned int, as CUDA's unsigned mask parameter reads it: its 32 bits, lanes 0-31, never sign-extended."""
     message = (
         f"32-bit lane mask {shown} covers lanes 0-31 only of a 64-wide wavefront; {why}, so it is cast to "
         f"the 64-bit mask ROCm's {rule.hip} needs here, still lanes 0-31 only: where lanes 32-63 run the call "
         "too, ROCm's mask check traps in builds without NDEBUG"
     )
     c.diag(span[0], LITERAL_LANE_MASK, message, rule, about_api=False)
-    cast = f"static_cast<unsigned long long>({c.tokens.body[span[0] : span[1]].decode()})"
+    text = c.tokens.body[span[0] : span[1]].decode()
+    if signed:  # through unsigned int: a 64-bit cast of a negative int would set lanes 32-63 (-1: all 64)
+        text = f"static_cast<unsigned int>({text})"
+    cast = f"static_cast<unsigned long long>({text})"
     c.edits.append(Edit.replace(span[0], span[1], cast, mask_rule_id(rule.id)))

@@ -202,15 +202,17 @@ def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:
 
 
 _NARROW_MASK_TYPES = frozenset(t for t, wide in WIDER_TYPES.items() if t != wide)  # 32-bit unsigned
+# 32-bit signed types: CUDA converts such a mask to its 32-bit unsigned parameter, the same 32 bits
+SIGNED_MASK_TYPES = frozenset({"int", "signed", "signed int", "int32_t", "std::int32_t"})
 
 
 def narrow_declaration(tokens: Tokens, name_token: int) -> str | None:
-    """The 32-bit unsigned type (`unsigned`, `uint32_t`, ...) of the variable or parameter named at
-    name_token, from its nearest declaration above in the file (`unsigned active = __activemask();`,
-    `int f(unsigned mask)`); None when there is none or its type is another."""
+    """The 32-bit integer type (`unsigned`, `uint32_t`, `int`, `int32_t`, ...) of the variable or parameter
+    named at name_token, from its nearest declaration above in the file (`unsigned active = __activemask();`,
+    `int f(int mask)`); None when there is none or its type is another."""
     found = declaration_type(tokens, name_token, lambda j: tokens.text(j) in _TYPE_WORDS)
     written = _type_text(tokens, found) if found is not None else None
-    return written if written in _NARROW_MASK_TYPES else None
+    return written if written in _NARROW_MASK_TYPES or written in SIGNED_MASK_TYPES else None
 
 
 def _is_kept_mask(tokens: Tokens, table: LookupTable, k: int) -> bool:

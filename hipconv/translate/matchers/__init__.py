@@ -17,6 +17,7 @@ from hipconv.translate.matchers import (
     case_labels,
     cg_aliases,
     cg_members,
+    coalesced_scans,
     half_atomics,
     host_math,
     identifiers,
@@ -49,6 +50,7 @@ MATCHERS: tuple[Matcher, ...] = (
     nvcc_syntax.match,
     vector_ops.match,
     cg_members.match,
+    coalesced_scans.match,  # HC106: a scan over a coalesced_group, a wavefront on AMD
     case_labels.match,
     redefinitions.match,
     launches.match,
