@@ -22,6 +22,7 @@ from typing import BinaryIO, Callable, Protocol, TypeVar
 
 from hipconv.discover import VCS_DIRS
 from hipconv.errors import ConfigError
+from hipconv.interrupts import interruptible
 
 _CHUNK = 1024 * 1024  # bytes per read when a file is copied or compared as a stream
 T = TypeVar("T")
@@ -95,8 +96,7 @@ def _write(dest: Path, content: _Content, *, mode: int | None, follow: bool) -> 
         raise IsADirectoryError(errno.EISDIR, "is a directory", str(dest))
     regular = current is not None and stat.S_ISREG(current.st_mode)
     if current is not None and not regular and not stat.S_ISLNK(current.st_mode):
-        fd = os.open(dest, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))  # a FIFO or a device: write into it
-        with os.fdopen(fd, "wb") as fh:
+        with os.fdopen(_open_special(dest), "wb") as fh:  # a FIFO or a device: write into it
             content.write(fh)
         return True
     if current is not None and regular:
@@ -109,6 +109,21 @@ def _write(dest: Path, content: _Content, *, mode: int | None, follow: bool) -> 
         mode = stat.S_IMODE(current.st_mode) if current is not None and regular else 0o666 & ~_umask()
     _move_into_place(_filled_temp(dest, content, mode), dest)
     return True
+
+
+def _open_special(dest: Path) -> int:
+    """A FIFO or a device opened for writing. A FIFO that no process reads yet makes the open wait for a
+    reader: that wait is interruptible (a SIGINT or SIGTERM ends it at once, even while writes are deferred)."""
+    flags = os.O_WRONLY | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(dest, flags | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # ENXIO: a FIFO with no reader
+            raise
+        with interruptible():
+            return os.open(dest, flags)
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _landing(dest: Path, *, follow: bool) -> tuple[Path, os.stat_result | None]:

@@ -14,6 +14,7 @@ from typing import NamedTuple, Union
 from hipconv.errors import ConfigError
 from hipconv.excludes import TreeFilter, compile_patterns
 from hipconv.file_kinds import TRANSLATED, file_kind
+from hipconv.regular_files import file_type
 from hipconv.results import FileResult, FileStatus, Job, compat_include_path
 
 # What marks an output directory as hipconv's own, so a rerun may update it.
@@ -254,14 +255,6 @@ def _check_output_dir(inputs: list[Path], output: Path, *, writes: bool, force: 
         )
 
 
-_SPECIAL_KINDS = {
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-}
-
-
 def _special(
     path: Path | str, display: str, *, named: bool, known: os.stat_result | None = None
 ) -> FileResult | os.stat_result:
@@ -274,7 +267,7 @@ def _special(
     except OSError as exc:
         return _unreadable(display, exc)
     if not stat.S_ISREG(found.st_mode):
-        kind = _SPECIAL_KINDS.get(stat.S_IFMT(found.st_mode), "not a regular file")
+        kind = file_type(found.st_mode)
         if named:
             return FileResult(
                 display, FileStatus.FAILED, reason=f"{kind}, not a regular file: hipconv reads regular files only"

@@ -87,7 +87,7 @@ def deferred() -> Iterator[None]:
     before = {signum: _RAW.getsignal(signum) for signum in STOP_SIGNALS}
     held = [signum for signum, handler in before.items() if callable(handler)]
     for signum in held:
-        _RAW.signal(signum, lambda signum, frame: came.append(signum))
+        _RAW.signal(signum, _Hold(came, before[signum]))
     try:
         yield
     finally:
@@ -95,6 +95,38 @@ def deferred() -> Iterator[None]:
             _RAW.signal(signum, before[signum])
         if came:
             signal.raise_signal(came[0])
+
+
+class _Hold:
+    """deferred()'s handler: notes the signal; `before` is the handler it stands in for."""
+
+    def __init__(self, came: list[int], before: Any) -> None:
+        self.came, self.before = came, before
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.came.append(signum)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Inside deferred(), a wait that leaves nothing half-written (the blocking open of a FIFO, until a reader
+    comes): SIGINT and SIGTERM act at once while inside, with the handlers deferred() held them from (and one
+    that came before the wait acts now), so no such wait outlives a signal. Main thread only."""
+    if not _main_thread():
+        yield
+        return
+    holds = {signum: h for signum in STOP_SIGNALS if isinstance(h := _RAW.getsignal(signum), _Hold)}
+    for signum, hold in holds.items():
+        _RAW.signal(signum, hold.before)
+    try:
+        for hold in holds.values():
+            if hold.came:
+                signal.raise_signal(hold.came.pop())
+        yield
+    finally:
+        for signum, hold in holds.items():
+            if _RAW.getsignal(signum) is hold.before:  # (raising()'s handler ignores both once it has run)
+                _RAW.signal(signum, hold)
 
 
 @contextlib.contextmanager

@@ -14,7 +14,8 @@ import enum
 import errno
 import json
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -26,6 +27,7 @@ from hipconv.discover import OUTPUT_MARKER, Plan
 from hipconv.errors import ConfigError, OutputUnwritable
 from hipconv.filecache import FileCache, code_digest, key_of
 from hipconv.interrupts import deferred
+from hipconv.regular_files import NotRegular, file_type, read_regular
 from hipconv.report import csv_report, json_report, markdown_report, print_result, text_bytes
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.settings import Settings
@@ -111,7 +113,9 @@ class Writer:
     def _into_tree(self, result: FileResult, job: Job, dest: Path) -> None:
         """A file of an -o output tree: never written through a link; links inside the tree recreated."""
         assert self.plan.output_root is not None
-        self._check_no_link_on_the_way(self.plan.output_root, dest.parent)
+        refuse_links(self.plan.output_root, dest.parent, checked=self._checked_dirs)
+        if job.link is None:
+            refuse_special(dest)  # never opened: a FIFO would hang the run, a device would take the bytes
         if job.link is not None:
             make_link(dest, job.link)
         elif result.status is FileStatus.COPIED and result.output is None:
@@ -121,19 +125,92 @@ class Writer:
             if data is not None:
                 write_atomic(dest, data, mode=job.mode, follow=False)
 
-    def _check_no_link_on_the_way(self, root: Path, directory: Path) -> None:
-        """A directory of the output tree must not be reached through a symbolic link (left by an earlier
-        run or put there by hand): writing through it would land somewhere else."""
-        if str(directory) in self._checked_dirs:
+
+LINK_HINT = "remove it: hipconv never writes through a symbolic link, nor into a special file, in its output directory"
+
+
+class LinkOnTheWay(OSError):
+    """A write under an output root would go through a symbolic link, or into what is not a regular file."""
+
+
+def refuse_links(root: Path, path: Path, *, checked: set[str] | None = None) -> None:
+    """Raise LinkOnTheWay when `path`, or a directory between `root` and it, is a symbolic link: a write
+    there would land somewhere else (outside the root, or over another file of it). A path that is not
+    below root is not checked (a place the user named); `checked`: directories already found free of links
+    (added to). The root itself is the user's choice and may be a link."""
+    start = os.path.abspath(root)
+    rel = os.path.relpath(os.path.abspath(path), start)
+    if _outside(rel):
+        start = os.path.realpath(root)
+        rel = os.path.relpath(os.path.abspath(path), start)
+        if _outside(rel):
             return
-        step = str(root)
-        for part in Path(os.path.relpath(directory, root)).parts:  # one lstat for each folder not yet checked
-            step = os.path.join(step, part)
-            if step not in self._checked_dirs:
-                if os.path.islink(step):
-                    raise OSError(errno.EPERM, f"{directory} leads through a symbolic link inside the output directory")
-                self._checked_dirs.add(step)
-        self._checked_dirs.add(str(directory))
+    step = start
+    for part in Path(rel).parts if rel != os.curdir else ():  # one lstat for each folder not yet checked
+        step = os.path.join(step, part)
+        if checked is not None and step in checked:
+            continue
+        if os.path.islink(step):
+            message = f"{path}: a write there would go through a symbolic link inside the output directory ({step})"
+            raise LinkOnTheWay(errno.EPERM, message, step)
+        if checked is not None and os.path.isdir(step):
+            checked.add(step)
+
+
+def _outside(rel: str) -> bool:
+    return rel == os.pardir or rel.startswith(os.pardir + os.sep)
+
+
+def refuse_special(path: Path) -> None:
+    """Raise LinkOnTheWay when a special file (a FIFO, a device, a socket) is at `path`:
+    it is never opened (a FIFO with no reader would hang the run)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        raise LinkOnTheWay(
+            errno.EPERM, f"{path} is {file_type(mode)}, not a regular file: not opened (remove it)", str(path)
+        )
+
+
+def write_under(root: Path, dest: Path, data: bytes, *, mode: int | None = None) -> bool:
+    """Write a file of hipconv's below an output root (the marker, compile_commands.json): atomically, and never
+    through a link (LinkOnTheWay when dest or a directory on its way is one) or into a special file."""
+    refuse_links(root, dest)
+    refuse_special(dest)
+    return write_atomic(dest, data, mode=mode, follow=False)
+
+
+def check_outputs(root: Path, paths: Iterable[str | Path]) -> None:
+    """Before a compiler or linker writes `paths` (or folders of them): each refused as write_under refuses, a
+    ConfigError then, since a compiler may write through a link (g++ opens its -o file) or into a linked folder."""
+    checked: set[str] = set()
+    try:
+        for path in paths:
+            refuse_links(root, Path(path), checked=checked)
+            refuse_special(Path(path))
+    except LinkOnTheWay as exc:
+        raise ConfigError(str(exc.strerror), hint=LINK_HINT) from None
+
+
+def open_under(root: Path, path: Path) -> BinaryIO:
+    """A file below an output root opened to be written from the start (a program's saved output), refused as
+    write_under refuses; the open itself follows no link (O_NOFOLLOW) and never waits (O_NONBLOCK)."""
+    refuse_links(root, path)
+    refuse_special(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LinkOnTheWay(errno.EPERM, f"{path} is a symbolic link inside the output directory {root}") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LinkOnTheWay(errno.EPERM, f"{path} is not a regular file: not written", str(path))
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")
 
 
 def content_of(result: FileResult, source_path: str) -> bytes | None:
@@ -172,8 +249,9 @@ def check_compat_header(the_plan: Plan, settings: Settings) -> None:
     ]
     for path in candidates:
         try:
-            with path.open("rb") as f:
-                head = f.read(len(COMPAT_MARKER))
+            head = read_regular(path, limit=len(COMPAT_MARKER)).data
+        except NotRegular:  # a link (the tree's, or planted) is replaced, a FIFO refused: by the write
+            continue
         except OSError:  # absent, or unreadable: the write says what is wrong
             continue
         if not is_generated_header(head):
@@ -192,6 +270,7 @@ def write_compat_header(
     these shims is kept (a rerun does not load the templates)."""
     path = folder / COMPAT_HEADER
     try:
+        refuse_special(path)  # never opened: a FIFO would hang the run
         with deferred():
             write_atomic(path, _compat_header(shims, settings, cache), follow=False)
     except OSError as exc:
@@ -213,13 +292,43 @@ def _compat_header(shims: set[str], settings: Settings, cache: FileCache | None)
     return header
 
 
+MARKER_LIMIT = 4096  # bytes: a marker hipconv wrote is one short line of JSON
+
+
+def read_marker(root: Path) -> dict[str, object] | None:
+    """What root's output marker says (None: there is none). ConfigError when something else is there: a link
+    or a special file (never followed, never opened), or content that is not a marker hipconv wrote (a JSON
+    object whose "written_by" names hipconv) -- then root may not be hipconv's output at all."""
+    path = root / OUTPUT_MARKER
+    hint = f"remove {path} if {root} is hipconv's output; else choose a new output directory"
+    try:
+        found = read_regular(path, limit=MARKER_LIMIT)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read hipconv's output marker: {exc.strerror or exc}", hint=hint) from None
+    try:
+        content = json.loads(found.data) if not found.cut else None
+    except ValueError:
+        content = None
+    written_by = content.get("written_by") if isinstance(content, dict) else None
+    if not isinstance(content, dict) or not isinstance(written_by, str) or not written_by.startswith("hipconv"):
+        shown = found.data[:60].decode("utf-8", "replace")
+        held = f"{found.size} bytes" if found.cut else repr(shown + ("..." if len(found.data) > 60 else ""))
+        raise ConfigError(
+            f'{path} is not the output marker hipconv writes (a JSON object naming hipconv in "written_by"); '
+            f"it holds {held}",
+            hint=hint,
+        )
+    return content
+
+
 def _check_release(root: Path, settings: Settings) -> None:
     """Stop before anything is written when root was written for another ROCm release (its marker says which):
-    files this run leaves alone, and hipconv_compat.h's shims, would stay those of the other release."""
-    try:
-        written_for = json.loads((root / OUTPUT_MARKER).read_bytes()).get("rocm")
-    except (OSError, ValueError, AttributeError):  # no marker (a new tree), or not one hipconv can read
-        return
+    files this run leaves alone, and hipconv_compat.h's shims, would stay those of the other release; or when
+    its marker is not one hipconv wrote (read_marker)."""
+    found = read_marker(root)
+    written_for = found.get("rocm") if found is not None else None
     if isinstance(written_for, str) and written_for != str(settings.rocm):
         raise ConfigError(
             f"{root} was written for ROCm {written_for}; this run targets ROCm {settings.rocm}",
@@ -263,7 +372,10 @@ def _claim_output(root: Path, settings: Settings) -> list[Path]:
     content = {"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}
     try:
         with deferred():
-            write_atomic(marker, json.dumps(content).encode() + b"\n")
+            write_under(root, marker, json.dumps(content).encode() + b"\n")
+    except LinkOnTheWay as exc:  # never replaced, even with --force: hipconv did not put it there
+        hint = f"remove {marker}: hipconv writes its output marker as a regular file, never through a link"
+        raise ConfigError(str(exc.strerror), hint=hint) from None
     except OSError as exc:
         raise OutputUnwritable(root, exc) from None
     return remove_stale_temp_files(root) if rerun else []

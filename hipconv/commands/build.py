@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 from rich.console import Console
 
-from hipconv.atomic import write_atomic, write_named
+from hipconv.atomic import write_named
 from hipconv.builder.cmake_configure import configure, hipcc_says
 from hipconv.builder.hipcc import find_hipcc, hip_environment, hip_version
 from hipconv.builder.missing import MissingHeaders
@@ -43,6 +43,7 @@ from hipconv.console import verbosity
 from hipconv.diagnostics import Severity
 from hipconv.discover import plan
 from hipconv.errors import OutputUnwritable
+from hipconv.output import check_outputs, write_under
 from hipconv.report import print_line, progress_bar, text_bytes
 from hipconv.resources import hip_releases
 from hipconv.rules import load_ruleset
@@ -107,7 +108,8 @@ def build_tree(request: BuildRequest, console: Console, stdout: BinaryIO) -> Bui
     if translated.failed:
         return BuildOutcome(translated)
     archs = request.translation.settings.offload_archs
-    objects = (request.build_dir or output / ".hipconv-build").resolve()
+    default = output.resolve() / ".hipconv-build"  # a link planted there is not followed: _compile refuses it
+    objects = request.build_dir.resolve() if request.build_dir else default
     if entries is None and request.configure:
         configured = configure(
             output.resolve(),
@@ -172,7 +174,8 @@ def _compile(units: list[Unit], output: Path, env: Mapping[str, str], jobs: int,
     database = output / "compile_commands.json"
     results = []
     try:
-        write_atomic(database, (json.dumps(compile_commands(units), indent=2) + "\n").encode())
+        write_under(output, database, (json.dumps(compile_commands(units), indent=2) + "\n").encode())
+        check_outputs(output, [u.output for u in units if u.output])  # the compiler writes them: no link on the way
         with progress_bar(console, len(units), "compiling TUs", unit="TUs") as (advance, _):
             for result in compile_units(units, env, jobs=jobs):  # makes the directories of the objects first
                 results.append(result)
