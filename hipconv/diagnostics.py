@@ -1033,7 +1033,7 @@ CODES = _codes(
         "setsid(), a daemon); they were killed",
         hint="a program that starts helpers should wait for them before it exits",
         example=Example(
-            "#include <unistd.h>\nint main() { if (fork() == 0) { setsid(); pause(); } return 0; }",
+            "#include <unistd.h>\nint main() { if (fork() == 0) { setsid(); pause(); } sleep(1); return 0; }",
             "note[HC425]: example: left 1 process running (a child in a session of its own); killed",
             argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU", "--run"),
             file="src/example.cu",

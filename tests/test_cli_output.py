@@ -23,6 +23,8 @@ NOTED = {
     "HC421",
     "HC422",
     "HC423",
+    "HC424",
+    "HC425",
 }  # examples no bundled rule reproduces (checked below by other means, or not at all)
 
 

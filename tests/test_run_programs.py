@@ -404,3 +404,25 @@ def test_docs_run_args_example_and_defaults() -> None:
     assert f"`--run-output-limit` MiB ({OUTPUT_LIMIT_MB} by default)" in " ".join(text.split())
     assert f"`{RUN_MARK}`" in text
     assert "printed more than 16 MiB on one stream: stopped, output cut (--run-output-limit)" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("code", ["HC424", "HC425"])
+def test_the_code_example_prints_its_diagnostic(code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The examples of `hipconv codes HC424|HC425`, with this machine's HIP-CPU for their `HIP-CPU`."""
+    from hipconv.diagnostics import CODES
+
+    reason = missing_tools()
+    if reason is not None:
+        print(f"test_run_programs: skipped: {reason}")
+        pytest.skip(reason)
+    example = CODES[code].example
+    assert example is not None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / example.file).parent.mkdir(parents=True)
+    (tmp_path / example.file).write_text(example.source + "\n")
+    if code == "HC424":  # the program the Makefile runs
+        (tmp_path / "src" / "example.cu").write_text('#include <cstdio>\nint main() { puts("PASS"); }\n')
+    argv = [str(HIP_CPU.parent) if word == "HIP-CPU" else word for word in example.command_line]
+    result = run_cli(*argv)
+    assert result.code == 0, result.stderr
+    assert example.diagnostic in result.stderr.splitlines(), result.stderr
