@@ -4,6 +4,7 @@ data that says which (hipconv/data/hip.vector-ops, probed by tools/derive/vector
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -164,13 +165,44 @@ def test_two_definitions_on_one_line_are_disabled_in_one_pass() -> None:
     assert _translate(out) == (out, [])
 
 
-def test_a_form_the_release_lacks_is_kept() -> None:
-    """`s >> uchar4`: Debian's HIP 5.2 computes it, ROCm 6.3's does not compile it (the probes say so)."""
-    body = "return make_uchar4(s >> a.x, s >> a.y, s >> a.z, s >> a.w);"
-    src = f"{HD} uchar4 operator>>(unsigned char s, uchar4 a)\n{{ {body} }}\n"
-    assert _translate(src, "5.2")[1] == ["HC012"]
-    for rocm in ("5.7", "6.3", "7.2"):
-        assert _translate(src, rocm) == (src, []), rocm
+@pytest.mark.parametrize(
+    ("src", "differs"),
+    [
+        pytest.param(
+            f"{HD} char4 operator<<(char4 a, char4 b)\n{{ return make_char4(a.x << b.x, a.y << b.y, a.z << b.z, "
+            "a.w << b.w); }\n",
+            "shift counts from the element's width up to 31",
+            id="narrow-shift",
+        ),
+        pytest.param(
+            f"{HD} short2 operator/(short2 a, short2 b) {{ return make_short2(a.x / b.x, a.y / b.y); }}\n",
+            "MIN / -1 and MIN % -1",
+            id="narrow-division",
+        ),
+        pytest.param(
+            f"{HD} uchar4 operator>>(unsigned char s, uchar4 a)\n"
+            "{ return make_uchar4(s >> a.x, s >> a.y, s >> a.z, s >> a.w); }\n",
+            "the probed values",
+            id="narrow-scalar-shifted",
+        ),
+    ],
+)
+def test_a_narrow_operator_hip_computes_otherwise_is_kept_and_reported(src: str, differs: str) -> None:
+    """Issue #39 item 1: on char/short 2- and 4-vectors HIP's `<<`, `>>`, `/`, `%` compute in the element
+    type where the project's helper computes in the promoted int; the definition stays, with a note."""
+    for rocm in ("5.2", "6.3", "7.2"):
+        done = translate_source(src, path="helpers.h", rocm_version=rocm)
+        assert done.text == src, rocm
+        assert [d.code for d in done.diagnostics] == ["HC012"], rocm
+        message = done.diagnostics[0].message
+        assert "kept" in message and differs in message and "disabled" not in message, message
+
+
+def test_a_three_vector_shift_is_exact_and_disabled() -> None:
+    """HIP's 3-vectors compute component by component in the promoted int, as the helper does."""
+    src = f"{HD} char3 operator<<(char3 a, char3 b) {{ return make_char3(a.x << b.x, a.y << b.y, a.z << b.z); }}\n"
+    out, codes = _translate(src)
+    assert codes == ["HC012"] and out.startswith("#if 0 // hipconv: HIP declares operator<<(")
 
 
 def test_data_names_bundled_releases_and_known_forms() -> None:
@@ -178,7 +210,8 @@ def test_data_names_bundled_releases_and_known_forms() -> None:
     lines = data_file("hip.vector-ops").read_text(encoding="utf-8").splitlines()
     assert lines == sorted(lines)
     for line in lines:
-        op, form, types, spans = line.split("\t")
+        op, form, types, spans, *differs = line.split("\t")
+        assert differs in ([], ["values"], [derive.SHIFT_COUNTS], [derive.MIN_BY_MINUS_ONE]), line
         assert form in derive.FORMS and op in derive.BINARY_OPS + derive.UNARY_OPS, line
         assert types and spans and all(r in bundled for s in spans.split(",") for r in s.split("-")), line
     # what a helper_math.h user meets first: served by every bundled release
@@ -213,3 +246,60 @@ def test_probing_the_headers_reproduces_the_committed_data() -> None:
         pytest.skip(reason)
     committed: Path = data_file("hip.vector-ops")
     assert derive.derive() == committed.read_text(encoding="utf-8"), "run python -m tools.derive.vector_ops"
+
+
+ROCM63 = HIP_TREES["6.3"].parent
+NARROW_CASE = Path(__file__).parent / "fixtures" / "vector_narrow_ints"
+
+
+def _wrap(value: int, bits: int, *, signed: bool) -> int:
+    """An int converted to an integer type of `bits` bits (two's complement), as C++ converts it."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
+
+
+def _cuda_output() -> list[str]:
+    """What the CUDA program of vector_narrow_ints prints: each helper computes in the promoted int, then
+    converts to the element type (C++'s rules, computed here)."""
+    packed = [_wrap(a << b, 8, signed=True) for a, b in zip((7, 5, 100, 1), (8, 9, 20, 7), strict=True)]
+    down = [200 >> 8, 13 >> 2]
+    rgb = [_wrap(a << b, 8, signed=True) for a, b in ((3, 9), (1, 2), (64, 1))]
+    return [
+        "packed " + " ".join(map(str, packed)),
+        "down " + " ".join(map(str, down)),
+        "rgb " + " ".join(map(str, rgb)),
+        "uv 2.25 1",
+    ]
+
+
+def test_narrow_vector_operators_compute_what_cuda_does(tmp_path: Path) -> None:
+    """Issue #39 item 1, proven by a run: the vector_narrow_ints fixture's HIP output (the narrow operators
+    kept, the exact ones disabled in favour of HIP's), compiled for the host with ROCm 6.3's headers and run,
+    prints CUDA's results, where HIP's own operators would not: shown by the same program with the kept
+    definitions disabled too."""
+    if shutil.which("clang++-19") is None or not (HIP_TREES["6.3"] / "hip" / "hip_runtime.h").is_file():
+        reason = "needs clang++-19 and ROCm 6.3's headers (../shared/rocm-6.3)"
+        print(f"test_narrow_vector_operators_compute_what_cuda_does: skipped: {reason}")
+        pytest.skip(reason)
+    hip = tmp_path / "hip"
+    shutil.copytree(NARROW_CASE / "hip-6.3", hip)
+    hip_only = tmp_path / "hip_only"
+    shutil.copytree(hip, hip_only)
+    # no definition at all: HIP's operators alone
+    (hip_only / "pixel_ops.h").write_text("#pragma once\n#include <hip/hip_runtime.h>\n", encoding="utf-8")
+
+    def run(folder: Path) -> list[str]:
+        binary = folder / "filter"
+        command = [
+            *("clang++-19", "-x", "hip", "--offload-arch=gfx90a", "--cuda-host-only", "-nogpulib"),
+            *(f"--rocm-path={ROCM63}", "-isystem", str(HIP_TREES["6.3"]), "-w", "-O0"),
+            *(str(folder / "filter.cu"), "-o", str(binary)),
+        ]
+        subprocess.run(command, check=True, capture_output=True, timeout=300)
+        done = subprocess.run([binary], capture_output=True, text=True, timeout=60, check=False)
+        return done.stdout.splitlines()
+
+    assert run(hip) == _cuda_output()
+    hip_alone = run(hip_only)
+    assert hip_alone[2:] == _cuda_output()[2:]  # the 3-vector and float operators: exact
+    assert hip_alone[0] != _cuda_output()[0]  # HIP's char4 << shifts in the element type

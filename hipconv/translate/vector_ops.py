@@ -46,26 +46,49 @@ def may_define_operators(words: frozenset[bytes]) -> bool:
     return _TRIGGER in words and not words.isdisjoint(_VECTOR_WORDS)
 
 
+# what the probes found different, by the name of the values that differ (tools/derive/vector_ops.value_sets)
+DIFFERENCES = {
+    "shift-counts": "shift counts from the element's width up to 31, which it shifts in the element type where "
+    "the definition shifts the promoted int",
+    "min-by-minus-one": "MIN / -1 and MIN % -1, which overflow in the element type where the definition divides "
+    "the promoted int",
+    "values": "the probed values",
+}
+_SAME = ""  # the verdict of a row without a fifth column: HIP serves the operator exactly
+
+
 @functools.cache
-def _served() -> Mapping[tuple[str, str, str], frozenset[str]]:
-    """(operator, form, vector type) -> the bundled releases whose HIP serves it (hipconv/data/hip.vector-ops)."""
+def _verdicts() -> Mapping[tuple[str, str, str], Mapping[str, str]]:
+    """(operator, form, vector type) -> {bundled release: verdict} (hipconv/data/hip.vector-ops): "" where HIP
+    serves it exactly, else the name of the values where HIP's operator computes otherwise."""
     path = data_file("hip.vector-ops")
     if not path.is_file():
         return {}
     bundled = hip_releases()
-    table: dict[tuple[str, str, str], frozenset[str]] = {}
+    table: dict[tuple[str, str, str], dict[str, str]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
-        op, form, types, spans = line.split("\t")
-        releases = frozenset(expand_spans(spans, bundled))
+        op, form, types, spans, *differs = line.split("\t")
         for vector in types.split(","):
-            table[(op, form, vector)] = table.get((op, form, vector), frozenset()) | releases
+            where = table.setdefault((op, form, vector), {})
+            where.update(dict.fromkeys(expand_spans(spans, bundled), differs[0] if differs else _SAME))
     return table
+
+
+def _verdict(definition: OperatorDef) -> Mapping[str, str]:
+    op = definition.op[:-1] if definition.form.endswith("=") else definition.op
+    return _verdicts().get((op, definition.form, definition.vector), {})
 
 
 def served_in(definition: OperatorDef) -> frozenset[str]:
     """The bundled releases whose HIP computes what the definition's operator does, for its operands."""
-    op = definition.op[:-1] if definition.form.endswith("=") else definition.op
-    return _served().get((op, definition.form, definition.vector), frozenset())
+    return frozenset(rel for rel, verdict in _verdict(definition).items() if verdict == _SAME)
+
+
+def differs_in(definition: OperatorDef, release: str) -> str | None:
+    """What HIP's declaration of the definition's operator computes otherwise in a release (DIFFERENCES),
+    or None where it serves it exactly or declares none."""
+    verdict = _verdict(definition).get(release)
+    return None if verdict is None or verdict == _SAME else DIFFERENCES.get(verdict, verdict)
 
 
 def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
@@ -83,12 +106,18 @@ def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
         if in_directive(keyword):
             continue  # in a macro's body
         found = read_definition(tokens, keyword, in_directive)
-        if found is None or not found.elementwise or release not in served_in(found):
+        if found is None or not found.elementwise:
+            continue
+        differs = differs_in(found, release)
+        if release not in served_in(found) and differs is None:
             continue
         scopes = scopes or _Scopes(tokens)
         if scopes.nested(found.first) or _disabled_already(c, found):
             continue  # a member, a friend, a local class's; or hipconv's output
-        _disable(c, found)
+        if differs is not None:
+            _keep(c, found, differs)
+        else:
+            _disable(c, found)
 
 
 def _line_start(c: Found, found: OperatorDef) -> int:
@@ -124,6 +153,17 @@ def _disable(c: Found, found: OperatorDef) -> None:
         f"by component, in ROCm {c.settings.rocm}; the project's definition is disabled (#if 0)"
     )
     c.diag(tokens.starts[found.keyword], NOTE_CODE, message, symbol=f"operator{found.op}", about_api=False)
+
+
+def _keep(c: Found, found: OperatorDef, differs: str) -> None:
+    """A definition whose operator HIP declares but computes otherwise (issue #39 item 1): it stays, and
+    the note says so, and what to do where a use is ambiguous with HIP's declaration."""
+    message = (
+        f"{found.signature}: kept: HIP declares {hip_declaration(found)} ({HIP_HEADER}), which does not compute "
+        f"the same in ROCm {c.settings.rocm}: it differs at {differs}; the project's definition keeps CUDA's "
+        "results (where the compiler calls a use ambiguous, give the definition a name of its own and call that)"
+    )
+    c.diag(c.tokens.starts[found.keyword], NOTE_CODE, message, symbol=f"operator{found.op}", about_api=False)
 
 
 def hip_declaration(found: OperatorDef) -> str:

@@ -45,6 +45,15 @@ _ALIAS = re.compile(r"using (\w+) = HIP_vector_type<([\w ]+), (\d)>")
 # positive, so that shifts and unsigned arithmetic stay defined)
 _FLOAT_VALUES = ((1.5, -2.25, 3.0, 0.1), (0.3, 4.0, -1.5, 7.0), 0.7)
 _INT_VALUES = ((7, 12, 5, 9), (2, 3, 4, 1), 3)
+Values = tuple[tuple[float, ...], tuple[float, ...], float]
+Case = tuple[str, str, str]  # (operator, form, vector type)
+# the element types narrower than int, whose scalar arithmetic (a project's helper body: `a.x << b.x`) is
+# done in the promoted int, and their width and least value
+_NARROW = {"char": (8, -128), "signed char": (8, -128), "short": (16, -32768)}
+_NARROW_UNSIGNED = {"unsigned char": 8, "unsigned short": 16}
+# what each further set of values checks (the last column of hipconv/data/hip.vector-ops where it fails)
+SHIFT_COUNTS = "shift-counts"  # counts from the element's width up to 31, defined in the promoted int
+MIN_BY_MINUS_ONE = "min-by-minus-one"  # MIN / -1 and MIN % -1, defined in the promoted int
 _FIELDS = "xyzw"
 # how each probed tree is compiled for the host (the operators are __host__ __device__, one body)
 COMPILERS = {
@@ -78,14 +87,44 @@ def _literal(value: float, element: str) -> str:
 
 
 def _vector(name: str, element: str, rank: int, values: tuple[float, ...]) -> str:
-    sets = " ".join(f"v.{f} = {_literal(values[i], element)};" for i, f in enumerate(_FIELDS[:rank]))
+    """A vector of the values, each read through a volatile (opaque), so that the compiler cannot fold HIP's
+    operator on constants: a shift past the element's width folds to anything."""
+    sets = " ".join(f"v.{f} = opaque({_literal(values[i], element)});" for i, f in enumerate(_FIELDS[:rank]))
     return f"[] {{ {name} v{{}}; {sets} return v; }}()"
 
 
+def value_sets(op: str, element: str) -> list[tuple[str, Values]]:
+    """(what it checks, values) of each set of operands a probe tries, in order: the plain values, then, for
+    an element type narrower than int, the operands where computing in the element type (HIP's
+    ext_vector_type operators) and in the promoted int (the scalar expression, as a project's helper body
+    computes it) differ: shift counts from the width up to 31, and MIN / -1 (issue #39 item 1)."""
+    if element in ("float", "double"):
+        return [("values", _FLOAT_VALUES)]
+    sets: list[tuple[str, Values]] = [("values", _INT_VALUES)]
+    width = _NARROW[element][0] if element in _NARROW else _NARROW_UNSIGNED.get(element)
+    if op in ("<<", ">>") and width is not None:
+        counts = (width - 1, width, width + 1, 31)
+        sets.append((SHIFT_COUNTS, ((7, 5, 100, 1), counts, width)))  # a OP count, a OP= count
+        sets.append((SHIFT_COUNTS, (counts, counts, 7)))  # s OP count (the `sv` form)
+    if op in ("/", "%") and element in _NARROW:
+        least = _NARROW[element][1]
+        sets.append((MIN_BY_MINUS_ONE, ((least, least, 7, least), (-1, -1, -1, 1), -1)))
+        sets.append((MIN_BY_MINUS_ONE, ((-1, -1, -1, -1), (-1, -1, -1, -1), least)))  # MIN OP a (`sv`)
+    return sets
+
+
 def probe(index: int, op: str, form: str, name: str, element: str, rank: int) -> str:
-    """One line of C++: a function that applies HIP's operator and compares it with the scalar results."""
-    floating = element in ("float", "double")
-    left, right, scalar = _FLOAT_VALUES if floating else _INT_VALUES
+    """One line of C++: a function that applies HIP's operator to each set of values (value_sets) and
+    (value set n) returns whether every component equals the scalar result, -1 past the last set."""
+    sets = value_sets(op, element)
+    bodies = [_probe_body(op, form, name, element, rank, values) for _, values in sets]
+    tries = " ".join(f"case {n}: return [] {{ {body} }}();" for n, body in enumerate(bodies, 1))
+    return f"static int probe{index}(int n) {{ switch (n) {{ {tries} }} return -1; }}"
+
+
+def _probe_body(op: str, form: str, name: str, element: str, rank: int, values: Values) -> str:
+    """The statements that apply HIP's operator to one set of values and return whether it computes the same."""
+    left, right, scalar = values
     a, b = _vector(name, element, rank, left), _vector(name, element, rank, right)
     s = _literal(scalar, element)
     expr, want = {
@@ -104,9 +143,9 @@ def probe(index: int, op: str, form: str, name: str, element: str, rank: int) ->
         checks.append(f"({element})(r.{f}) == ({element})({scalar_expr})")
     same = " && &r == &a" if form.endswith("=") else ""
     return (
-        f"static bool probe{index}() {{ {name} a = {a}; {name} b = {b}; {element} s = {s}; (void)b; (void)s; "
+        f"{name} a = {a}; {name} b = {b}; {element} s = {s}; (void)b; (void)s; "
         f'static_assert(std::is_same<decltype({expr}), {want}>::value, "type"); '
-        f"auto&& r = {expr}; return {' && '.join(checks)}{same}; }}"
+        f"auto&& r = {expr}; return {' && '.join(checks)}{same};"
     )
 
 
@@ -119,14 +158,28 @@ def probes(types: Mapping[str, tuple[str, int]]) -> list[tuple[str, str, str]]:
     return out
 
 
+_FIRST_LINE = 7  # the line of probe 0, after program()'s five #include lines and `opaque`
+# each set of values of a probe runs in a child process: one that traps (an integer division that
+# overflows in the element type) counts as differing
+_RUNNER = (
+    "static int run(int (*probe)(int)) { for (int n = 1;; ++n) { std::fflush(stdout); pid_t pid = fork(); "
+    "if (pid == 0) { int r = probe(n); _exit(r < 0 ? 2 : r ? 0 : 1); } int status = 0; waitpid(pid, &status, 0); "
+    "if (WIFEXITED(status) && WEXITSTATUS(status) == 2) return 0; "
+    "if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return n; } }"
+)
+
+
 def program(cases: list[tuple[str, str, str]], types: Mapping[str, tuple[str, int]], skip: set[int]) -> str:
-    """The probe program: line k + 1 of the body is probe k; main prints the index of each probe that holds."""
+    """The probe program: line k + 1 of the body is probe k; main prints `index result` for each probe that
+    compiles: 0 when it holds, n when value set n differs or traps."""
     head = ["#include <hip/hip_runtime.h>", "#include <cstdio>", "#include <type_traits>"]
+    head += ["#include <sys/wait.h>", "#include <unistd.h>"]
+    head += ["template <class T> static T opaque(T x) { volatile T v = x; return v; }"]
     lines = [
         probe(k, op, form, name, *types[name]) if k not in skip else "" for k, (op, form, name) in enumerate(cases)
     ]
-    calls = [f'  if (probe{k}()) std::printf("%d\\n", {k});' for k in range(len(cases)) if k not in skip]
-    return "\n".join(head + lines + ["int main() {", *calls, "  return 0;", "}"]) + "\n"
+    calls = [f'  std::printf("%d %d\\n", {k}, run(probe{k}));' for k in range(len(cases)) if k not in skip]
+    return "\n".join([*head, *lines, _RUNNER, "int main() {", *calls, "  return 0;", "}"]) + "\n"
 
 
 def failing_probes(command: list[str], source: Path, count: int) -> set[int]:
@@ -138,11 +191,14 @@ def failing_probes(command: list[str], source: Path, count: int) -> set[int]:
         check=False,
     )
     lines = {int(m) for m in re.findall(rf"{re.escape(source.name)}:(\d+):", done.stderr)}
-    return {n - 4 for n in lines if 4 <= n < 4 + count}  # the probes start on line 4
+    return {n - _FIRST_LINE for n in lines if _FIRST_LINE <= n < _FIRST_LINE + count}
 
 
-def served(release: str, tree_command: list[str], types: Mapping[str, tuple[str, int]]) -> set[tuple[str, str, str]]:
-    """The (operator, form, vector type) that the release's HIP serves exactly."""
+def served(
+    release: str, tree_command: list[str], types: Mapping[str, tuple[str, int]]
+) -> tuple[set[Case], dict[str, set[Case]]]:
+    """The (operator, form, vector type) that the release's HIP serves exactly, and, by what differs (the
+    name of the first set of values of value_sets that differs), those it declares that compute otherwise."""
     cases = probes(types)
     with tempfile.TemporaryDirectory(prefix=f"hipconv-vector-ops-{release}-") as work:
         source, binary = Path(work) / "probe.hip", Path(work) / "probe"
@@ -151,14 +207,21 @@ def served(release: str, tree_command: list[str], types: Mapping[str, tuple[str,
         source.write_text(program(cases, types, skip), encoding="utf-8")
         subprocess.run([*tree_command, "-w", str(source), "-o", str(binary)], check=True, capture_output=True)
         ran = subprocess.run([str(binary)], capture_output=True, text=True, check=True)
-    return {cases[int(k)] for k in ran.stdout.split()}
+    same: set[Case] = set()
+    differs: dict[str, set[Case]] = {}
+    for line in ran.stdout.splitlines():
+        index, result = (int(word) for word in line.split())
+        case = cases[index]
+        if result == 0:
+            same.add(case)
+        else:
+            name = value_sets(case[0], types[case[2]][0])[result - 1][0]
+            differs.setdefault(name, set()).add(case)
+    return same, differs
 
 
 def releases() -> list[str]:
     return [line.split("\t")[0] for line in RELEASES_FILE.read_text(encoding="utf-8").splitlines() if line]
-
-
-Case = tuple[str, str, str]  # (operator, form, vector type)
 
 
 def infer(measured: Mapping[str, set[Case]], bundled: list[str]) -> dict[str, set[Case]]:
@@ -177,8 +240,9 @@ def infer(measured: Mapping[str, set[Case]], bundled: list[str]) -> dict[str, se
     return out
 
 
-def rows(verdicts: Mapping[str, set[tuple[str, str, str]]], bundled: list[str]) -> list[str]:
-    """`operator<TAB>form<TAB>vector types<TAB>releases` lines: the types served in the same releases, together."""
+def rows(verdicts: Mapping[str, set[tuple[str, str, str]]], bundled: list[str], differs: str = "") -> list[str]:
+    """`operator<TAB>form<TAB>vector types<TAB>releases` lines: the types served in the same releases, together;
+    with `<TAB>differs` after them when they are the types HIP declares the operator for but that differ there."""
     where: dict[tuple[str, str, str], list[str]] = {}
     for rel in bundled:
         for case in verdicts[rel]:
@@ -186,15 +250,22 @@ def rows(verdicts: Mapping[str, set[tuple[str, str, str]]], bundled: list[str]) 
     grouped: dict[tuple[str, str, str], list[str]] = {}
     for (op, form, name), rels in where.items():
         grouped.setdefault((op, form, span_list(sorted(rels, key=bundled.index), tuple(bundled))), []).append(name)
-    return sorted(f"{op}\t{form}\t{','.join(sorted(names))}\t{rels}" for (op, form, rels), names in grouped.items())
+    tail = f"\t{differs}" if differs else ""
+    return sorted(
+        f"{op}\t{form}\t{','.join(sorted(names))}\t{rels}{tail}" for (op, form, rels), names in grouped.items()
+    )
 
 
 def derive(inventory: Path = INVENTORY) -> str:
     """The text of hipconv/data/hip.vector-ops, probing every header tree of COMPILERS."""
     bundled = releases()
     folders = {"5.2": "hip-5.2", "6.3": "hip"}
-    measured = {rel: served(rel, COMPILERS[rel], vector_types(inventory / folders[rel])) for rel in COMPILERS}
-    return "".join(f"{row}\n" for row in rows(infer(measured, bundled), bundled))
+    probed = {rel: served(rel, COMPILERS[rel], vector_types(inventory / folders[rel])) for rel in COMPILERS}
+    lines = rows(infer({rel: same for rel, (same, _) in probed.items()}, bundled), bundled)
+    for name in sorted({name for _, differs in probed.values() for name in differs}):
+        measured = {rel: differs.get(name, set()) for rel, (_, differs) in probed.items()}
+        lines += rows(infer(measured, bundled), bundled, name)
+    return "".join(f"{row}\n" for row in sorted(lines))
 
 
 def main(argv: list[str] | None = None) -> int:
