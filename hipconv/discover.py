@@ -354,6 +354,8 @@ def _walk(
                 os.path.normpath(os.path.join(rel_dir, f)).replace(os.sep, "/"), is_dir=False
             ):
                 yield _file(full, trees, follow=follow)
+        for path, why in skip.take_notes() if skip is not None else ():  # a .gitignore not read, or cut
+            yield WalkEntry(path, problem=FileResult(path, FileStatus.SKIPPED, reason=why))
     yield from _unlisted(errors)
 
 

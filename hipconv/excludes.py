@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hipconv.errors import ConfigError
+from hipconv.regular_files import NotRegular, read_regular
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 GITIGNORE = ".gitignore"
+GITIGNORE_LIMIT = 1024 * 1024  # bytes of patterns read from one .gitignore (the rest is cut, with a note)
 
 
 @functools.lru_cache(maxsize=8)
@@ -50,6 +52,7 @@ class TreeFilter:
     spec: GitIgnoreSpec | None
     gitignore: bool = False
     _ignores: dict[str, GitIgnoreSpec | None] = field(default_factory=dict)  # directory -> its .gitignore's spec
+    _notes: list[tuple[str, str]] = field(default_factory=list)  # (a .gitignore, what of it was not read)
 
     @classmethod
     def of(cls, root: str, excludes: tuple[str, ...], *, gitignore: bool = False) -> TreeFilter | None:
@@ -81,13 +84,31 @@ class TreeFilter:
     def _ignore_of(self, folder: str) -> GitIgnoreSpec | None:
         if folder not in self._ignores:
             path = os.path.join(self.root, folder, GITIGNORE)
-            try:
-                with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-                    lines = fh.read().splitlines()
-            except OSError:
-                lines = []
-            self._ignores[folder] = compile_patterns(tuple(lines), where=os.path.normpath(path))
+            self._ignores[folder] = compile_patterns(self._lines(path), where=os.path.normpath(path))
         return self._ignores[folder]
+
+    def _lines(self, path: str) -> tuple[str, ...]:
+        """The lines of a .gitignore that is a regular file: a symbolic link is not followed (git follows none:
+        it could lead out of the tree, to /dev/zero), a FIFO never waited on, and no more than GITIGNORE_LIMIT
+        bytes read (whole lines); each of these is noted (take_notes)."""
+        try:
+            found = read_regular(path, limit=GITIGNORE_LIMIT)
+        except NotRegular as exc:
+            self._notes.append((path, f"{exc.strerror}; not read as an ignore file (git does not read one either)"))
+            return ()
+        except OSError:
+            return ()
+        text = found.data.decode("utf-8", "surrogateescape")
+        if found.cut:
+            text = text[: text.rfind("\n") + 1]
+            kept = f"only the patterns of its first {GITIGNORE_LIMIT} bytes are used"
+            self._notes.append((path, f"{found.size} bytes, more than an ignore file is read: {kept}"))
+        return tuple(text.splitlines())
+
+    def take_notes(self) -> list[tuple[str, str]]:
+        """(path, why) for each .gitignore not read, or read in part, since the last call."""
+        notes, self._notes = self._notes, []
+        return notes
 
 
 def excluded(path: str, patterns: tuple[str, ...]) -> bool:

@@ -4,11 +4,14 @@ paths of an input tree are skipped, for translate and scan alike; a bad pattern 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from helpers import run_cli
+from hipconv import excludes
+from hipconv.excludes import TreeFilter
 
 KERNEL = b"__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
 TREE = (
@@ -122,6 +125,55 @@ def test_a_bad_line_in_a_gitignore_names_the_file(project: Path, tmp_path: Path)
     result = run_cli("translate", project, "-o", tmp_path / "hip", "--respect-gitignore")
     assert result.code == 2
     assert f"{project / 'src' / '.gitignore'}: invalid pattern '!'" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["link-out", "link-in", "link-dev-zero", "fifo", "directory"])
+def test_a_gitignore_that_is_not_a_regular_file_is_not_read(project: Path, tmp_path: Path, kind: str) -> None:
+    """Not followed, never waited on (a FIFO), never read without bound (/dev/zero): noted, and its patterns
+    unused, as git does; the run ends (before: a FIFO hung, a link to /dev/zero exhausted memory)."""
+    outside = tmp_path / "outside.gitignore"
+    outside.write_text("*.cu\n")
+    (project / "src" / "mine.gitignore").write_text("*.cu\n")
+    ignore = project / "src" / ".gitignore"
+    if kind == "fifo":
+        os.mkfifo(ignore)
+    elif kind == "directory":
+        ignore.mkdir()
+    else:
+        targets: dict[str, str | Path] = {
+            "link-out": outside,
+            "link-in": "mine.gitignore",
+            "link-dev-zero": "/dev/zero",
+        }
+        ignore.symlink_to(targets[kind])
+    filter_ = TreeFilter.of(str(project), (), gitignore=True)
+    assert filter_ is not None and not filter_.skips("src/a.cu", is_dir=False)
+    ((path, why),) = filter_.take_notes()
+    assert path == str(ignore) and "not read as an ignore file" in why and filter_.take_notes() == []
+    result = run_cli("translate", project, "-o", tmp_path / "hip", "--respect-gitignore")
+    assert result.code == 0 and f"{ignore}: note: " in result.stderr
+    assert (tmp_path / "hip" / "src" / "a.cu").exists()
+
+
+def test_a_gitignore_over_the_limit_is_read_in_part(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(excludes, "GITIGNORE_LIMIT", 32)
+    content = "a.cu\n" + "# filler line\n" * 2 + "gen/\n"  # gen/ past 32 bytes
+    (project / "src" / ".gitignore").write_text(content)
+    filter_ = TreeFilter.of(str(project), (), gitignore=True)
+    assert filter_ is not None and filter_.skips("src/a.cu", is_dir=False)
+    assert not filter_.skips("src/gen", is_dir=True)  # a line cut in two is dropped whole
+    ((path, why),) = filter_.take_notes()
+    assert path.endswith(".gitignore")
+    assert (
+        why
+        == f"{len(content)} bytes, more than an ignore file is read: only the patterns of its first 32 bytes are used"
+    )
+
+
+def test_a_regular_gitignore_leaves_no_note_noop(project: Path) -> None:
+    (project / "src" / ".gitignore").write_text("/gen/\n")
+    filter_ = TreeFilter.of(str(project), (), gitignore=True)
+    assert filter_ is not None and filter_.skips("src/gen", is_dir=True) and filter_.take_notes() == []
 
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "excludes.md"
