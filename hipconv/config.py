@@ -126,9 +126,24 @@ def load_config(path: Path | None) -> Config:
     for dirs in ("rules_dirs", "include_dirs"):
         if dirs in values:
             values[dirs] = tuple(path.parent / d for d in values[dirs])
+    _check_rules_dirs(path, values.get("rules_dirs", ()))
     if "baseline" in values:
         values["baseline"] = path.parent / values["baseline"]
     return Config(path, **values)
+
+
+def _check_rules_dirs(path: Path, folders: tuple[Path, ...]) -> None:
+    """A configuration file is part of the tree it configures, which may be a clone of someone else's: its
+    rule folders must lie inside that project (links resolved). One from elsewhere is used only when the
+    user names it on the command line (--rules-dir)."""
+    root = project_root(path.parent)
+    for folder in folders:
+        if not folder.resolve().is_relative_to(root):
+            raise ConfigError(
+                f"{path}: [tool.hipconv] rules-dirs: {folder} is outside the project {root}",
+                hint="a configuration file names rule folders inside its project only; "
+                "name another folder on the command line: --rules-dir DIR",
+            )
 
 
 def _check(path: Path, key: str, value: Any) -> Any:

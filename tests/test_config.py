@@ -115,6 +115,25 @@ def test_missing_rules_dir_from_configuration(project: Path) -> None:
     assert result.code == 2 and "no-such-rules" in result.stderr
 
 
+@pytest.mark.parametrize("where", ["../../elsewhere", "/", "link"])
+def test_a_configuration_names_rule_folders_inside_its_project_only(project: Path, where: str) -> None:
+    """A cloned tree's .hipconv.toml cannot make hipconv read rules (and templates) from elsewhere: that
+    takes --rules-dir on the command line (issue #40)."""
+    outside = project.parent / "elsewhere"
+    (outside / "rules").mkdir(parents=True, exist_ok=True)
+    (outside / "rules" / "r.yaml").write_text("defaults: {library: x, kind: function}\nrules: []\n")
+    (project / "link").symlink_to(outside / "rules")
+    (project / ".hipconv.toml").write_text(f'rules-dirs = ["{where}"]\n')
+    for command in ("scan", "translate"):
+        result = run_cli(command, ".", *(("-o", project / "out") if command == "translate" else ()))
+        assert result.code == 2 and "is outside the project" in result.stderr and "--rules-dir" in result.stderr
+    assert not (project / "out").exists()
+    (project / ".hipconv.toml").write_text('rules-dirs = ["rules"]\n')
+    (project / "rules").mkdir()
+    assert load_config(project / ".hipconv.toml").rules_dirs == (project / "rules",)  # inside: used
+    assert run_cli("scan", ".", "--rules-dir", outside / "rules").code == 1  # named by the user: used (HC300s found)
+
+
 # ---------------------------------------------------------------- how far up the search goes
 
 

@@ -5,7 +5,6 @@ are evicted."""
 from __future__ import annotations
 
 import itertools
-import pickle
 import shutil
 import sqlite3
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from helpers import run_cli, tree
 from hipconv import file_reads, gather, output
+from hipconv.cache_format import seal
 from hipconv.filecache import FILE_NAME, FileCache, key_of
 
 TREE = Path(__file__).parent / "filecache_tree"  # a warp reduction, its helper header, its Makefile
@@ -167,7 +167,7 @@ def test_eviction_keeps_the_most_recently_used(tmp_path: Path) -> None:
         with cache._connection() as conn:  # type: ignore[union-attr]  # an older use for the earlier ones
             conn.execute("UPDATE entries SET used = ? WHERE key = ?", (1_000_000_000 + n * 1000, key))
     cache.get_many(keys[:1])  # used now: the most recent
-    size = len(pickle.dumps(b"x" * 1000, protocol=pickle.HIGHEST_PROTOCOL))
+    size = len(seal(keys[0], b"x" * 1000))
     cache.evict(max_bytes=6 * size, max_age_days=100_000)  # 10 entries: down to 4.5 of them, the oldest go
     assert set(cache.get_many(keys)) == {keys[0], *keys[7:]}
     cache.evict(max_age_days=1)  # unused for a day: gone, but for the entries used just now

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import run_cli
 from hipconv.errors import RuleSchemaError
 from hipconv.rules import load_ruleset
 from hipconv.rules.load import load_rules
@@ -180,3 +181,80 @@ def test_a_template_is_checked_when_the_rules_load(tmp_path: Path, template: str
     )
     with pytest.raises(RuleSchemaError, match=message):
         load_rules([tmp_path / "bad.yaml"])
+
+
+# ---------------------------------------------------------------- a tree's templates run no Python (issue #40)
+
+ESCAPES = [
+    pytest.param("{{ ''.__class__.__mro__[1].__subclasses__() }}", "'__class__'", id="subclasses"),
+    pytest.param(
+        "{{ cycler.__init__.__globals__.os.popen('touch ' ~ marker).read() }}", "'__init__'", id="cycler-globals"
+    ),
+    pytest.param("{{ joiner['__init__'] }}", "'__init__'", id="getitem"),
+    pytest.param("{{ hip | attr('__class__') }}", "'__class__'", id="attr-filter"),
+]
+
+
+@pytest.mark.parametrize(("template", "name"), ESCAPES)
+def test_a_template_that_reaches_python_is_refused_when_the_rules_load(
+    tmp_path: Path, template: str, name: str
+) -> None:
+    (tmp_path / "t.j2").write_text(template)
+    (tmp_path / "bad.yaml").write_text(
+        "defaults: {library: x, kind: function}\nrules:\n  - {cuda: a, hip: b, template: t.j2, params: [x]}\n"
+    )
+    with pytest.raises(RuleSchemaError, match=rf"template t\.j2:1: {name} is not allowed"):
+        load_rules([tmp_path / "bad.yaml"])
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        pytest.param(
+            "{% set n = '_' ~ '_class__' %}{{ hip | attr(n) }}{{ cycler | attr('_' ~ '_init__') }}", id="built-name"
+        ),
+        pytest.param("{{ args.update({'x': 'y'}) }}{{ hip }}({{ args.x }})", id="mutation"),
+        pytest.param("{% include 'escape.inc' %}", id="included"),
+    ],
+)
+def test_what_the_sandbox_refuses_when_rendering_stops_the_run(tmp_path: Path, template: str) -> None:
+    """What no check at load can see (a name built at render time, a method that changes a value, an included
+    file) meets jinja2's immutable sandbox: the run stops with exit 2 and names the template, and no code ran."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "t.j2").write_text(template)
+    (rules / "escape.inc").write_text(
+        "{{ cycler.__init__.__globals__.os.popen('touch " + str(tmp_path / "ran") + "') }}"
+    )
+    (rules / "r.yaml").write_text(
+        "defaults: {library: x, kind: function}\n"
+        "rules:\n  - {cuda: dnnRun, hip: fakeRun, template: t.j2, params: [x]}\n"
+    )
+    (tmp_path / "k.cu").write_text("#include <cuda_runtime.h>\nvoid f(int x) { dnnRun(x); }\n")
+    result = run_cli("translate", tmp_path / "k.cu", "-o", tmp_path / "out", "--rules-dir", rules, "--no-cache")
+    assert result.code == 2, result.stderr
+    assert f"error: template {rules / 't.j2'}" in result.stderr and "unsafe" in result.stderr
+    assert "sandbox" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "ran").exists()
+
+
+def test_the_bundled_templates_render_the_same_in_the_sandbox() -> None:
+    """Each shim of hipconv_compat.h renders as it did outside the sandbox (the fixtures hold a few of them)."""
+    import jinja2
+
+    from hipconv.rules.conversions import all_conversions
+    from hipconv.translate.templates import environment
+
+    sandboxed = environment()
+    plain = jinja2.Environment(
+        loader=sandboxed.loader,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    names = [n for n in sandboxed.list_templates() if n.startswith("compat/hipconv_") and n.endswith(".h.j2")]
+    assert len(names) > 20
+    for name in names:
+        context = {"conversions": all_conversions(), "rocm": "6.3", "includes": ["<cstdint>"], "bodies": ["int x;"]}
+        assert sandboxed.get_template(name).render(**context) == plain.get_template(name).render(**context), name

@@ -15,7 +15,7 @@ from hipconv.filecache import default_cache
 from hipconv.interrupts import Interrupted, deferred
 from hipconv.output import OutputMode, Writer, check_compat_header, prepare_output, write_compat_header, write_report
 from hipconv.pipeline import lazy_table, run
-from hipconv.report import print_done, print_result, progress_bar, stats_table
+from hipconv.report import print_done, print_line, print_result, progress_bar, stats_table
 from hipconv.results import FileResult
 from hipconv.settings import Settings
 from hipconv.summary import Summary, rollup_root
@@ -94,6 +94,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         write_errors += not write_compat_header(the_plan.compat_dir, shims, request.settings, console, cache)
     for note in writer.notes:  # --in-place backups that existed already and were kept
         print_result(console, note)
+    for notice in cache.notices if cache is not None else ():  # a damaged cache, started again (once)
+        print_line(console, f"warning: {notice}", style="yellow")
     if request.report_path is not None:
         write_report(request.report_path, summary, request.settings)
     if request.stats:

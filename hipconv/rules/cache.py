@@ -1,11 +1,17 @@
-"""Validated rule sets pickled under the user's cache directory, keyed by the exact bytes of every
-input, so a start-up (a pre-commit hook, a CI step) skips YAML parsing.
+"""Validated rule sets kept under the user's cache directory, keyed by the exact bytes of every input, so
+a start-up (a pre-commit hook, a CI step) skips YAML parsing. An entry is JSON sealed with its digest
+(hipconv.cache_format), never a pickle: a damaged or altered entry is built again and rewritten.
+
+The inputs are the rule files, and every file under the folders their templates are read from (a rule
+folder, templates/): a template that is not `*.j2`, or one that another pulls in with `{% include %}`,
+counts too (a template lies in its rule folder: hipconv.rules.load); and the releases of jinja2 and
+PyYAML, which read them.
 
 The key covers the code too: every module of this package and the hipconv modules it imports (BUILD_MODULES),
 and the bundled conversions whose names `converts:` is checked against, so that a fixed loader or validator
 never serves a rule set that the old code built.
 
-The cache stays small: entries are named rules-<hipconv version>-<key>.pickle; writing one removes
+The cache stays small: entries are named rules-<hipconv version>-<key>.json; writing one removes
 the entries of other versions (and of the unversioned names used before), all but the
 KEEP_ENTRIES most recently used of this version (a hit refreshes an entry's time), and temporary
 files older than STALE_TMP_SECONDS that a killed run left.
@@ -16,14 +22,14 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import pickle
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from hipconv.cache_format import Damaged, library_versions, seal, unseal
 from hipconv.resources import cache_dir, data_files, templates_dir
 from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
 from hipconv.rules.model import RuleSet
@@ -34,7 +40,9 @@ STALE_TMP_SECONDS = 600
 RULES_PACKAGE = Path(__file__).resolve().parent
 # the hipconv modules outside this package that building a rule set imports (tests/test_ruleset.py checks
 # the list): CODES checks a rule's `code:`, Version is pickled in its version ranges
-BUILD_MODULES = ("diagnostics.py", "errors.py", "resources.py", "settings.py", "version.py")
+BUILD_MODULES = ("cache_format.py", "diagnostics.py", "errors.py", "resources.py", "settings.py", "version.py")
+ENTRY_SUFFIX = ".json"
+_SEAL_KEY = b"rules"
 
 
 def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callable[[], RuleSet]) -> RuleSet:
@@ -45,31 +53,43 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
         return build()
     cache = entry_path(digest)
     try:
-        found = pickle.loads(cache.read_bytes())
+        found = unseal(_SEAL_KEY + digest.encode(), cache.read_bytes())
         if isinstance(found, RuleSet):
             with contextlib.suppress(OSError):
                 os.utime(cache)  # recently used: kept by evict()
             return replace(found, digest=digest)
-    except Exception:  # missing, unreadable or from another Python: rebuild it
+    except (OSError, Damaged):  # missing, unreadable, damaged or altered: built again and rewritten
         pass
     ruleset = replace(build(), digest=digest)
-    if _store(cache, ruleset):
+    if _store(cache, _SEAL_KEY + digest.encode(), ruleset):
         evict(cache.parent, keep=cache)
     return ruleset
 
 
 def inputs_digest(inputs: Iterable[Path], template_dirs: Iterable[Path]) -> str | None:
-    """The digest of everything a rule set is built from (None: an input cannot be read)."""
-    digest = hashlib.sha256(__version__.encode())
-    templates = sorted(
-        {t for folder in template_dirs for t in folder.rglob("*.j2")} | set(templates_dir().rglob("*.j2"))
-    )
+    """The digest of everything a rule set is built from and its templates render from (None: an input
+    cannot be read)."""
+    digest = hashlib.sha256(__version__.encode() + b"\0" + library_versions().encode())
+    templates = sorted({t for folder in {*template_dirs, templates_dir()} for t in _files_under(folder)})
     for path in [*build_sources(), *inputs, *templates]:  # a template that vanished must fail validation
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
         except OSError:
             return None
     return digest.hexdigest()
+
+
+def _files_under(folder: Path) -> Iterator[Path]:
+    """Every file under `folder`, through links to folders too (as jinja2's loader reads), each folder once."""
+    seen: set[str] = set()
+    for top, dirs, files in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs.clear()
+            continue
+        seen.add(real)
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        yield from (Path(top, name) for name in files)
 
 
 def build_sources() -> list[Path]:
@@ -84,7 +104,7 @@ def build_sources() -> list[Path]:
 
 def entry_path(digest: str) -> Path:
     """Where the rule set of this digest is kept."""
-    return cache_dir() / f"{_prefix()}{digest[:32]}.pickle"
+    return cache_dir() / f"{_prefix()}{digest[:32]}{ENTRY_SUFFIX}"
 
 
 def _prefix() -> str:
@@ -92,7 +112,7 @@ def _prefix() -> str:
     return f"rules-{version}-"
 
 
-def _store(cache: Path, ruleset: RuleSet) -> bool:
+def _store(cache: Path, key: bytes, ruleset: RuleSet) -> bool:
     """Write the entry atomically; False when it cannot be (a read-only home: no cache, no error)."""
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -102,7 +122,7 @@ def _store(cache: Path, ruleset: RuleSet) -> bool:
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(ruleset, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(seal(key, ruleset))
         os.replace(tmp, cache)
     except OSError:  # a directory in the way, a full disk: the temporary file goes, the run goes on
         _remove(tmp)
@@ -125,8 +145,8 @@ def evict(folder: Path, *, keep: Path) -> None:
         if path.name.endswith(".tmp"):
             if now - info.st_mtime > STALE_TMP_SECONDS:
                 _remove(path)
-        elif path.name.startswith("rules-") and path.name.endswith(".pickle") and path != keep:
-            if path.name.startswith(_prefix()):
+        elif path.name.startswith("rules-") and path.name.endswith((ENTRY_SUFFIX, ".pickle")) and path != keep:
+            if path.name.startswith(_prefix()) and path.name.endswith(ENTRY_SUFFIX):
                 ours.append((info.st_mtime, path))
             else:
                 _remove(path)  # another version's

@@ -248,7 +248,8 @@ def _check_use_forms(fields: Mapping[str, Any], label: str, problems: list[str])
 
 
 def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, problems: list[str]) -> Path | None:
-    """A template named by a rule: beside the rule file first (extra rule folders), else under templates/."""
+    """A template named by a rule: beside the rule file first (extra rule folders), else under templates/; in
+    that folder (or below it), links resolved: hipconv.rules.cache keys the rule set on those folders' files."""
     name = fields.get("template")
     if not isinstance(name, str):
         return None
@@ -259,6 +260,9 @@ def _template_path(fields: Mapping[str, Any], source_dir: Path, label: str, prob
     for folder in (source_dir, templates_dir()):
         if (folder / name).is_file():
             path = (folder / name).resolve()
+            if not path.is_relative_to(folder.resolve()):  # the rule set's digest covers its folders only
+                problems.append(f"{label}: template {name!r} is outside {folder} (a template lies in its rule folder)")
+                return None
             problems.extend(f"{label}: {problem}" for problem in template_problems(path))
             return path
     problems.append(f"{label}: template {name!r} not found beside the rule file or under templates/")

@@ -1,6 +1,8 @@
 """A rule's template checked when the rules load, not when a call first renders it: it must parse, and each
 leave(code, message) / note(code, message) it makes (hipconv.translate.calls) must name a diagnostic code
-literally, one that exists."""
+literally, one that exists; and it may not reach an attribute whose name starts with `_` (`''.__class__`, the
+way out of jinja2 into Python), which the sandbox it renders in (hipconv.translate.templates) refuses anyway,
+but only when a call renders it, after earlier files were written."""
 
 from __future__ import annotations
 
@@ -29,7 +31,11 @@ def _problems(name: str, text: str) -> tuple[str, ...]:
         tree = jinja2.Environment().parse(text)
     except jinja2.TemplateSyntaxError as exc:
         return (f"template {name}:{exc.lineno}: {exc.message}",)
-    problems = []
+    problems = [
+        f"template {name}:{node.lineno}: {_private(node)!r} is not allowed: templates render in jinja2's sandbox"
+        for node in tree.find_all((nodes.Getattr, nodes.Getitem, nodes.Filter))
+        if _private(node)
+    ]
     for call in tree.find_all(nodes.Call):
         if not (isinstance(call.node, nodes.Name) and call.node.name in REPORTERS):
             continue
@@ -40,3 +46,16 @@ def _problems(name: str, text: str) -> tuple[str, ...]:
         elif code.value not in CODES:
             problems.append(f"{where}: {code.value!r} is not a diagnostic code (see `hipconv codes`)")
     return tuple(problems)
+
+
+def _private(node: nodes.Node) -> str:
+    """The name of the private attribute that `node` reaches (x._y, x['_y'], x|attr('_y')), else ''."""
+    if isinstance(node, nodes.Getattr):
+        name: object = node.attr
+    elif isinstance(node, nodes.Getitem):
+        name = node.arg.value if isinstance(node.arg, nodes.Const) else ""
+    elif isinstance(node, nodes.Filter) and node.name == "attr" and node.args:
+        name = node.args[0].value if isinstance(node.args[0], nodes.Const) else ""
+    else:
+        name = ""
+    return name if isinstance(name, str) and name.startswith("_") else ""

@@ -1,0 +1,203 @@
+"""What hipconv's caches (hipconv.filecache, hipconv.rules.cache) store: data, never pickles. Anyone who can
+write to a pickle's folder runs code as the user who loads it; what is stored here is JSON, and reading it
+back builds only plain values and hipconv's own records (dataclasses, NamedTuples and enums of modules
+under hipconv/), without running their constructors' code.
+
+Each stored value is sealed with a digest of its key and its text (seal/unseal): a flipped byte, a
+truncated value or a value moved to another key reads as damaged (None), never as another value.
+
+The libraries whose versions a cached value depends on (libclang lexes, jinja2 renders and checks
+templates) go into the keys: `library_versions`.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import enum
+import functools
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+from pathlib import Path, PurePath
+from typing import Any
+
+SEAL_SIZE = 20  # bytes of blake2b before the text
+# the libraries whose release changes what is cached: the import name, and the distribution's
+KEYED_LIBRARIES = (("clang", "libclang"), ("jinja2", "Jinja2"), ("yaml", "PyYAML"))
+_PACKAGE = "hipconv"
+
+
+class Damaged(ValueError):
+    """A stored value that does not read back: not ours, cut short or altered."""
+
+
+def seal(key: bytes, value: Any) -> bytes:
+    """The bytes to store for `value` under `key`: the digest of both, then the JSON text."""
+    text = json.dumps(_encoded(value), separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode("ascii")
+    return _digest(key, text) + text
+
+
+def unseal(key: bytes, blob: bytes) -> Any:
+    """The value sealed under `key`; Damaged when the digest does not match or the text is not ours."""
+    text = blob[SEAL_SIZE:]
+    if len(blob) < SEAL_SIZE or _digest(key, text) != blob[:SEAL_SIZE]:
+        raise Damaged("its digest does not match its bytes")
+    try:
+        return _decoded(text)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ImportError, RecursionError) as exc:
+        raise Damaged(f"not a value hipconv wrote: {exc}") from None
+
+
+def _digest(key: bytes, text: bytes) -> bytes:
+    digest = hashlib.blake2b(key, digest_size=SEAL_SIZE)
+    digest.update(b"\0")
+    digest.update(text)
+    return digest.digest()
+
+
+# A value is encoded as itself when JSON holds it as it is (str, int, float, bool, None), else as a JSON
+# object of one key that says what it is ({"t": [...]} a tuple, ...; a record: {"r": [class, *fields]}),
+# which json.loads hands to _hook innermost first: no Python runs for the scalars.
+_BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
+_SCALARS = (str, bool, int, float)
+
+
+def _encoded(value: Any) -> Any:
+    kind = type(value)
+    if value is None or kind in _SCALARS:
+        return value
+    if kind is bytes:
+        return {_BYTES: base64.b64encode(value).decode("ascii")}
+    if kind is tuple:
+        return {_TUPLE: [_encoded(x) for x in value]}
+    if kind is list:
+        return {_LIST: [_encoded(x) for x in value]}
+    if kind is dict:
+        return {_DICT: [_encoded(x) for item in value.items() for x in item]}
+    if kind is frozenset or kind is set:
+        return {_FROZENSET if kind is frozenset else _SET: [_encoded(x) for x in value]}
+    if isinstance(value, PurePath):
+        return {_PATH: str(value)}
+    if isinstance(value, enum.Enum):
+        return {_ENUM: [_name_of(kind), _encoded(value.value)]}
+    if isinstance(value, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
+        return {_RECORD: [_name_of(kind), *(_encoded(x) for x in value)]}
+    if dataclasses.is_dataclass(value):
+        return {_RECORD: [_name_of(kind), *(_encoded(getattr(value, f.name)) for f in dataclasses.fields(value))]}
+    raise TypeError(f"a {kind.__qualname__} is not stored in hipconv's caches")
+
+
+def _name_of(kind: type) -> str:
+    if kind.__module__ != _PACKAGE and not kind.__module__.startswith(_PACKAGE + "."):
+        raise TypeError(f"{kind.__module__}.{kind.__qualname__} is not one of hipconv's records")
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
+def _decoded(text: bytes) -> Any:
+    return json.loads(text, object_hook=_hook)
+
+
+def _hook(obj: dict[str, Any]) -> Any:
+    """The value of one encoded object, its items decoded already."""
+    if len(obj) != 1:
+        raise TypeError("not an encoded value")
+    ((tag, data),) = obj.items()
+    if tag == _TUPLE:
+        return tuple(data)
+    if tag == _RECORD:
+        return _record(_record_class(data[0]), data[1:])
+    if tag == _FROZENSET:
+        return frozenset(data)
+    if tag == _DICT:
+        return dict(zip(data[::2], data[1::2]))
+    if tag == _LIST:
+        return list(data)
+    if tag == _BYTES:
+        return base64.b64decode(data, validate=True)
+    if tag == _ENUM:
+        return _record_class(data[0])(data[1])
+    if tag == _SET:
+        return set(data)
+    if tag == _PATH:
+        return Path(data)
+    raise TypeError(f"unknown tag {tag!r}")
+
+
+@functools.cache
+def _record_class(name: str) -> type:
+    """The class a record names: a dataclass, NamedTuple or enum of a module under hipconv/, nothing else."""
+    module, _, qualname = name.partition(":")
+    if module != _PACKAGE and not module.startswith(_PACKAGE + "."):
+        raise TypeError(f"{module} is not one of hipconv's modules")
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        if part.startswith("__"):
+            raise TypeError(f"{qualname} is not a record")
+        found = getattr(found, part)
+    if not isinstance(found, type) or not (
+        dataclasses.is_dataclass(found) or issubclass(found, enum.Enum) or issubclass(found, tuple)
+    ):
+        raise TypeError(f"{name} is not a record")
+    if issubclass(found, tuple) and not hasattr(found, "_fields"):
+        raise TypeError(f"{name} is not a NamedTuple")
+    return found
+
+
+def _record(kind: type, items: list[Any]) -> Any:
+    """A record of its field values, built as unpickling builds it: a NamedTuple through its __new__, a
+    dataclass without its __init__ (no __post_init__ runs again)."""
+    if issubclass(kind, tuple):
+        return kind(*items)
+    names = _field_names(kind)  # type: ignore[arg-type]  # a dataclass: hashable
+    if len(names) != len(items):
+        raise TypeError(f"{kind.__qualname__} has {len(names)} fields, not {len(items)}")
+    record = object.__new__(kind)
+    if hasattr(record, "__dict__"):
+        record.__dict__.update(zip(names, items))
+    else:
+        for name, item in zip(names, items):
+            object.__setattr__(record, name, item)
+    return record
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+@functools.lru_cache(maxsize=1)
+def library_versions() -> str:
+    """The installed releases of the libraries whose behaviour a cached value depends on (KEYED_LIBRARIES), read
+    from the names of their `*.dist-info` folders and the size and time of their package's files (libclang.so
+    too, in clang/native/), without
+    importing them (a rerun from the cache loads neither libclang nor jinja2)."""
+    found = []
+    for module, distribution in KEYED_LIBRARIES:
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            found.append(f"{module}: none")
+            continue
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        prefix = distribution.lower().replace("-", "_") + "-"
+        try:
+            infos = sorted(n for n in os.listdir(folder.parent) if n.lower().startswith(prefix) and ".dist-info" in n)
+            files = _files(folder)
+        except OSError:
+            infos, files = [], []
+        found.append(f"{module}: {folder} {infos} {files}")
+    return "\n".join(found)
+
+
+def _files(folder: Path) -> list[str]:
+    """The name, size and time of each file of a package folder and of its subfolders, one level down."""
+    found = []
+    for entry in os.scandir(folder):
+        if entry.is_dir() and entry.name != "__pycache__":
+            found += [f"{entry.name}/{name}" for name in _files(Path(entry.path)) if "/" not in name]
+        elif entry.is_file():
+            info = entry.stat()
+            found.append(f"{entry.name}:{info.st_size}:{info.st_mtime_ns}")
+    return sorted(found)

@@ -1,0 +1,214 @@
+"""The caches' integrity (issue #40): an edit to anything a rule's template renders from is never served
+stale; a damaged or altered cache entry is never served, and never unpickled; a damaged database is said
+once and started again; what the caches store reads back only as plain values and hipconv's records."""
+
+from __future__ import annotations
+
+import collections
+import json
+import pickle
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+from hipconv import cache_format
+from hipconv.cache_format import Damaged, seal, unseal
+from hipconv.diagnostics import Diagnostic, Severity
+from hipconv.filecache import FILE_NAME
+from hipconv.results import FileResult, FileStatus, Replacement
+from hipconv.rules import cache as rules_cache
+from hipconv.settings import Version
+
+SOURCE = b"""#include <cuda_runtime.h>
+
+// scales a vector on the device with the library's call
+void scale(float *x, int n, cudaStream_t stream) {
+    dnnScale(x, n);
+    cudaStreamSynchronize(stream);
+}
+"""
+RULES = """\
+defaults: {library: fakednn, kind: function}
+rules:
+  - cuda: dnnScale
+    hip: fakeScale
+    params: [x, n]
+    template: tmpl/scale.tmpl
+"""
+TEMPLATE = "{% include 'part.inc' %}({{ args.x }}, {{ args.n }})"
+WARNING = "warning: the translation cache"
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """src/scale.cu, rules/ (a rule whose template is no *.j2 and includes tmpl/part.inc), and a cache."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "scale.cu").write_bytes(SOURCE)
+    (tmp_path / "rules" / "tmpl").mkdir(parents=True)
+    (tmp_path / "rules" / "fake.yaml").write_text(RULES)
+    (tmp_path / "rules" / "tmpl" / "scale.tmpl").write_text(TEMPLATE)
+    (tmp_path / "rules" / "tmpl" / "part.inc").write_text("{{ hip }}")
+    monkeypatch.setenv("HIPCONV_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("HIPCONV_NO_CACHE", raising=False)
+    return tmp_path
+
+
+def _translate(project: Path) -> tuple[bytes, str]:
+    run = run_cli("translate", project / "src", "-o", project / "out", "--rules-dir", project / "rules", "--force")
+    assert run.code == 0, run.stderr
+    return (project / "out" / "scale.cu").read_bytes(), run.stderr
+
+
+# ---------------------------------------------------------------- item 5: stale output
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        pytest.param("tmpl/scale.tmpl", "{{ hip }}_v2({{ args.x }}, {{ args.n }})", b"fakeScale_v2(x, n)", id="not-j2"),
+        pytest.param("tmpl/part.inc", "{{ hip }}Async", b"fakeScaleAsync(x, n)", id="included"),
+    ],
+)
+def test_an_edit_to_what_a_template_reads_is_never_served_stale(
+    project: Path, path: str, text: str, expected: bytes
+) -> None:
+    first, _ = _translate(project)
+    assert b"fakeScale(x, n)" in first
+    (project / "rules" / path).write_text(text)
+    assert expected in _translate(project)[0]
+
+
+def test_another_jinja2_or_libclang_is_another_key(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = [project / "rules" / "fake.yaml"]
+    before = rules_cache.inputs_digest(files, [project / "rules"])
+    monkeypatch.setattr(rules_cache, "library_versions", lambda: "jinja2: another release")
+    assert rules_cache.inputs_digest(files, [project / "rules"]) not in (before, None)
+    assert "jinja2" in cache_format.library_versions() and "clang" in cache_format.library_versions()
+
+
+def test_a_template_outside_its_rule_folder_is_refused(project: Path) -> None:
+    (project / "elsewhere.j2").write_text("{{ hip }}()")
+    (project / "rules" / "fake.yaml").write_text(RULES.replace("tmpl/scale.tmpl", "../elsewhere.j2"))
+    run = run_cli("translate", project / "src", "-o", project / "out", "--rules-dir", project / "rules")
+    assert run.code == 2 and "'../elsewhere.j2' is outside" in run.stderr
+    assert not (project / "out").exists()
+
+
+# ---------------------------------------------------------------- item 6 and the low one: damage
+
+
+def _rows(project: Path) -> list[tuple[bytes, bytes]]:
+    with sqlite3.connect(project / "cache" / FILE_NAME) as conn:
+        return conn.execute("SELECT key, value FROM entries ORDER BY key").fetchall()
+
+
+def _set_values(project: Path, values: dict[bytes, bytes]) -> None:
+    with sqlite3.connect(project / "cache" / FILE_NAME) as conn:
+        conn.executemany("UPDATE entries SET value = ? WHERE key = ?", [(v, k) for k, v in values.items()])
+
+
+@pytest.mark.parametrize("where", [0, 19, 20, 0.5, -1], ids=lambda w: f"at-{w}")  # digest, text
+def test_a_flipped_byte_in_an_entry_is_never_served(project: Path, where: float) -> None:
+    expected, _ = _translate(project)
+    rows = _rows(project)
+    flipped = {}
+    for key, value in rows:
+        at = int(len(value) * where) if isinstance(where, float) else where
+        data = bytearray(value)
+        data[at] ^= 0x04
+        flipped[key] = bytes(data)
+    _set_values(project, flipped)
+    output, stderr = _translate(project)
+    assert output == expected
+    assert stderr.count(WARNING) == 1 and "did not match its digest" in stderr
+    assert len(_rows(project)) == len(rows)  # started again and filled again
+    assert _translate(project) == (expected, stderr.split(WARNING)[0])  # said once
+
+
+@pytest.mark.parametrize("cut", [0.1, 0.5, 0.9])
+def test_a_truncated_or_overwritten_database_is_said_and_started_again(project: Path, cut: float) -> None:
+    expected, quiet = _translate(project)
+    database = project / "cache" / FILE_NAME
+    with sqlite3.connect(database) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = database.read_bytes()
+    database.write_bytes(data[: int(len(data) * cut)] if cut < 0.5 else b"\xff" * 100 + data[100:])
+    output, stderr = _translate(project)
+    assert output == expected and stderr.count(WARNING) == 1, stderr
+    assert _translate(project) == (expected, quiet)  # rebuilt: used again, and nothing more is said
+    assert len(_rows(project)) == 1  # the source's translation
+
+
+class _Planted:
+    """Unpickling it writes a file: what an attacker who can write the cache folder would plant."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.path)!r}, 'w').write('ran')",))
+
+
+def test_a_planted_pickle_is_never_unpickled(project: Path) -> None:
+    expected, _ = _translate(project)
+    marker = project / "pwned"
+    payload = pickle.dumps(_Planted(marker))
+    pickle.loads(payload)  # what the payload does when unpickled
+    assert marker.read_text() == "ran"
+    marker.unlink()
+    _set_values(project, {key: payload for key, _ in _rows(project)})
+    for entry in (project / "cache").glob("rules-*"):
+        entry.write_bytes(payload)
+    output, stderr = _translate(project)
+    assert output == expected and not marker.exists()
+    assert stderr.count(WARNING) == 1
+
+
+# ---------------------------------------------------------------- the stored format
+
+
+def test_hipconv_records_read_back_as_they_were() -> None:
+    diagnostic = Diagnostic("k.cu", 3, 5, "HC102", "deprecated", "cudart.cudaThreadExit", "cudaThreadExit")
+    value = {
+        "result": FileResult(
+            "k.cu",
+            FileStatus.CONVERTED,
+            output=b"\xff\xfe not UTF-8",
+            diagnostics=(diagnostic,),
+            replacements=(Replacement(3, 5, "cudaThreadExit", "hipDeviceReset", "r", "cudart"),),
+            shims=frozenset({"a", "b"}),
+        ),
+        (1, "x"): [Version.parse("6.3"), Path("/tmp/t.j2"), {1.5, None}, float("inf"), Severity.WARNING],
+    }
+    assert unseal(b"key", seal(b"key", value)) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param({"r": ["os:system", "touch x"]}, id="not-hipconv"),
+        pytest.param({"r": ["hipconv.cli:main"]}, id="not-a-record"),
+        pytest.param({"e": ["subprocess:Popen", "x"]}, id="not-an-enum"),
+        pytest.param({"r": ["hipconv.results:FileResult.__init__.__globals__"]}, id="dunder"),
+        pytest.param({"z": 1}, id="unknown-tag"),
+    ],
+)
+def test_a_value_hipconv_did_not_write_does_not_read(text: object) -> None:
+    data = json.dumps(text).encode()
+    with pytest.raises(Damaged, match="not a value hipconv wrote"):
+        unseal(b"key", cache_format._digest(b"key", data) + data)
+
+
+def test_a_value_sealed_under_another_key_does_not_read() -> None:
+    with pytest.raises(Damaged, match="digest"):
+        unseal(b"other", seal(b"key", (1, 2)))
+
+
+def test_what_is_not_a_hipconv_record_is_not_stored() -> None:
+    with pytest.raises(TypeError, match="not one of hipconv's records"):
+        point = collections.namedtuple("point", "x y")
+        seal(b"key", point(1, 2))
+    with pytest.raises(TypeError, match="is not stored"):
+        seal(b"key", object())
