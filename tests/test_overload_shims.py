@@ -52,6 +52,7 @@ def test_facts_are_the_curated_overloads() -> None:
         ("atomicCAS", "hipconv_atomicCAS_u16", ("unsigned short *", "unsigned short", "unsigned short"), every),
         ("__hmax_nan", "hipconv_hmax_nan_bf16", ("const __nv_bfloat16",) * 2, every[1:]),
         ("__hmin_nan", "hipconv_hmin_nan_bf16", ("const __nv_bfloat16",) * 2, every[1:]),
+        ("cudaHostGetDevicePointer", "hipconv_host_get_device_pointer_t", ("T **", "void *", "unsigned int"), every),
         (  # tests/test_cuda13_signatures.py checks these two, defined under the HIP name
             "cudaMemAdvise",
             "hipconv_mem_advise_location",

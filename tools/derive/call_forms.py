@@ -142,6 +142,8 @@ class CallForms:
             for rule in (r for r in fam.rules if r["cuda"] == cuda and "hip" in r):
                 self.with_params(rule, cuda)
                 rule["optional"] = list(fact["optional"])
+                if "fill" in fact:
+                    rule["fill"] = dict(fact["fill"])
                 if rule.get("params", [])[-len(fact["optional"]) :] != fact["optional"]:
                     d.problems.append(f"call_forms {cuda}: optional {fact['optional']} are not its last parameters")
                 rule["note"] = "; ".join(filter(None, (rule.get("note"), note)))

@@ -94,13 +94,13 @@ CUDNN = Entry(
 )
 # call_forms: a CUDA function whose call needs more than a rename (tools/derive/call_forms.py): another
 # HIP target (`hip`, checked by parameter types), overloads by argument count (`forms`, keyed by HIP name),
-# or `optional` trailing parameters that CUDA's C++ declaration defaults
+# or `optional` trailing parameters that CUDA's C++ declaration defaults (`fill`: their text where HIP's does not)
 CALL_FORM = Entry(
     {k: RULE_FIELDS[k] for k in ("params", "optional", "fill", "uncalled", "note")},
     required=("params",),
 )
 CALL_FORMS = Entry(
-    {"hip": _HIP, "forms": _MAPPING, "optional": _NAMES, "note": _STRING},
+    {"hip": _HIP, "forms": _MAPPING, "optional": _NAMES, "fill": RULE_FIELDS["fill"], "note": _STRING},
     sections={"forms": Section(CALL_FORM)},
 )
 # compiler_macros: a macro nvcc predefines -> the one hipcc (clang) predefines

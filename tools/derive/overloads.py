@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hipconv.translate.matchers.overload_shims import OVERLOADS_FILE, type_key
+from hipconv.translate.matchers.overload_shims import OVERLOADS_FILE, TEMPLATE_PARAMETERS, type_key
 from tools.derive.compat import shim_template
 from tools.derive.core import Deriver, Family
 from tools.derive.inventory import RELEASES, Inventory, Snapshot
@@ -91,7 +91,7 @@ def lacks(snap: Snapshot, cuda: str, params: tuple[str, ...], hip_types: dict[st
     """True when the release declares the name (a function) and the overload's types, but not the overload."""
     records = [r for r in snap.records(cuda) if r["kind"] == "function"]
     wanted = tuple(type_key(p, hip_types) for p in params)
-    words = {w for p in wanted for w in _WORD.findall(p)} - _BUILTIN
+    words = {w for p in wanted for w in _WORD.findall(p)} - _BUILTIN - TEMPLATE_PARAMETERS
     if not records or not all(snap.has(w) for w in words):
         return False
     return all(tuple(type_key(p["type"]) for p in r.get("params", [])) != wanted for r in records)

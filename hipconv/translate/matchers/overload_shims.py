@@ -31,6 +31,9 @@ OVERLOADS_FILE = "cuda.overloads"
 _ALIASES = {"half": "__half", "nv_bfloat16": "__nv_bfloat16", "uint16_t": "unsigned short", "int16_t": "short"}
 _QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "__restrict", "restrict"})
 _TAGS = frozenset({"struct", "enum", "union"})  # `struct cudaMemLocation` is cudaMemLocation in C++
+# the template parameter of a C++ template overload (cuda_runtime.h's `template <class T> ... (T **pDevice, ...)`):
+# any type; the definition is a template too, which overloading passes over where HIP's own function fits
+TEMPLATE_PARAMETERS = frozenset({"T"})
 _SPECIFIERS = frozenset({"static", "extern", "register", "__shared__", "__device__", "__constant__", "inline"})
 _NOT_DECLARED = _SPECIFIERS | EXPRESSION_KEYWORDS  # words a declaration's type does not run past
 # the words of a type that can be told apart here: C++'s fundamental types, and the toolkit's reserved ones
@@ -106,6 +109,8 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
                 continue  # too few arguments to be this overload, or too many
             visible = _visible_type(tokens, call.args[o.at])
             seen = visible if visible == o.first else _known(visible)
+            if o.first in TEMPLATE_PARAMETERS:
+                seen = o.first  # any type: the template definition is harmless where HIP's own fits
             if (seen is not None and seen != o.first) or (o.at == 0 and (o.cuda, o.first) in own):
                 continue  # visibly another type (HIP's own overload), or the file declares this one itself
             found.shims.add(o.shim)
