@@ -66,6 +66,7 @@ TEXTURE_REFERENCE = "HC313"
 DEVICE_PROP_MISSING = "HC314"
 LAUNCH_BOUNDS_OVER_1024 = "HC315"
 CACHE_CONFIG_IGNORED = "HC316"
+HOST_WARP_SIZE_CONSTANT = "HC317"
 SHUFFLE_WIDTH_BELOW_64 = "HC322"
 BUILD_CONSTRUCT_UNMAPPED = "HC401"
 UNKNOWN_NVCC_FLAG = "HC402"
@@ -797,6 +798,24 @@ CODES = _codes(
             "__global__ void __launch_bounds__(2048) k(float* x) {}",
             "example.cu:1:35: error[HC315 amd.launch-bounds-1024]: __launch_bounds__ asks for 2048 threads per "
             "block; AMD allows 1024",
+            argv=("scan", "example.cu"),
+        ),
+    ),
+    Code(
+        HOST_WARP_SIZE_CONSTANT,
+        Severity.WARNING,
+        "a kernel launch sized on the host from a constant warp size (32): the device's wavefront size is 64 or 32",
+        hint="size it from the device's value, hipDeviceGetAttribute(&size, hipDeviceAttributeWarpSize, device), and "
+        "give device code a per-architecture constant (__AMDGCN_WAVEFRONT_SIZE__ on the device pass), never one "
+        "constant for both",
+        example=Example(
+            "#define WARP_SIZE 32\n"
+            "__global__ void k(float* p) { p[threadIdx.x / warpSize] = 1.0f; }\n"
+            "void run(float* p) { k<<<1, 4 * WARP_SIZE>>>(p); }\n",
+            "example.cu:3:33: warning[HC317 wavefront.warp-size-host-launch]: WARP_SIZE (32) sizes this launch's "
+            "block on the host, but AMD GPUs run 64-lane wavefronts (gfx9: CDNA, GCN) or 32-lane ones (gfx10 and "
+            "later: RDNA), and only the device knows which: read its size on the host (hipDeviceGetAttribute(&size, "
+            "hipDeviceAttributeWarpSize, device)) and derive the launch from it",
             argv=("scan", "example.cu"),
         ),
     ),

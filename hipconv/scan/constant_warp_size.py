@@ -9,13 +9,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from hipconv.diagnostics import WARP_SIZE_CONSTANT
+from hipconv.diagnostics import HOST_WARP_SIZE_CONSTANT, WARP_SIZE_CONSTANT
 from hipconv.scan.registry import CheckHit, check
 from hipconv.scan.view import FileView
 from hipconv.settings import Settings, Version
 from hipconv.translate.builtin_variables import uses_builtin_variable
 from hipconv.translate.lexer import TokenKind
-from hipconv.translate.syntax import matching_close, matching_open, next_code, prev_code, template_close
+from hipconv.translate.syntax import (
+    matching_close,
+    matching_open,
+    next_code,
+    parse_launch,
+    prev_code,
+    template_close,
+)
 
 ROCM_7 = Version.parse("7.0")  # the first ROCm whose warpSize is not a constant expression
 _CONSTANT_CALLS = {  # a call-like keyword whose arguments must be constant expressions -> how the message says it
@@ -223,3 +230,54 @@ def _declares_array(view: FileView, bracket: int) -> bool:
     return bool(before) and not any(
         view.text(k) in _NOT_DECLARATIONS or view.is_punct(k, "=", ".", "->", "(", "[", "?", ":") for k in before
     )
+
+
+_LAUNCH_SIZES = ("block", "dynamic shared memory")  # the launch arguments after the grid that a warp size sizes
+_DEVICE_WORDS = frozenset({"__global__", "__device__"})
+
+
+@check(HOST_WARP_SIZE_CONSTANT, "wavefront.warp-size-host-launch", words=("define", "const", "constexpr"))
+def warp_size_host_launch(view: FileView, words: frozenset[str]) -> Iterator[CheckHit]:
+    """`k<<<grid, 4 * WARP_SIZE, WARP_SIZE * sizeof(float)>>>` with WARP_SIZE defined as 32: the host sizes the
+    launch from a constant warp size, which is right for one wavefront size only (64 on gfx9, 32 on RDNA); where
+    device code uses the same constant, it is one constant for both sides, which no AMD GPU family decides."""
+    names = view.warp_size_names
+    if not names or b"<<<" not in view.tokens.body:
+        return
+    tokens = view.tokens
+    device_use = next((k for k in view.occurrences(names) if _in_device_function(view, k)), None)
+    for chevron in range(len(tokens)):
+        if tokens.kinds[chevron] != TokenKind.PUNCTUATION or tokens.raw(chevron) != b"<<<":
+            continue
+        launch = parse_launch(tokens, chevron)
+        for what, span in zip(_LAUNCH_SIZES, launch.config[1:3] if launch is not None else ()):
+            used = next((k for k in range(*view.span_tokens(span)) if view.text(k) in names), None)
+            if used is None:
+                continue
+            also = ""
+            if device_use is not None:
+                line = tokens.body.count(b"\n", 0, tokens.starts[device_use]) + 1
+                also = (
+                    f"; device code uses it too (line {line}), where a per-architecture constant is needed "
+                    "(__AMDGCN_WAVEFRONT_SIZE__ on the device pass): one constant cannot serve both"
+                )
+            yield (
+                tokens.starts[used],
+                f"{view.text(used)} (32) sizes this launch's {what} on the host, but AMD GPUs run 64-lane wavefronts "
+                "(gfx9: CDNA, GCN) or 32-lane ones (gfx10 and later: RDNA), and only the device knows which: read "
+                "its size on the host (hipDeviceGetAttribute(&size, hipDeviceAttributeWarpSize, device)) and derive "
+                f"the launch from it{also}",
+            )
+
+
+def _in_device_function(view: FileView, k: int) -> bool:
+    """Token k is in the body of a __global__ or __device__ function (its declaration names one of them)."""
+    first, _ = view.scope(k)
+    if first == 0:
+        return False
+    j = prev_code(view.tokens, first)
+    while j >= 0 and not view.is_punct(j, ";", "}") and view.text(j) != "define":
+        if view.text(j) in _DEVICE_WORDS:
+            return True
+        j = prev_code(view.tokens, j)
+    return False
