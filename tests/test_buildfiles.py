@@ -23,7 +23,15 @@ from hipconv.results import FileStatus
 from hipconv.translate.source import SourceFile
 
 FIXTURES = Path(__file__).parent / "fixtures"
-BUILD_CASES = ["build_files", "build_project", "makefile_project", "cmake_project", "cpp_as_cuda", "build_inference"]
+BUILD_CASES = [
+    "build_files",
+    "build_project",
+    "makefile_project",
+    "cmake_project",
+    "cpp_as_cuda",
+    "build_inference",
+    "build_thrust_define",
+]
 
 
 def translate_tree(case: str, out: Path, *extra: str) -> str:
