@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import SHARED_INVENTORY
 
 from helpers import ruleset
 from hipconv.buildfiles.defines import BACKEND_VALUES, hip_definitions
+from hipconv.settings import Version
+from hipconv.translate.compat import compat_header
 
 NO_INVENTORY = f"{SHARED_INVENTORY} is not on this machine: the values cannot be compared"
 # the ROCm inventories with the runtime's enumerators (6.4-7.2 are host C APIs read from .pxd files: values too)
@@ -103,3 +108,43 @@ def test_hip_definitions(text: str, expected: str) -> None:
 )
 def test_hip_definitions_noop(text: str) -> None:
     assert hip_definitions(text) == text
+
+
+ROCM63 = SHARED_INVENTORY.parent / "rocm-6.3"
+CLANG = "clang++-19"
+CUB_DEBUG_MAIN = """#define HIPCUB_STDERR
+#include <hipcub/hipcub.hpp>
+#include "hipconv_compat.h"
+#include <cstdio>
+
+static hipError_t step(int k) { return k < 2 ? hipSuccess : hipErrorInvalidValue; }
+
+int main() {
+  for (int k = 0; k < 4; ++k) {
+    hipconv_CubDebugExit(step(k));
+    std::printf("step %d done\\n", k);
+  }
+  return 0;
+}
+"""
+
+
+@pytest.mark.hipcc
+@pytest.mark.skipif(
+    not (ROCM63 / "include" / "hipcub" / "hipcub.hpp").is_file() or shutil.which(CLANG) is None,
+    reason=f"needs {ROCM63} (../shared) and {CLANG} (apt-get install -y clang-19)",
+)
+def test_cub_debug_exit_shim_exits_on_the_first_error(tmp_path: Path) -> None:
+    """CUB's CubDebugExit: hipcub::Debug prints the error (HIPCUB_STDERR), the process exits with status 1 there."""
+    (tmp_path / "hipconv_compat.h").write_bytes(compat_header(["hipconv_CubDebugExit"], Version.parse("6.3")))
+    source, exe = tmp_path / "main.hip", tmp_path / "main"
+    source.write_text(CUB_DEBUG_MAIN)
+    build = subprocess.run(
+        [CLANG, "-x", "hip", "--offload-host-only", "-nogpulib", f"--rocm-path={ROCM63}", "-isystem",
+         str(ROCM63 / "include"), "-std=c++17", str(source), "-o", str(exe)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=False)
+    assert (run.returncode, run.stdout) == (1, "step 0 done\nstep 1 done\n")
+    assert "HIP error 1 [" in run.stderr and f"{source}" in run.stderr
