@@ -99,10 +99,21 @@ def test_full_mask_message_offers_the_exact_form() -> None:
     ],
 )
 def test_mask_held_in_a_32_bit_variable_is_cast(declaration: str, cast: str) -> None:
+    """A signed one too (it failed ROCm's static_assert as it stood): through unsigned int, CUDA's 32 bits."""
     src = f"__device__ float f(float v, {declaration}) {{ return __shfl_sync(m, v, 0); }}\n"
     text, _ = translate(src, path="k.cu")
     assert f"__shfl_sync({cast}, v, 0)" in text
     assert codes(src) == [(1, "HC101")]
+
+
+def test_int_constant_mask_is_cast_as_a_variable() -> None:
+    """`const int M = 0xffffffff;` is -1: no mask name hipconv widens (that reads unsigned ones), so it is cast at
+    the call like any int mask: CUDA's 32 bits, lanes 0-31, never sign-extended to all 64."""
+    src = "const int M = 0xffffffff;\n__device__ float f(float v) { return __shfl_sync(M, v, 0); }\n"
+    text, _ = translate(src, path="k.cu")
+    assert "__shfl_sync(static_cast<unsigned long long>(static_cast<unsigned int>(M)), v, 0)" in text
+    assert "const int M = 0xffffffff;" in text
+    assert codes(src) == [(2, "HC101")]
 
 
 @pytest.mark.parametrize(
