@@ -5,6 +5,7 @@ reports with its line (HC409), and expansions that blow up are cut (HC411)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import time
@@ -341,3 +342,22 @@ def test_bad_cmake_options(tmp_path: Path, args: list[str], message: str) -> Non
     assert result.code == 2
     assert message in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- the fixture compiles with what the reader gives
+
+
+@pytest.mark.hipcc
+def test_the_backend_folder_built_alone_compiles(tmp_path: Path) -> None:
+    """The sources #error on another platform's definitions, a missing TL_ON_LINUX, or a TL_CUDA_DIMS that is
+    not the root's TL_MAX_DIMS; their headers are one and two folders up."""
+    out = tmp_path / "hip"
+    result = run_cli(
+        "build", PROJECT / "src" / "backend-cuda", "-o", out, "--check-only", "--rocm-version", "5.2", "-j", "2",
+        "-D", "TL_CUDA=ON",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert "HC409" not in result.stderr and "HC410" not in result.stderr
+    database = json.loads((out / "compile_commands.json").read_text())
+    assert sorted(Path(e["file"]).name for e in database) == ["backend.cu", "elementwise.cu", "reduce.cu"]
+    assert all("-D" not in e["arguments"] for e in database)
