@@ -74,6 +74,7 @@ NVCC_FLAG_DROPPED = "HC403"
 ARCHS_REPLACED = "HC404"
 BUILD_COMMANDS_ADDED = "HC405"
 MSVC_HOST_OPTION = "HC406"
+UNTRUSTED_FLAG_DROPPED = "HC407"
 CMAKE_NOT_EVALUATED = "HC409"
 HIPCC_FAILED = "HC410"
 EXPANSION_CUT = "HC411"
@@ -916,6 +917,22 @@ CODES = _codes(
             "Makefile:1:17: note[HC406]: MSVC option /std:c++17 becomes -std=c++17, its clang spelling (hipcc's "
             "host compiler)",
             file="Makefile",
+        ),
+    ),
+    Code(
+        UNTRUSTED_FLAG_DROPPED,
+        Severity.WARNING,
+        "hipconv build: a flag read from the tree (its Makefiles, CMake files or compilation database) that would "
+        "load code while building (a compiler or linker plugin, -B, --gcc-toolchain, --sysroot, -specs, an @file): "
+        "dropped before hipcc sees it; flags read from an untrusted tree never load code",
+        hint="if you trust the flag, pass it yourself with --hipcc-arg (flags given on the command line are kept)",
+        example=Example(
+            "CXXFLAGS = -O2 -fplugin=./tools/check.so\nk.o: k.cu\n\thipcc $(CXXFLAGS) -c k.cu",
+            "warning[HC407]: -fplugin=./tools/check.so (from Makefile:1) dropped: it would load a compiler plugin, "
+            "and flags read from the tree never load code; if you trust it, pass it with --hipcc-arg (1 TU)",
+            argv=("build", "src", "-o", "hip", "--check-only"),
+            file="src/Makefile",
+            note="needs a source file beside the Makefile; tests/test_untrusted_flags.py runs it",
         ),
     ),
     Code(

@@ -19,6 +19,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")  # an SGR sequence: colour or another style
 NOTED = {
     "HC006",
     "HC009",
+    "HC407",
     "HC420",
     "HC421",
     "HC422",

@@ -23,6 +23,7 @@ from hipconv.builder.hipcc import ClangDiagnostic, parse_diagnostics, run_hipcc
 from hipconv.builder.included import included_sources, nearest_first
 from hipconv.builder.makeflags import read_makefiles
 from hipconv.builder.missing import MissingHeaders
+from hipconv.builder.untrusted_flags import build_files, drop_loading_flags, untrusted_notes
 from hipconv.buildfiles.nvcc_flags import WARP_SYNC_DEFINE, FlagNote, map_flags
 from hipconv.errors import ConfigError
 from hipconv.file_kinds import COMPILED, COMPILED_AS_HIP, COMPILED_SUFFIXES, FileKind, file_kind
@@ -140,6 +141,7 @@ def plan_tree(
     found = tree_flags or read_tree_flags(rels, out_root, environ=environ)
     listed, from_build = found.listed, found.flags
     included = included_sources(out_root, rels, COMPILED_SUFFIXES)
+    written_in = build_files(rels)  # where a dropped flag is looked for (HC407)
     units, skipped = [], []
     for rel in rels:
         if file_kind(rel) not in COMPILED:
@@ -150,8 +152,11 @@ def plan_tree(
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
         near = [word for d in nearest_first(header_dirs, file) for word in ("-idirafter", d)]
-        command = _command(hipcc, [*from_build.get(rel, ()), *near, *extra], file, obj, archs)
-        units.append(Unit(rel, file, command, str(out_root), obj))
+        kept, dropped = drop_loading_flags(from_build.get(rel, ()))  # the tree's flags load no code
+        command = _command(hipcc, [*kept, *near, *extra], file, obj, archs)
+        units.append(
+            Unit(rel, file, command, str(out_root), obj, tuple(untrusted_notes(dropped, out_root, written_in)))
+        )
     return units, skipped
 
 
@@ -230,7 +235,9 @@ def plan_compile_commands(
                 [w for w in args if w != str(entry["file"]) and os.path.normpath(os.path.join(directory, w)) != source],
                 (),
             )
-        flags = _remap_paths(flags, directory, src_root, out_root) + list(extra)
+        flags, dropped = drop_loading_flags(_remap_paths(flags, directory, src_root, out_root))  # (not --hipcc-arg's)
+        notes = (*notes, *untrusted_notes(dropped, out_root, (), origin="the compilation database"))
+        flags += list(extra)
         file = str(out_root / rel)
         obj = None if check_only else _object_path(build_dir, rel)
         units.append(Unit(rel, file, _command(hipcc, flags, file, obj, archs), directory, obj, tuple(notes)))
