@@ -120,8 +120,11 @@ def test_missing_hip_cpu_stops_with_how_to_get_it(tmp_path: Path) -> None:
 
 
 def test_missing_compiler_stops_with_how_to_get_it(tmp_path: Path) -> None:
+    checkout = tmp_path / "hip-cpu"  # a stand-in (only its header's place is checked before the compiler), so
+    (checkout / "include" / "hip").mkdir(parents=True)  # the test needs no ../shared/hip-cpu
+    (checkout / "include" / "hip" / "hip_runtime.h").write_text("#pragma once\n")
     result = run_cli(
-        "build", PROGRAMS_DIR, "-o", tmp_path / "out", "--backend", "hip-cpu", "--hip-cpu", HIP_CPU.parent,
+        "build", PROGRAMS_DIR, "-o", tmp_path / "out", "--backend", "hip-cpu", "--hip-cpu", checkout,
         "--cxx", "no-such-c++",
     )  # fmt: skip
     assert result.code == 2
