@@ -19,7 +19,6 @@ from typing import BinaryIO
 
 from rich.console import Console
 
-from hipconv.atomic import write_atomic
 from hipconv.builder.cpu_commands import Toolchain, cpu_toolchain, link_diagnostics, nvidia_toolchain
 from hipconv.builder.missing import LibraryIndex, MissingHeaders, packages, tree_headers
 from hipconv.builder.plan import (
@@ -38,6 +37,7 @@ from hipconv.builder.toolchains import find_cpu_toolchain, find_nvidia_toolchain
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.errors import OutputUnwritable
 from hipconv.file_kinds import COMPILED, FileKind, file_kind
+from hipconv.output import check_outputs, open_under, write_under
 from hipconv.report import progress_bar
 from hipconv.resources import rocm_release
 from hipconv.rules import load_ruleset
@@ -93,7 +93,8 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
     translated = translate_paths(request.translation, console, stdout)
     if translated.failed:
         return ProgramsOutcome(translated)
-    stage = (output / STAGE[request.backend]).resolve()
+    stage = output.resolve() / STAGE[request.backend]  # no link followed: check_outputs refuses one
+    check_outputs(output, [stage / "src", stage / "obj", stage / "bin", stage / "pch"])
     tree = _stage(request.translation, stage / "src") if request.backend == "hip-cpu" else output.resolve()
     ruleset = load_ruleset(request.translation.rules_dirs)
     sources = _sources(tree)
@@ -102,6 +103,7 @@ def build_programs(request: ProgramsRequest, console: Console, stdout: BinaryIO)
     programs = find_programs(tree, [u.source for u in units], index)
     chosen = match_run_args(given, [p.name for p in programs]) if request.run else {}
     try:
+        check_outputs(output, [*(u.output for u in units if u.output), *(stage / "bin" / p.name for p in programs)])
         toolchain = toolchain.prepare(stage, environ)
         plain = {**environ, "LC_ALL": "C"}  # the compilers' messages in ASCII quotes, as the grouping reads them
         results, linked = _compile_and_link(toolchain, units, programs, stage, plain, request.jobs, console)
@@ -123,11 +125,11 @@ def _stage(translation: TranslateRequest, staged: Path) -> Path:
     staged_request = replace(translation, settings=settings, output=staged, report_path=None, stats=False, force=True)
     translate_paths(staged_request, quiet, io.BytesIO())
     for path in sorted(staged.rglob("*")):
-        if path.is_file() and file_kind(path.name) in COMPILED | {FileKind.HEADER}:
+        if path.is_file() and not path.is_symlink() and file_kind(path.name) in COMPILED | {FileKind.HEADER}:
             body = path.read_bytes()
             adjusted = dynamic_shared(body)
             if adjusted != body:
-                write_atomic(path, adjusted)
+                write_under(staged, path, adjusted)
     return staged.resolve()
 
 
@@ -201,7 +203,10 @@ def run_program(binary: str, cwd: Path, timeout: float, *, args: Sequence[str] =
     (builder/runs.py); past `timeout` or `limit`, it is stopped with every process it started."""
     saved = binary + ".out"
     try:
-        with open(saved, "wb") as out, open(binary + ".err", "wb") as err:
+        with (
+            open_under(Path(binary).parent, Path(saved)) as out,
+            open_under(Path(binary).parent, Path(binary + ".err")) as err,
+        ):
             done = run_captured(
                 [binary, *args], cwd=cwd, env=os.environ, out=out, err=err, timeout=timeout, limit=limit
             )
