@@ -17,7 +17,7 @@ from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings
 from hipconv.translate.annotate import annotated, has_markers
 from hipconv.translate.cg_members import may_call_members
-from hipconv.translate.compat import COMPAT_HEADER
+from hipconv.translate.compat import COMPAT_HEADER, is_generated_header
 from hipconv.translate.cuda_constructs import CUDA_CONSTRUCT_WORDS
 from hipconv.translate.edits import Edit, apply
 from hipconv.translate.lexer import Tokens, lex, lex_many
@@ -61,7 +61,8 @@ def translate_sources(
     todo = [
         n
         for n, source in enumerate(sources)
-        if needs_translation(source, words[n], table, settings) or not words[n].isdisjoint(switches)
+        if (needs_translation(source, words[n], table, settings) or not words[n].isdisjoint(switches))
+        and not is_generated_header(source.body)  # hipconv's own hipconv_compat.h, translated again: as it is
     ]
     for n in sorted(set(range(len(sources))) - set(todo)):
         results[n] = FileResult(sources[n].path, FileStatus.UNCHANGED, size=len(sources[n].data))
