@@ -11,6 +11,7 @@ directives) and version_uses (code, #define bodies).
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -76,13 +77,28 @@ def with_macros(w: Worlds, macros: Mapping[str, int]) -> Worlds:
 def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[tuple[str, str]] = ()) -> dict[str, int]:
     """The object-like macros the file defines as an integer constant expression (`#define CC_VOLTA 700`,
     `#define CC_AMD (CC_OFFSET + 1030)`) and those `inherited` from the project headers it includes (name,
-    body), folded through each other; one defined twice with different values, or #undef'd, is not known."""
-    bodies: dict[str, list[list[PPToken]]] = {}
+    body), folded through each other; one defined twice with different values, or #undef'd, is not known.
+    Only the macros a directive that names a version macro can reach are read: a header of a thousand
+    #defines (EGL's, an API's constants) costs one search per directive, not a thousand expressions."""
+    texts: dict[str, list[str]] = {}
     for macro, text in inherited:
-        bodies.setdefault(macro, []).append(text_tokens(text))
+        texts.setdefault(macro, []).append(text)
+    ranges: dict[str, list[tuple[int, int]]] = {}  # the file's own: the code tokens of each body
     undefined: set[str] = set()
+    wanted: set[str] = set()
+    body = tokens.body
+    for word in WORDS:  # a code comparison (`__CUDA_ARCH__ >= CC_VOLTA`): the words of its line and the next
+        at = body.find(word)
+        while at >= 0:
+            line = body.rfind(b"\n", 0, at) + 1
+            end = body.find(b"\n", body.find(b"\n", at) + 1)
+            wanted.update(m.decode() for m in _IDENTIFIER.findall(body, line, end if end >= 0 else len(body)))
+            at = body.find(word, at + len(word))
     span_starts = [a for a, _ in directives.spans]
     for hash_i, name_i, name in directives.lines:
+        span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
+        if name in ("if", "elif", "define") and any(w in body[span[0] : span[1]] for w in WORDS):
+            wanted.update(m.decode() for m in _IDENTIFIER.findall(body, span[0], span[1]))
         if name not in ("define", "undef"):
             continue
         macro_i = next_code(tokens, name_i)
@@ -95,18 +111,29 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[t
         after = macro_i + 1
         if after < len(tokens) and is_punct(tokens, after, "(") and tokens.starts[after] == tokens.ends[macro_i]:
             continue  # function-like
-        span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
-        code = code_of(tokens, after, bisect.bisect_left(tokens.starts, span[1]))
-        bodies.setdefault(macro, []).append(pp_tokens(tokens, code))
+        ranges.setdefault(macro, []).append((after, bisect.bisect_left(tokens.starts, span[1])))
+    bodies: dict[str, list[list[PPToken]]] = {}
+    todo = list(wanted)
+    while todo:  # the wanted macros' bodies, and the macros those name
+        macro = todo.pop()
+        if macro in bodies or macro in undefined or macro in MACROS or (macro not in ranges and macro not in texts):
+            continue
+        pps = [text_tokens(text) for text in texts.get(macro, ())]
+        pps += [pp_tokens(tokens, code_of(tokens, a, b)) for a, b in ranges.get(macro, ())]
+        bodies[macro] = pps
+        todo += [t.text for pp in pps for t in pp if t.text not in bodies]
     known: dict[str, int] = {}
-    todo = {name: pps for name, pps in bodies.items() if name not in undefined and name not in MACROS}
-    while todo:
-        found = {name: value for name, pps in todo.items() if (value := _constant(pps, known)) is not None}
+    pending = bodies
+    while pending:
+        found = {name: value for name, pps in pending.items() if (value := _constant(pps, known)) is not None}
         if not found:
             break
         known |= found
-        todo = {name: pps for name, pps in todo.items() if name not in found}
+        pending = {name: pps for name, pps in pending.items() if name not in found}
     return known
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 
 
 def _constant(bodies: list[list[PPToken]], known: Mapping[str, int]) -> int | None:
