@@ -85,15 +85,8 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[t
         texts.setdefault(macro, []).append(text)
     ranges: dict[str, list[tuple[int, int]]] = {}  # the file's own: the code tokens of each body
     undefined: set[str] = set()
-    wanted: set[str] = set()
     body = tokens.body
-    for word in WORDS:  # a code comparison (`__CUDA_ARCH__ >= CC_VOLTA`): the words of its line and the next
-        at = body.find(word)
-        while at >= 0:
-            line = body.rfind(b"\n", 0, at) + 1
-            end = body.find(b"\n", body.find(b"\n", at) + 1)
-            wanted.update(m.decode() for m in _IDENTIFIER.findall(body, line, end if end >= 0 else len(body)))
-            at = body.find(word, at + len(word))
+    wanted = _near_version_words(body)
     span_starts = [a for a, _ in directives.spans]
     for hash_i, name_i, name in directives.lines:
         span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
@@ -134,6 +127,20 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[t
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
+
+
+def _near_version_words(body: bytes) -> set[str]:
+    """The words on the line of each version macro and the next: what a code comparison
+    (`__CUDA_ARCH__ >= CC_VOLTA`) or a one-line test can compare it with."""
+    near: set[str] = set()
+    for word in WORDS:
+        at = body.find(word)
+        while at >= 0:
+            line = body.rfind(b"\n", 0, at) + 1
+            end = body.find(b"\n", body.find(b"\n", at) + 1)
+            near.update(m.decode() for m in _IDENTIFIER.findall(body, line, end if end >= 0 else len(body)))
+            at = body.find(word, at + len(word))
+    return near
 
 
 def _constant(bodies: list[list[PPToken]], known: Mapping[str, int]) -> int | None:
