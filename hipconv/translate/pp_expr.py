@@ -16,6 +16,7 @@ from typing import NamedTuple, Union
 
 from hipconv.translate.branches import grouped
 from hipconv.translate.syntax import int_literal
+from hipconv.translate.words import line_directives
 
 
 class Undecidable(Exception):
@@ -295,10 +296,9 @@ def by_pass(host: Value, device: Value, device_test: str) -> str:
 
 
 # an object-like #define on one line whose body may be an integer constant expression (no splice, no string)
-_DEFINE = re.compile(
-    rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([\w \t()+\-*/%<>=!&|^~?:]+?)[ \t]*"
-    rb"(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?$",
-    re.MULTILINE,
+_DEFINE = re.compile(  # at a line start (words.line_directives)
+    rb"[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]+([\w \t()+\-*/%<>=!&|^~?:]+?)[ \t]*"
+    rb"(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?(?=\n|\Z)"
 )
 _WORD = re.compile(r"\w+|<<|>>|<=|>=|==|!=|&&|\|\||\S")
 
@@ -310,7 +310,7 @@ def integer_defines(body: bytes) -> tuple[tuple[str, str], ...]:
     if b"define" not in body:
         return ()
     found = []
-    for m in _DEFINE.finditer(body):
+    for m in line_directives(_DEFINE, body):
         text = m.group(2).decode("ascii", "replace")
         if any(ch.isdigit() for ch in text):
             found.append((m.group(1).decode("ascii", "replace"), " ".join(text.split())))

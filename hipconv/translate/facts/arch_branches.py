@@ -10,6 +10,7 @@ second definition of what HIP's headers declare on both passes.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from hipconv.rules.model import Action, LookupTable
 from hipconv.settings import Version
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
+from hipconv.translate.words import WORD_BYTES, file_words
 
 # names of NVIDIA-only APIs that no rule names (a namespace, compiler builtins), and what they are
 NVIDIA_ONLY_NAMES = {
@@ -50,6 +52,14 @@ class Holds(NamedTuple):
 
 def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version) -> Holds:
     """What the code in the byte region (a branch, its nested directives included) holds."""
+    code = tokens.body[region[0] : region[1]]
+    words = file_words(code)
+    if (
+        words.isdisjoint(_nvidia_words(table))
+        and not any(w.startswith(_PREFIX_BYTES) for w in words)
+        and not _may_define_hip_name(code, words)
+    ):
+        return Holds()  # most branches: nothing that could make them NVIDIA-only or a fallback, found at C speed
     first, end = tokens.within(region)
     nvidia, at, provides, depth = "", -1, "", 0
     for k in range(first, end):
@@ -71,6 +81,9 @@ def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version
 
 def nvidia_only(tokens: Tokens, region: Span, table: LookupTable) -> tuple[str, int]:
     """The first NVIDIA-only construct of the byte region and its offset (("", -1): none)."""
+    words = file_words(tokens.body[region[0] : region[1]])
+    if words.isdisjoint(_nvidia_words(table)) and not any(w.startswith(_PREFIX_BYTES) for w in words):
+        return "", -1
     first, end = tokens.within(region)
     for k in range(first, end):
         if tokens.kinds[k] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
@@ -134,6 +147,43 @@ def _defines(tokens: Tokens, k: int, end: int) -> bool:
     while j < end and tokens.text(j) in _AFTER_PARAMETERS:
         j = next_code(tokens, j)
     return j < end and is_punct(tokens, j, "{")
+
+
+_PREFIX_BYTES = tuple(p.encode() for p in NVIDIA_ONLY_PREFIXES)
+_NVIDIA_WORDS: dict[int, tuple[LookupTable, frozenset[bytes]]] = {}
+
+
+def _nvidia_words(table: LookupTable) -> frozenset[bytes]:
+    """The words without which code holds nothing _nvidia_only names (but for NVIDIA_ONLY_PREFIXES): inline
+    assembly, the NVIDIA-only names, and the names the rules say the target lacks."""
+    kept = _NVIDIA_WORDS.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    lacking = (name for name, found in table.identifiers.items() if found.action in _NOT_PORTABLE)
+    words = frozenset(w.encode() for w in (*ASM, *NVIDIA_ONLY_NAMES, *lacking))
+    _NVIDIA_WORDS.clear()
+    _NVIDIA_WORDS[id(table)] = (table, words)
+    return words
+
+
+def _may_define_hip_name(code: bytes, words: frozenset[bytes]) -> bool:
+    """Whether the code may define a function of a name HIP declares (`name(...) {`, `name(...) const {`):
+    a superset of _defines, searched for by name (a branch uses a few dozen HIP names)."""
+    for name in words & _hip_name_bytes():
+        for m in _definition(name).finditer(code):
+            if m.start() == 0 or code[m.start() - 1] not in WORD_BYTES:
+                return True
+    return False
+
+
+@functools.cache
+def _hip_name_bytes() -> frozenset[bytes]:
+    return frozenset(name.encode() for name in hip_names())
+
+
+@functools.lru_cache(maxsize=1024)
+def _definition(name: bytes) -> re.Pattern[bytes]:
+    return re.compile(re.escape(name) + rb"\s*\([^;{}]*\)[^;{}()]*\{")
 
 
 def _hip_declares(name: str, rocm: Version) -> bool:

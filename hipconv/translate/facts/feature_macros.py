@@ -28,12 +28,12 @@ from hipconv.translate.facts.arch_branches import (
     ptx_named,
 )
 from hipconv.translate.facts.arch_chains import Arm
-from hipconv.translate.facts.hip_switches import directive_code, tested_names
+from hipconv.translate.facts.hip_switches import DIRECTIVE, directive_code, tested_names
 from hipconv.translate.lexer import Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.version_tests import MACROS
+from hipconv.translate.words import line_directives
 
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)", re.MULTILINE)
 _OPENERS = (b"if", b"ifdef", b"ifndef")
 _CONDITIONALS = (*_OPENERS, b"elif", b"elifdef", b"elifndef", b"else", b"endif")
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
@@ -50,7 +50,7 @@ _NVIDIA_CODE = re.compile(
         rf"|(?:{_ALTERNATION(sorted(NVIDIA_ONLY_PREFIXES))})\w*)"
     ).encode()
 )
-_DEFINED_TEST = re.compile(rb"^[ \t]*#[ \t]*(?:(?:el)?ifn?def\b|(?:el)?if\b[^\n]*\bdefined\b)", re.MULTILINE)
+_DEFINED_TEST = re.compile(rb"[ \t]*#[ \t]*(?:(?:el)?ifn?def\b|(?:el)?if\b[^\n]*\bdefined\b)")  # at a line start
 
 
 class FeatureFact(NamedTuple):
@@ -76,7 +76,7 @@ def _read(body: bytes, *, uses: bool) -> list[FeatureFact]:
     found: dict[tuple[str, bool], FeatureFact] = {}
     stack: list[_Open] = []
     at = 0
-    for m in _DIRECTIVE.finditer(body):
+    for m in line_directives(DIRECTIVE, body):
         if uses and any(o.selecting for o in stack):
             _note_uses(body, at, m.start(), stack, found)
         at = m.end()
@@ -173,7 +173,7 @@ def feature_facts(body: bytes, path: str) -> tuple[FeatureFact, ...]:
 
 
 def _may_use(body: bytes) -> bool:
-    return any(word in body for word in _NVIDIA_WORDS) and _DEFINED_TEST.search(body) is not None
+    return any(word in body for word in _NVIDIA_WORDS) and any(line_directives(_DEFINED_TEST, body))
 
 
 def project_features(facts: Iterable[FeatureFact]) -> dict[str, str]:

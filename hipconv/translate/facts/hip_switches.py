@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from hipconv.resources import hip_names
 from hipconv.rules.model import LookupTable
-from hipconv.translate.words import file_words
+from hipconv.translate.words import file_words, line_directives
 
 COMPILER_SWITCHES = frozenset(
     ("__HIPCC__", "__HIP__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_DEVICE_COMPILE__")
@@ -30,9 +30,14 @@ COMPILER_SWITCHES = frozenset(
 # what a switch's name says; not AMD: AMD_MFMA_AVAILABLE is a feature the project derives
 SWITCH_NAME = re.compile(r"(?:^|_)(?:HIP|ROCM)", re.IGNORECASE)
 _NOT_SWITCHES = re.compile(r"_*(?:CUDA|NVCC|NVCOMPILER)")  # CUDA's own macros never are
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)", re.MULTILINE)
+# a directive at a line start (words.line_directives): its name, and its text to the end of its last line
+DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)")
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _TESTED = re.compile(rb"(!\s*)?(?:\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+))")
+# a test or #define whose words may say HIP or ROCm (SWITCH_NAME): a file with "chip" in a comment is not walked
+_MAY_NAME_SWITCH = re.compile(
+    rb"[ \t]*#[ \t]*(?:if|elif|define)(?:[^\n]|\\\n)*?(?:(?<![A-Za-z0-9_])|_)(?:hip|rocm)", re.IGNORECASE
+)
 _CONDITIONALS = (b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif")
 HIP_HEADER_PREFIX = "hip/"
 
@@ -119,6 +124,8 @@ def alias_of(table: LookupTable, name: str, body: str) -> bool:
 def directive_code(text: bytes) -> bytes:
     """A directive's text after its name, without comments and line splices; a test project_hip rewrote
     (`1 /* hipconv: defined(M) */`) read as written, so a second run keeps what the first kept."""
+    if b"/" not in text:  # most directives: no comment, so no rewritten test either
+        return text.replace(b"\\\n", b" ") if b"\\" in text else text
     return _COMMENT.sub(b" ", _REWRITTEN.sub(_as_written, text)).replace(b"\\\n", b" ")
 
 
@@ -152,8 +159,7 @@ def tested_names(directive: bytes, rest: bytes) -> Iterator[tuple[str, bool]]:
 def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     """The file's tests of macros that may be switches (may_be_switch), and those whose branches hold HIP
     code here. Cheap for a file with no such test: one search for the words HIP and ROCm."""
-    lowered = body.lower()
-    if b"#" not in body or (b"hip" not in lowered and b"rocm" not in lowered):
+    if not _may_test_switch(body):
         return NO_TESTS
     names = hip_spellings(table)
     tested: dict[str, int] = {}
@@ -161,7 +167,7 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     defined: set[str] = set()
     stack: list[tuple[set[str], set[str]]] = []  # per open chain: (selecting the branch now, negated so far)
     at = 0
-    for m in _DIRECTIVE.finditer(body):
+    for m in line_directives(DIRECTIVE, body):
         if stack and any(on for on, _ in stack) and _holds_hip(body[at : m.start()], names):
             switches.update(*(on for on, _ in stack))
         at = m.end()
@@ -192,6 +198,14 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     if stack and any(on for on, _ in stack) and _holds_hip(body[at:], names):
         switches.update(*(on for on, _ in stack))
     return SwitchTests(tested, frozenset(switches - defined), frozenset(defined)) if tested or defined else NO_TESTS
+
+
+def _may_test_switch(body: bytes) -> bool:
+    """One search for the words HIP and ROCm, then for a directive that may name one (most files: neither)."""
+    lowered = body.lower()
+    if b"#" not in body or (b"hip" not in lowered and b"rocm" not in lowered):
+        return False
+    return any(line_directives(_MAY_NAME_SWITCH, body))
 
 
 def _holds_hip(code: bytes, names: frozenset[bytes]) -> bool:

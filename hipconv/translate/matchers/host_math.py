@@ -12,6 +12,7 @@ another: both are left as they are), that includes no <math.h> itself (<cmath> p
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 from hipconv.diagnostics import HOST_MATH_INCLUDED
 from hipconv.resources import data_file
@@ -48,31 +49,35 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     if any(path == HEADER for _, path in include_lines(ctx.tokens.body)):
         return found.result()
     tokens = ctx.tokens
-    device = _device_bodies(tokens)
+    device = _device_bodies(tokens)  # in order, found as far as the calls need: most files stop at the first
+    body: Span | None = (-1, -1)
     skip = earlier.skip  # include paths, #error text, version tests
     skip_starts = [a for a, _ in skip]
     for i in identifier_tokens(tokens, present):
-        if inside(skip, skip_starts, tokens.starts[i]) or any(a <= i < b for a, b in device):
+        if inside(skip, skip_starts, tokens.starts[i]) or not is_unqualified_call(tokens, i):
             continue
-        if is_unqualified_call(tokens, i):
-            name = tokens.text(i)
-            found.headers.add(HEADER)
-            found.diag(
-                tokens.starts[i],
-                HOST_MATH_INCLUDED,
-                f"{name}(...) in host code: nvcc's runtime header declares the C++ math overloads ({name} for "
-                f"float among them) in the global namespace, HIP's does not: #include <{HEADER}> added",
-                about_api=False,
-            )
-            break
+        while body is not None and body[1] <= i:
+            body = next(device, None)
+        if body is not None and body[0] <= i:
+            continue  # in device-only code
+        name = tokens.text(i)
+        found.headers.add(HEADER)
+        found.diag(
+            tokens.starts[i],
+            HOST_MATH_INCLUDED,
+            f"{name}(...) in host code: nvcc's runtime header declares the C++ math overloads ({name} for "
+            f"float among them) in the global namespace, HIP's does not: #include <{HEADER}> added",
+            about_api=False,
+        )
+        break
     return found.result()
 
 
-def _device_bodies(tokens: Tokens) -> list[Span]:
-    """The token ranges [`{`, `}`] of device-only function bodies (and device lambdas)."""
-    bodies: list[Span] = []
+def _device_bodies(tokens: Tokens) -> Iterator[Span]:
+    """The token ranges [`{`, `}`] of device-only function bodies (and device lambdas), in order."""
+    last: Span = (-1, -1)
     for q in token_occurrences(tokens, _DEVICE_ONLY, WORDY_KINDS):
-        if bodies and bodies[-1][0] < q < bodies[-1][1]:
+        if last[0] < q < last[1]:
             continue  # a lambda or a call inside a body already found
         host, j = False, prev_code(tokens, q)
         while j >= 0 and tokens.kinds[j] != TokenKind.PUNCTUATION:  # the specifiers before it
@@ -85,8 +90,8 @@ def _device_bodies(tokens: Tokens) -> list[Span]:
                 j = matching_close(tokens, j) or len(tokens)
             j = next_code(tokens, j)
         if not host and is_punct(tokens, j, "{") and (close := matching_close(tokens, j)) is not None:
-            bodies.append((j, close))
-    return bodies
+            last = (j, close)
+            yield last
 
 
 def _translated(ctx: FileContext, earlier: Earlier) -> bool:

@@ -229,8 +229,14 @@ def _dead_kernels(c: Found, dead: list[MacroBranch]) -> None:
         body = _body(tokens, i)
         if body is None or _covering(regions, region_starts, tokens.starts[i]) is not None:
             continue  # a declaration, or a definition not compiled for AMD devices itself (another is)
-        name, brace, close = body
-        first = _all_covered(c, regions, region_starts, brace + 1, close)
+        name, brace = body
+        k = brace + 1
+        while k < len(tokens) and (tokens.kinds[k] in _CODE or c.directive_around(tokens.starts[k]) is not None):
+            k += 1
+        if k >= len(tokens) or _covering(regions, region_starts, tokens.starts[k]) is None:
+            continue  # its first code is compiled: known without finding where the body ends
+        close = matching_close(tokens, brace)
+        first = _all_covered(c, regions, region_starts, brace + 1, close) if close is not None else None
         if first is not None:
             line = c.source.line_col(next(b.line for b in dead if b.region == first))[0]
             c.diag(
@@ -262,15 +268,14 @@ def _covering(regions: list[Span], starts: list[int], pos: int) -> Span | None:
     return next((r for r in regions[:k] if r[0] <= pos < r[1]), None)
 
 
-def _body(tokens: Tokens, i: int) -> tuple[int, int, int] | None:
-    """The kernel declared at `__global__` token i: (its name token, `{`, `}`); None for a declaration."""
+def _body(tokens: Tokens, i: int) -> tuple[int, int] | None:
+    """The kernel declared at `__global__` token i: (its name token, `{`); None for a declaration."""
     j, name = next_code(tokens, i), -1
     for _ in range(256):
         if j >= len(tokens) or is_punct(tokens, j, ";", "}"):
             return None
         if is_punct(tokens, j, "{"):
-            close = matching_close(tokens, j)
-            return None if close is None or name < 0 else (name, j, close)
+            return None if name < 0 else (name, j)
         if is_punct(tokens, j, "(", "["):
             before = prev_code(tokens, j)
             if is_punct(tokens, j, "(") and before >= 0 and tokens.kinds[before] == TokenKind.IDENTIFIER:
