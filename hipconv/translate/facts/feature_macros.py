@@ -91,7 +91,9 @@ def _read(body: bytes, *, uses: bool) -> list[FeatureFact]:
         if directive == b"endif":
             stack and stack.pop()
             continue
-        tested = [(n, on) for n, on in tested_names(directive, rest) if n not in MACROS and n.isidentifier()]
+        tested = (
+            [(n, on) for n, on in tested_names(directive, rest) if n not in MACROS and n.isidentifier()] if uses else []
+        )
         selecting = frozenset(n for n, on in tested if on)
         negated = frozenset(n for n, on in tested if not on)
         if directive in _OPENERS:
