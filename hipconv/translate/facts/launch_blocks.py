@@ -38,9 +38,7 @@ class BlockLaunch(NamedTuple):
 def kernel_launches(tokens: Tokens) -> tuple[BlockLaunch, ...]:
     """Every `<<<...>>>` launch of the file, with its block size where it is a constant the file gives."""
     found = []
-    for i in range(len(tokens)):
-        if tokens.kinds[i] != TokenKind.PUNCTUATION or tokens.raw(i) != b"<<<":
-            continue
+    for i in token_occurrences(tokens, (b"<<<",), (TokenKind.PUNCTUATION,)):  # found by the bytes, not a walk
         launch = parse_launch(tokens, i)
         kernel = _last_identifier(tokens, launch.start, i) if launch is not None else None
         if launch is not None and kernel is not None:
