@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from hipconv.rules.model import LookupTable
+from hipconv.translate.compat import is_generated_header
 from hipconv.translate.facts.feature_macros import FeatureFact, feature_facts, project_features
 from hipconv.translate.facts.hip_switches import HipTest, hip_tests, project_switches
 from hipconv.translate.include_closure import EMPTY_SET, Include, include_lines
@@ -145,6 +146,8 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
     facts = []
     for source, found, names in zip(sources, words, declared):
         requires = frozenset(requiring[w] for w in found & requiring.keys())
+        if is_generated_header(source.body):  # hipconv's own, from a run before: the defines it needs are set
+            requires = EMPTY_SET
         facts.append(
             FileFacts(
                 source.path,
