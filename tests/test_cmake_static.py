@@ -1,4 +1,4 @@
-"""The static CMake reader (cmakeflags.py, cmake_values.py) follows CMake's semantics for what it evaluates, on
+"""The static CMake reader (builder/cmake*.py) follows CMake's semantics for what it evaluates, on
 the host hipconv build runs on (Linux, ROCm's clang): platform branches, option() and cache defaults, -D
 overrides, parent directories' variables, a backend folder built on its own; what it cannot evaluate it
 reports with its line (HC409), and expansions that blow up are cut (HC411)."""

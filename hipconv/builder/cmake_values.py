@@ -1,5 +1,5 @@
-"""What the static CMake reader (cmakeflags.py) evaluates: variables, if() conditions, foreach() items,
-generator expressions, globs and paths."""
+"""What the static CMake reader (cmakeflags.py) evaluates, if() conditions aside (cmake_conditions.py):
+variables (a value it cannot know marked UNKNOWN), foreach() items, generator expressions, globs and paths."""
 
 from __future__ import annotations
 
@@ -7,13 +7,11 @@ import glob
 import os
 import platform
 import re
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 from typing import NamedTuple
 
 from hipconv.buildfiles.cmake_syntax import Command
 
-FALSE_VALUES = frozenset({"", "0", "OFF", "NO", "FALSE", "N", "IGNORE", "NOTFOUND"})
 # What CMake defines on the host hipconv build runs on (Linux), the HIP compiler (and the C and C++ ones, as
 # `--cmake configure` chooses them) being ROCm's clang. WIN32, APPLE, MINGW, MSVC, CYGWIN... are not defined.
 PLATFORM = {
@@ -38,6 +36,7 @@ PLATFORM = {
 # commands whose variable (the first argument) the reader cannot know: they search or run something
 _FINDS = frozenset({"find_library", "find_path", "find_program", "find_file", "try_compile", "try_run"})
 _OUTPUT_KEYWORDS = frozenset({"OUTPUT_VARIABLE", "RESULT_VARIABLE", "ERROR_VARIABLE", "RESULTS_VARIABLE"})
+UNKNOWN = "\x00"  # marks the value of a variable set by a command the reader does not run (find_package, ...)
 
 
 class Variables(NamedTuple):
@@ -49,11 +48,16 @@ class Variables(NamedTuple):
     cache: dict[str, str]
 
 
-def lookup(name: str, scope: dict[str, str], cache: dict[str, str]) -> str | None:
+def variable_value(name: str, scope: dict[str, str], cache: dict[str, str]) -> str | None:
     """A variable's value as ${NAME} reads it (the scope, then the cache, then the platform); None: undefined."""
     if name in scope:
         return scope[name]
     return cache[name] if name in cache else PLATFORM.get(name)
+
+
+def _unknown(reason: str) -> str:
+    """The value of a variable the reader cannot know: empty wherever it is expanded, Undecided in if()."""
+    return f"{UNKNOWN}{reason}{UNKNOWN}"
 
 
 def set_variables(name: str, words: list[str], where: Variables, here: str) -> bool:
@@ -62,7 +66,10 @@ def set_variables(name: str, words: list[str], where: Variables, here: str) -> b
     if name in ("set", "unset", "option"):
         return _set(name, words, where)
     if name in ("list", "string") and len(words) > 2 and words[0] in ("APPEND", "PREPEND"):
-        old, new = lookup(words[1], variables, where.cache) or "", (";" if name == "list" else "").join(words[2:])
+        old, new = (
+            variable_value(words[1], variables, where.cache) or "",
+            (";" if name == "list" else "").join(words[2:]),
+        )
         parts = [old, new] if words[0] == "APPEND" else [new, old]
         variables[words[1]] = ";".join(p for p in parts if p) if name == "list" else "".join(parts)
     elif name in ("string", "list", "get_filename_component") and _evaluated(name, words, variables, where.cache):
@@ -76,7 +83,7 @@ def set_variables(name: str, words: list[str], where: Variables, here: str) -> b
         variables.update({"OpenMP_FOUND": "1", "OpenMP_CXX_FOUND": "1"})
         variables.update({"OpenMP_CXX_FLAGS": "-fopenmp", "OpenMP_C_FLAGS": "-fopenmp"})
     elif name == "find_package" and words:
-        found = "1" if "REQUIRED" in words else unknown(f"find_package({words[0]}) is not run")
+        found = "1" if "REQUIRED" in words else _unknown(f"find_package({words[0]}) is not run")
         for key in (f"{words[0]}_FOUND", f"{words[0].upper()}_FOUND"):
             variables[key] = found
     elif name == "file" and len(words) > 2 and words[0] in ("GLOB", "GLOB_RECURSE"):
@@ -135,7 +142,7 @@ def _evaluated(name: str, words: list[str], variables: dict[str, str], cache: di
     elif name == "string" and op == "JOIN" and len(words) >= 3:
         variables[words[2]] = words[1].join(words[3:])
     elif name == "list" and op in ("REMOVE_ITEM", "REMOVE_DUPLICATES") and len(words) >= 2:
-        items = [w for w in (lookup(words[1], variables, cache) or "").split(";") if w]
+        items = [w for w in (variable_value(words[1], variables, cache) or "").split(";") if w]
         kept = [w for w in items if w not in words[2:]] if op == "REMOVE_ITEM" else list(dict.fromkeys(items))
         variables[words[1]] = ";".join(kept)
     elif name == "get_filename_component" and len(words) >= 3 and words[2] in _PATH_PARTS:
@@ -180,7 +187,7 @@ def _unknown_outputs(name: str, words: list[str], variables: dict[str, str]) -> 
         outputs = [words[n + 1] for n, w in enumerate(words[:-1]) if w in _OUTPUT_KEYWORDS or w == "RESULT"]
         outputs += [words[0]] if name.startswith("get_") and words else []
     for output in outputs:
-        variables[output] = unknown(f"{output} is set by {name}(), which the static reader does not run")
+        variables[output] = _unknown(f"{output} is set by {name}(), which the static reader does not run")
     return bool(outputs)
 
 
@@ -215,194 +222,6 @@ def foreach_items(words: list[str], get: Callable[[str], str | None]) -> list[st
         else:
             items.append(word)
     return items
-
-
-class Undecided(Exception):
-    """An if() condition the static reader cannot evaluate; the message says why."""
-
-
-UNKNOWN = "\x00"  # marks the value of a variable set by a command the reader does not run (find_package, ...)
-_UNARY = frozenset({"EXISTS", "COMMAND", "DEFINED", "TARGET", "POLICY", "TEST", "IS_DIRECTORY", "IS_ABSOLUTE",
-                    "IS_SYMLINK"})  # fmt: skip
-_BINARY = frozenset(
-    {"EQUAL", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL", "STREQUAL", "STRLESS", "STRGREATER",
-     "STRLESS_EQUAL", "STRGREATER_EQUAL", "VERSION_EQUAL", "VERSION_LESS", "VERSION_GREATER",
-     "VERSION_LESS_EQUAL", "VERSION_GREATER_EQUAL", "MATCHES", "IN_LIST", "IS_NEWER_THAN", "PATH_EQUAL"}
-)  # fmt: skip
-_TRUE_VALUES = frozenset({"1", "ON", "YES", "TRUE", "Y"})
-
-
-class Word(NamedTuple):
-    text: str
-    quoted: bool  # a quoted argument is never read as a variable's name (CMP0054)
-
-
-class Condition:
-    """if()/elseif() as CMake evaluates it: parentheses, the unary tests, the binary comparisons, NOT, AND, OR,
-    variables named by unquoted words; `lookup(name)` gives a variable's value, None when it is not defined.
-
-    Undecided is raised for what depends on what the reader does not run (a variable find_package() sets,
-    an imported target, a command CMake may provide)."""
-
-    def __init__(self, lookup: Callable[[str], str | None], known: Callable[[str, str], bool | None]) -> None:
-        self.lookup = lookup
-        self.known = known  # (COMMAND|TARGET|TEST, name) -> defined, None: cannot tell
-
-    def holds(self, words: Sequence[Word]) -> bool:
-        if not words:
-            return False
-        self.words, self.at = list(words), 0
-        value = self._or()
-        if self.at < len(self.words):
-            raise Undecided(f"cannot read {' '.join(w.text for w in self.words[self.at :])!r}")
-        return value
-
-    def _next(self, *keywords: str) -> bool:
-        if self.at < len(self.words) and not self.words[self.at].quoted and self.words[self.at].text in keywords:
-            self.at += 1
-            return True
-        return False
-
-    def _or(self) -> bool:
-        value = self._and()
-        while self._next("OR"):
-            value = self._and() or value
-        return value
-
-    def _and(self) -> bool:
-        value = self._not()
-        while self._next("AND"):
-            value = self._not() and value
-        return value
-
-    def _not(self) -> bool:
-        if self._next("NOT"):
-            return not self._not()
-        return self._primary()
-
-    def _take(self) -> Word:
-        if self.at >= len(self.words):
-            raise Undecided("an operand is missing")
-        self.at += 1
-        return self.words[self.at - 1]
-
-    def _primary(self) -> bool:
-        if self._next("("):
-            value = self._or()
-            if not self._next(")"):
-                raise Undecided("a parenthesis is not closed")
-            return value
-        word = self._take()
-        if not word.quoted and word.text in _UNARY and self.at < len(self.words):
-            return self._unary(word.text, self._take())
-        if self.at < len(self.words) and not self.words[self.at].quoted and self.words[self.at].text in _BINARY:
-            operator = self._take().text
-            return self._binary(word, operator, self._take())
-        return self._truth(word)
-
-    def _value(self, word: Word) -> str:
-        """An operand: the variable it names (unquoted), else itself."""
-        value = word.text if word.quoted else self.lookup(word.text)
-        value = word.text if value is None else value
-        _decided(value)
-        return value
-
-    def _truth(self, word: Word) -> bool:
-        _decided(word.text)
-        upper = word.text.upper()
-        if re.fullmatch(r"-?\d+(\.\d+)?", word.text):
-            return float(word.text) != 0
-        if upper in _TRUE_VALUES:
-            return True
-        if is_false(word.text):
-            return False
-        if word.quoted:
-            return False
-        value = self.lookup(word.text)
-        if value is None:
-            return False  # an undefined variable, as CMake reads it
-        _decided(value)
-        return not is_false(value)
-
-    def _unary(self, test: str, word: Word) -> bool:
-        _decided(word.text)
-        if test == "DEFINED":
-            name = word.text
-            if name.startswith("ENV{") and name.endswith("}"):
-                raise Undecided(f"{name}: the environment CMake would run in is not known")
-            name = name[6:-1] if name.startswith("CACHE{") and name.endswith("}") else name
-            value = self.lookup(name)
-            if value is not None:
-                _decided(value)
-            return value is not None
-        if test in ("COMMAND", "TARGET", "TEST"):
-            known = self.known(test, word.text)
-            if known is None:
-                raise Undecided(f"{test} {word.text}: it may come from a package or module the reader does not run")
-            return known
-        if test == "POLICY":
-            return bool(re.fullmatch(r"CMP0(0\d\d|1[0-3]\d|14[0-3])", word.text))  # those of CMake 3.25
-        path = Path(word.text)
-        if test == "IS_ABSOLUTE":
-            return path.is_absolute()
-        if not path.is_absolute():
-            return False
-        return {"EXISTS": path.exists, "IS_DIRECTORY": path.is_dir, "IS_SYMLINK": path.is_symlink}[test]()
-
-    def _binary(self, left: Word, operator: str, right: Word) -> bool:
-        a, b = self._value(left), self._value(right)
-        if operator == "MATCHES":
-            try:
-                return re.search(b, a) is not None
-            except re.error as exc:
-                raise Undecided(f"MATCHES {b!r}: {exc}") from None
-        if operator in ("EQUAL", "LESS", "GREATER", "LESS_EQUAL", "GREATER_EQUAL"):
-            try:
-                x, y = float(a), float(b)
-            except ValueError:
-                return False
-            return _compare(operator, (x > y) - (x < y))
-        if operator.startswith("STR") or operator == "PATH_EQUAL":
-            return _compare(operator.removeprefix("STR").replace("PATH_", ""), (a > b) - (a < b))
-        if operator.startswith("VERSION_"):
-            v, w = _version(a), _version(b)
-            return _compare(operator.removeprefix("VERSION_"), (v > w) - (v < w))
-        if operator == "IN_LIST":
-            items = self.lookup(right.text) if not right.quoted else None
-            _decided(items or "")
-            return a in (items or "").split(";")
-        raise Undecided(f"{operator}: file times are not compared")
-
-
-def _compare(operator: str, order: int) -> bool:
-    return {
-        "EQUAL": order == 0,
-        "EQ": order == 0,
-        "LESS": order < 0,
-        "GREATER": order > 0,
-        "LESS_EQUAL": order <= 0,
-        "GREATER_EQUAL": order >= 0,
-    }.get(operator, order == 0)
-
-
-def _version(text: str) -> tuple[int, ...]:
-    parts = [int(p) for p in re.findall(r"\d+", text)[:4]]
-    return tuple(parts + [0] * (4 - len(parts)))
-
-
-def _decided(value: str) -> None:
-    if UNKNOWN in value:
-        raise Undecided(value.split(UNKNOWN)[1])
-
-
-def unknown(reason: str) -> str:
-    """The value of a variable the reader cannot know: empty wherever it is expanded, Undecided in if()."""
-    return f"{UNKNOWN}{reason}{UNKNOWN}"
-
-
-def is_false(text: str) -> bool:
-    """A constant CMake reads as false."""
-    return text.upper() in FALSE_VALUES or text.upper().endswith("-NOTFOUND")
 
 
 _INNERMOST_GENEX = re.compile(r"\$<([^<>:]*)(?::([^<>]*))?>")
@@ -455,7 +274,3 @@ def source_path(word: str, here: str) -> str:
     if word.startswith("$<"):
         return word
     return os.path.normpath(os.path.join(here, word))
-
-
-def within_root(path: Path, root: Path) -> bool:
-    return not os.path.relpath(path.resolve(), root).startswith("..")

@@ -21,7 +21,8 @@ and .hip files, CXX otherwise), $<BUILD_INTERFACE:...> kept, any other taken as 
 conditions made of constants, variables (set in the files, or WIN32/APPLE/MSVC false and UNIX true) and
 DEFINED, with NOT, AND and OR, are evaluated; for any other condition the first branch is read and the
 others are not. foreach() over items and lists is run. Only compile flags are kept (makeflags.compile_flags).
-The evaluation helpers are in cmake_values.py.
+Variables and the values of the other commands are evaluated in cmake_values.py, if() conditions in
+cmake_conditions.py; targets and their flags are recorded in cmake_targets.py.
 A source in no target gets the flags of the nearest directory that was read.
 """
 
@@ -30,32 +31,25 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from hipconv.builder.cmake_conditions import Condition, Undecided, Word
+from hipconv.builder.cmake_targets import CMakeTarget, Usage, linked_usage, record_usage
 from hipconv.builder.cmake_values import (
     UNKNOWN,
-    Condition,
-    Undecided,
     Variables,
-    Word,
     block_end,
     evaluate_genex,
     foreach_items,
-    lookup,
     set_variables,
-    source_path,
+    variable_value,
 )
 from hipconv.builder.makeflags import compile_flags
 from hipconv.buildfiles.cmake_syntax import Command, cmake_commands
 from hipconv.diagnostics import CMAKE_NOT_EVALUATED, CODES, EXPANSION_CUT
 from hipconv.file_kinds import COMPILED_AS_HIP, file_kind
 
-_SCOPES = frozenset({"PRIVATE", "PUBLIC", "INTERFACE"})
-_SKIP_WORDS = frozenset({"BEFORE", "AFTER", "SYSTEM"})
-_TARGET_KINDS = frozenset(
-    {"STATIC", "SHARED", "MODULE", "OBJECT", "INTERFACE", "WIN32", "MACOSX_BUNDLE", "EXCLUDE_FROM_ALL"}
-)
 MAX_CMAKE_DEPTH = 32  # nested calls, includes and subdirectories
 MAX_VALUE = 1 << 20  # characters one expansion may produce: `set(A "${A}${A}")` doubles A on every line
 MAX_COMMANDS = 200_000  # commands run, those of loops and calls included: a function calling itself twice
@@ -65,37 +59,10 @@ _PROJECT = re.compile(rb"^[ \t]*project[ \t]*\(", re.M | re.I)
 
 
 @dataclass
-class _Usage:
-    """Include directories, definitions (as -D words) and compile options."""
-
-    includes: list[str] = field(default_factory=list)
-    defines: list[str] = field(default_factory=list)
-    options: list[str] = field(default_factory=list)
-
-    def copy(self) -> _Usage:
-        return _Usage(list(self.includes), list(self.defines), list(self.options))
-
-    def extend(self, other: _Usage) -> None:
-        for mine, theirs in ((self.includes, other.includes), (self.defines, other.defines)):
-            mine += [w for w in theirs if w not in mine]
-        self.options += other.options
-
-
-@dataclass
-class _Target:
-    directory: str
-    sources: list[str] = field(default_factory=list)
-    private: _Usage = field(default_factory=_Usage)
-    interface: _Usage = field(default_factory=_Usage)
-    links: list[str] = field(default_factory=list)
-    standard: dict[str, str] = field(default_factory=dict)  # language -> 14, 17, ...
-
-
-@dataclass
 class _Directory:
     source_dir: str
     variables: dict[str, str]
-    usage: _Usage
+    usage: Usage
 
 
 @dataclass(frozen=True)
@@ -111,7 +78,7 @@ class _Reader:
     def __init__(self, root: Path, *, source: Path, out: Path, cache: dict[str, str]) -> None:
         self.root, self.source, self.out = root, source, out
         self.cache = dict(cache)  # -D NAME=VALUE, option(), set(... CACHE ...)
-        self.targets: dict[str, _Target] = {}
+        self.targets: dict[str, CMakeTarget] = {}
         self.functions: dict[str, tuple[bool, list[str], list[Command]]] = {}
         self.directories: dict[str, _Directory] = {}
         self.depth = 0
@@ -131,7 +98,7 @@ class _Reader:
         variable the reader cannot know is empty, or kept marked (`keep`) for if() and set() to carry."""
 
         def value(m: re.Match[str]) -> str:
-            found = lookup(m.group(1), variables, self.cache) or ""
+            found = variable_value(m.group(1), variables, self.cache) or ""
             return found if keep or UNKNOWN not in found else "".join(found.split(UNKNOWN)[::2])
 
         for _ in range(8):  # ${${inner}}
@@ -197,7 +164,7 @@ class _Reader:
         source_dir = str(path)
         variables = dict(parent.variables) if parent else {"CMAKE_SOURCE_DIR": source_dir}
         variables["CMAKE_CURRENT_SOURCE_DIR"] = source_dir
-        directory = _Directory(source_dir, variables, parent.usage.copy() if parent else _Usage())
+        directory = _Directory(source_dir, variables, parent.usage.copy() if parent else Usage())
         self.directories[source_dir] = directory
         self.parents.append(parent.variables if parent else {})
         self.read_file(path / "CMakeLists.txt", directory, variables)
@@ -226,7 +193,7 @@ class _Reader:
             elif name == "foreach":
                 end = block_end(commands, i, "foreach", "endforeach")
                 words = self.arguments(command, variables)
-                for item in foreach_items(words, lambda n: lookup(n, variables, self.cache)):
+                for item in foreach_items(words, lambda n: variable_value(n, variables, self.cache)):
                     variables[words[0]] = item
                     self.run(commands[i + 1 : end], directory, variables)
                 i = end + 1
@@ -249,7 +216,7 @@ class _Reader:
             if depth == 0 and name in ("elseif", "else"):
                 branches.append((commands[k], k))
         bounds = [k for _, k in branches] + [end]
-        test = Condition(lambda n: lookup(n, variables, self.cache), self.known)
+        test = Condition(lambda n: variable_value(n, variables, self.cache), self.known)
         for n, (head, k) in enumerate(branches):
             holds = True
             if head.name.lower() != "else":
@@ -287,7 +254,7 @@ class _Reader:
     def dependent_option(self, command: Command, words: list[str], variables: dict[str, str]) -> None:
         """cmake_dependent_option(NAME doc default depends force): the option when every condition of
         `depends` holds, else NAME is `force`."""
-        test = Condition(lambda n: lookup(n, variables, self.cache), self.known)
+        test = Condition(lambda n: variable_value(n, variables, self.cache), self.known)
         try:
             met = all(test.holds([Word(w, False) for w in part.split()]) for part in words[3].split(";") if part)
         except Undecided as why:
@@ -314,50 +281,7 @@ class _Reader:
             if path.suffix == ".cmake" and self.content(path).is_file() and self.within(path):
                 self.read_file(path, directory, variables)
         else:
-            self.usage_command(name, words, directory, here)
-
-    def usage_command(self, name: str, words: list[str], directory: _Directory, here: str) -> None:
-        if name in ("add_executable", "add_library") and words:
-            if "ALIAS" not in words and "IMPORTED" not in words:
-                target = _Target(here, private=directory.usage.copy())
-                self.targets[words[0]] = target
-                target.sources += [source_path(w, here) for w in words[1:] if w not in _TARGET_KINDS]
-        elif not _directory_usage(name, words, directory.usage, here) and words and words[0] in self.targets:
-            self.target_command(name, words, self.targets[words[0]], here)
-
-    def target_command(self, name: str, words: list[str], target: _Target, here: str) -> None:
-        if name == "set_target_properties" and "PROPERTIES" in words:
-            pairs = words[words.index("PROPERTIES") + 1 :]
-            for key, value in zip(pairs[::2], pairs[1::2]):
-                if key in ("HIP_STANDARD", "CUDA_STANDARD", "CXX_STANDARD"):
-                    target.standard[key.split("_")[0]] = value
-        elif name == "target_compile_features":
-            for word in words[1:]:
-                found = re.fullmatch(r"(hip|cuda|cxx)_std_(\d+)", word)
-                if found:
-                    target.standard.setdefault(found.group(1).upper(), found.group(2))
-        elif name == "target_sources":
-            target.sources += [source_path(w, here) for w in words[1:] if w not in _SCOPES]
-        elif name == "target_link_libraries":
-            target.links += [w for w in words[1:] if w not in _SCOPES]
-        elif name in ("target_include_directories", "target_compile_definitions", "target_compile_options"):
-            self.target_usage(name, words[1:], target, here)
-
-    def target_usage(self, name: str, words: list[str], target: _Target, here: str) -> None:
-        scope = "PRIVATE"
-        for word in words:
-            if word in _SCOPES:
-                scope = word
-                continue
-            if word in _SKIP_WORDS or not word or (name == "target_compile_definitions" and not _definition(word)):
-                continue  # CMake skips an empty item: an empty variable gives no flag
-            for usage in [target.private] * (scope != "INTERFACE") + [target.interface] * (scope != "PRIVATE"):
-                if name == "target_include_directories":
-                    usage.includes.append(word if word.startswith("$<") else source_path(word, here))
-                elif name == "target_compile_definitions":
-                    usage.defines.append("-D" + _definition(word))
-                else:
-                    usage.options.append(word)
+            record_usage(name, words, self.targets, directory.usage, here)
 
     def call(self, name: str, words: list[str], directory: _Directory, variables: dict[str, str]) -> None:
         is_macro, params, body_commands = self.functions[name]
@@ -385,32 +309,13 @@ class _Reader:
 
     # ------------------------------------------------------------ results
 
-    def usage_of(self, name: str, seen: set[str]) -> _Usage:
-        """A target's own flags and the PUBLIC/INTERFACE ones of the project's targets it links, transitively."""
-        target = self.targets[name]
-        usage = target.private.copy()
-        for linked in target.links:
-            usage.extend(self.interface_of(linked, seen | {name}))
-        return usage
-
-    def interface_of(self, name: str, seen: set[str]) -> _Usage:
-        if name == "OpenMP::OpenMP_CXX":
-            return _Usage(options=["$<$<COMPILE_LANGUAGE:CXX>:-fopenmp>"])  # as FindOpenMP sets it
-        target = self.targets.get(name)
-        if target is None or name in seen:
-            return _Usage()
-        usage = target.interface.copy()
-        for linked in target.links:
-            usage.extend(self.interface_of(linked, seen | {name}))
-        return usage
-
-    def flags(self, source: str, usage: _Usage, variables: dict[str, str], standard: dict[str, str]) -> list[str]:
+    def flags(self, source: str, usage: Usage, variables: dict[str, str], standard: dict[str, str]) -> list[str]:
         language = "HIP" if file_kind(source) in COMPILED_AS_HIP else "CXX"
         std = standard.get(language) or (standard.get("CUDA") if language == "HIP" else None)
         if language == "HIP":
             std = std or variables.get("CMAKE_HIP_STANDARD") or variables.get("CMAKE_CUDA_STANDARD")
         std = std or variables.get("CMAKE_CXX_STANDARD")
-        global_flags = _known(lookup(f"CMAKE_{language}_FLAGS", variables, self.cache) or "").split()
+        global_flags = _known(variable_value(f"CMAKE_{language}_FLAGS", variables, self.cache) or "").split()
         words = [
             *global_flags,
             *usage.defines,
@@ -482,8 +387,8 @@ def read_cmake(
 
 def _target_flags(reader: _Reader, out: Path, suffixes: frozenset[str], found: dict[str, list[str]]) -> None:
     for name, target in reader.targets.items():
-        variables = reader.directories.get(target.directory, _Directory("", {}, _Usage())).variables
-        usage = reader.usage_of(name, set())
+        variables = reader.directories.get(target.directory, _Directory("", {}, Usage())).variables
+        usage = linked_usage(reader.targets, name)
         for source_file in target.sources:
             rel = os.path.relpath(reader.place(source_file), out)
             if Path(rel).suffix.lower() in suffixes and not rel.startswith("..") and rel not in found:
@@ -522,29 +427,6 @@ def _project_root(start: Path, translated: Path) -> Path:
 _MALFORMED = re.compile(r"-[DUI]|-D=.*|-I\$<.*")  # an empty definition or include directory: no argument
 
 
-def _definition(word: str) -> str:
-    """A definition as add_compile_definitions() and target_compile_definitions() take it ("" when empty)."""
-    name = re.sub(r"^[-/]D", "", word)
-    return "" if not name or name.startswith("=") else name
-
-
 def _known(text: str) -> str:
     """Text with the variables the reader cannot know taken as empty."""
     return "".join(text.split(UNKNOWN)[::2]) if UNKNOWN in text else text
-
-
-def _directory_usage(name: str, words: list[str], usage: _Usage, here: str) -> bool:
-    """The commands that give a directory's targets flags; False for any other."""
-    if name == "include_directories":
-        usage.includes += [source_path(w, here) for w in words if w and w not in _SKIP_WORDS]
-    elif name in ("add_definitions", "add_compile_definitions"):
-        for word in words:
-            if name == "add_compile_definitions" or word.startswith(("-D", "/D")):
-                usage.defines += [f"-D{_definition(word)}"] if _definition(word) else []
-            elif word:
-                usage.options.append(word)
-    elif name == "add_compile_options":
-        usage.options += [w for w in words if w]
-    else:
-        return False
-    return True
