@@ -26,6 +26,7 @@ from hipconv.translate.project import (
     included_in_run,
     mask_names_of,
     merge_facts,
+    with_links,
 )
 from hipconv.translate.source import DecodeFailure, SourceFile
 
@@ -108,7 +109,7 @@ def _merged(
     wanted = frozenset(shown.get(h, h) for h in included.included()).union(*in_run.values())
     reached = [job for job, f in zip(sources, found) if f is not None and f.path in wanted]
     full = {f.path: f for batch in phases.map(context, "facts", reached) for f in batch if f is not None}
-    facts = [full.get(f.path, f) for f in by_path.values()]
+    facts = [with_links(full[f.path], f) if f.path in full else f for f in by_path.values()]
     extra_sources = [s for s in (_decoded(path, body) for path, body in included.read.items()) if s is not None]
     extra = file_facts(extra_sources, context.table) if extra_sources else []
     masks = mask_names_of([*facts, *extra] if extra_masks else facts)
@@ -158,7 +159,7 @@ def links_batch(context: Context, jobs: Sequence[Job]) -> list[tuple[FileFacts |
 
 def facts_batch(context: Context, jobs: Sequence[Job]) -> list[FileFacts | None]:
     """file_facts of each job's source (None for a file that cannot be read or decoded)."""
-    return _per_source(context, "facts", jobs, lambda sources: file_facts(sources, context.table))[0]
+    return _per_source(context, "facts", jobs, lambda sources: file_facts(sources, context.table, links=False))[0]
 
 
 def masks_batch(context: Context, jobs: Sequence[Job]) -> list[MaskUses | None]:

@@ -138,8 +138,9 @@ def file_links(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
     ]
 
 
-def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFacts]:
-    """All the facts of each source: one scan of each body (file_words) serves the questions."""
+def file_facts(sources: Sequence[SourceFile], table: LookupTable, *, links: bool = True) -> list[FileFacts]:
+    """All the facts of each source: one scan of each body (file_words) serves the questions. `links`
+    False: not those of file_links (a run has them already: with_links joins them)."""
     words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
     requiring = _requiring(table)
     declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
@@ -152,15 +153,22 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
             FileFacts(
                 source.path,
                 names,
-                mask_arguments(source.body),
+                mask_arguments(source.body) if links else EMPTY_SET,
                 requires,
-                include_lines(source.body),
-                hip_tests(source.body, table),
+                include_lines(source.body) if links else (),
+                hip_tests(source.body, table) if links else (),
                 integer_defines(source.body),
-                feature_facts(source.body, source.path),
+                feature_facts(source.body, source.path) if links else (),
             )
         )
     return facts
+
+
+def with_links(facts: FileFacts, links: FileFacts) -> FileFacts:
+    """A file's facts of file_facts(links=False) with those file_links found."""
+    return facts._replace(
+        mask_arguments=links.mask_arguments, includes=links.includes, hip_tests=links.hip_tests, features=links.features
+    )
 
 
 def mask_names_of(facts: Iterable[FileFacts]) -> frozenset[bytes]:
