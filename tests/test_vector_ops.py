@@ -147,6 +147,18 @@ def test_a_line_splice_after_the_brace_stays_out_of_the_endif(newline: str) -> N
     assert _translate(out) == (out, [])
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("tail", ["\\", " /* c */ \\"])
+def test_a_line_splice_onto_a_blank_line_stays_out_of_the_endif(newline: str, tail: str) -> None:
+    """`}\\` then a blank line (found by tests/test_fuzz.py's spliced line breaks): the `#endif` ended in the
+    splice (`#endif\\`), a directive continued onto the next line; it gets a line of its own."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    out, codes = _translate(f"{plus}{tail}{newline}{newline}int after;{newline}")
+    assert codes == ["HC012"]
+    assert out.endswith(f"a.y + b.y); }}{newline}#endif{newline}{tail}{newline}{newline}int after;{newline}")
+    assert _translate(out) == (out, [])
+
+
 def test_a_definition_after_a_line_splice_is_disabled_on_a_line_of_its_own() -> None:
     src = f"int before; \\\n{HD} int2 operator-(int2 a, int2 b) {{ return make_int2(a.x - b.x, a.y - b.y); }}\n"
     out, codes = _translate(src)

@@ -187,8 +187,12 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
 
 def line_ends_after(tokens: Tokens, last: int) -> bool:
     """Whether only blanks and comments follow token `last` on its line (the line break comes before any
-    code, outside comments): an #endif put right after it does not take code into its line."""
+    code, outside comments, and the physical line does not end in a line splice): an #endif put right after
+    it does not take code, or the next line, into its line."""
     body = tokens.body
+    line_end = body.find(b"\n", tokens.ends[last])
+    if line_end > 0 and body[:line_end].removesuffix(b"\r").endswith(b"\\"):
+        return False  # `}\` then a blank line: `#endif\` would continue onto it
     k = last
     while k + 1 < len(tokens):
         if b"\n" in unsplice(body[tokens.ends[k] : tokens.starts[k + 1]]):
