@@ -342,6 +342,10 @@ def test_redefinitions(src: str, expected: str) -> None:
             "namespace a { int id(CUstream s) { return 1; } }\nint id(cudaStream_t s) { return 0; }\n", id="scopes"
         ),
         pytest.param("void log(CUstream s);\nvoid log(cudaStream_t s);\n", id="declarations-only"),
+        pytest.param(  # the return type is cut by a directive line, which a guard before the name would split
+            "int id(cudaStream_t s) { return 0; }\nstatic int\n#ifdef FAST\nid(CUstream s) { return 1; }\n#endif\n",
+            id="directive-inside-the-declaration",
+        ),
     ],
 )
 def test_redefinitions_noop(src: str) -> None:

@@ -98,6 +98,8 @@ def _definition_around(c: Found, i: int) -> _Definition | None:
     before = prev_code(tokens, head)
     if end is None or close is None or open_ is None or not _declares(tokens, before):
         return None
+    if c.directive_around(tokens.starts[before]) is not None:
+        return None  # `T *` `#if X` `name(...)`: the return type is cut by a directive line; its guard would be too
     params = split_top_level(tokens, open_ + 1, close)
     if params is None:
         return None
