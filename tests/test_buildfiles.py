@@ -263,6 +263,18 @@ def test_noop(name: str, text: str) -> None:
             "ROCM_PATH = /opt/rocm-6.3.0\nall:\n\t$(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS a.cu\n",
             id="make-rocm-path-already-set",
         ),
+        pytest.param(  # make reads a comment's line splice as part of the comment: that nvcc line is no code
+            "Makefile",
+            "# the CUDA compiler \\\nNVCC = $(CUDA_PATH)/bin/nvcc\nall:\n\t$(NVCC) -arch=sm_70 a.cu\n",
+            "# the CUDA compiler \\\nNVCC = $(CUDA_PATH)/bin/nvcc\nall:\n\t$(NVCC) --offload-arch=gfx90a a.cu\n",
+            id="make-comment-continued-onto-a-line",
+        ),
+        pytest.param(  # ... an escaped backslash is no splice: ROCM_PATH goes on a line of its own, not in the comment
+            "Makefile",
+            "X = 1 # c \\\\\nNVCC = $(CUDA_PATH)/bin/nvcc\n",
+            "X = 1 # c \\\\\nROCM_PATH ?= /opt/rocm\nNVCC = $(ROCM_PATH)/bin/hipcc -DHIP_ENABLE_WARP_SYNC_BUILTINS\n",
+            id="make-comment-ending-in-an-escaped-backslash",
+        ),
         pytest.param(
             "Makefile",
             "all:\n\t/usr/local/cuda/bin/nvcc --ptxas-options=-v a.cu\n",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hipconv.buildfiles.common import BuildFileEdits, flag_edits
 from hipconv.buildfiles.nvcc_flags import NVCC_FLAGS_VARIABLE, WARP_SYNC_DEFINE, map_library, nvcc_only
@@ -84,9 +84,15 @@ class _Line:
 def _read_lines(body: bytes) -> list[_Line]:
     """Physical lines with what make sees in them: recipes only in a rule's context, assignments elsewhere."""
     lines: list[_Line] = []
-    offset, in_rule, previous = 0, False, None
+    offset, in_rule, previous, in_comment = 0, False, None, False
     for raw in body.splitlines(keepends=True):
         text = raw.decode("utf-8").rstrip("\r\n")
+        if in_comment and previous is not None:  # make reads a comment's line splice as part of the comment
+            in_comment = _spliced(text)
+            previous = replace(previous, start=offset, code="", first=False, value_at=0, words=[])
+            lines.append(previous)
+            offset += len(raw)
+            continue
         if previous is not None and previous.continues:  # a continuation: the logical line's kind
             recipe, variable, value_at = previous.recipe, previous.variable, 0
         else:
@@ -94,6 +100,7 @@ def _read_lines(body: bytes) -> list[_Line]:
             variable, value_at = None, 0
         code = (_SHELL_COMMENT if recipe else _MAKE_COMMENT).split(text, maxsplit=1)[0] if "#" in text else text
         continues = code.rstrip().endswith("\\")
+        in_comment = not recipe and code != text and _spliced(text)
         words = _line_words(code, continues)
         first = previous is None or not previous.continues
         if first and not recipe:
@@ -108,6 +115,11 @@ def _read_lines(body: bytes) -> list[_Line]:
         previous = line
         offset += len(raw)
     return lines
+
+
+def _spliced(text: str) -> bool:
+    """The line ends in a line splice (an odd number of backslashes)."""
+    return (len(text) - len(text.rstrip("\\"))) % 2 == 1
 
 
 def _line_words(code: str, continues: bool) -> list[tuple[str, int]]:
