@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -19,6 +21,7 @@ from hipconv.cli.options import (
     exclude_option,
     exclusion,
     gitignore_option,
+    grouped_options,
     no_compat_option,
     offload_archs,
     rocm_version_option,
@@ -52,7 +55,6 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 )
 @click.option(
     "--hipcc",
-    "hipcc_path",
     default=None,
     metavar="PATH",
     help="hipcc to use [default: hipcc on PATH, else $ROCM_PATH/bin/hipcc].",
@@ -84,7 +86,7 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
     type=click.Path(file_okay=False, path_type=Path),
     help="Where objects go [default: OUTPUT/.hipconv-build].",
 )
-@click.option("--hipcc-arg", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
+@click.option("--hipcc-arg", "hipcc_args", multiple=True, metavar="ARG", help="Extra argument for every hipcc command.")
 @click.option(
     "-D",
     "cache_entries",
@@ -122,7 +124,6 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 @click.option("--cxx", metavar="PATH", help="C++17 compiler for --backend hip-cpu [default: $CXX, else g++, clang++].")
 @click.option(
     "--nvcc",
-    "nvcc_path",
     metavar="PATH",
     help="nvcc for --backend nvidia [default: $CUDA_PATH/bin/nvcc, else on PATH].",
 )
@@ -132,9 +133,7 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
     help="HIP install with NVIDIA-platform headers, for --backend nvidia "
     "[default: $HIP_PATH, $ROCM_PATH, /opt/rocm, /usr].",
 )
-@click.option(
-    "--run", "run_programs", is_flag=True, help="Run each program built (hip-cpu, nvidia), saving its output."
-)
+@click.option("--run", is_flag=True, help="Run each program built (hip-cpu, nvidia), saving its output.")
 @click.option(
     "--run-timeout",
     type=click.FloatRange(min=1),
@@ -153,6 +152,7 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 )
 @click.option(
     "--run-output-limit",
+    "output_limit_mb",
     type=click.IntRange(min=1),
     default=OUTPUT_LIMIT_MB,
     show_default=True,
@@ -166,36 +166,29 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 @rules_dir_option("As for translate.")
 @click.option("--force", is_flag=True, help="As for translate.")
 @display_options
+@grouped_options(
+    "hipcc_options", "hipcc", "hip_platform", "compile_db", "check_only", "report_path", "build_dir", "hipcc_args"
+)
+@grouped_options(
+    "program_options", "hip_cpu", "cxx", "nvcc", "hip_path", "run", "run_timeout", "run_args", "output_limit_mb"
+)
 def build(
     src: Path,
     output: Path,
     offload_arch: str | None,
-    compile_db: Path | None,
-    hipcc_path: str | None,
-    hip_platform: str | None,
     jobs: int,
-    check_only: bool,
-    report_path: Path | None,
-    build_dir: Path | None,
-    hipcc_arg: tuple[str, ...],
     cache_entries: tuple[str, ...],
     cmake_mode: str,
     cmake_arg: tuple[str, ...],
     backend: str,
-    hip_cpu: Path | None,
-    cxx: str | None,
-    nvcc_path: str | None,
-    hip_path: Path | None,
-    run_programs: bool,
-    run_timeout: float,
-    run_args: tuple[str, ...],
-    run_output_limit: int,
     rocm_version: str | None,
     no_compat: bool,
     exclude: tuple[str, ...],
     respect_gitignore: bool | None,
     rules_dir: tuple[Path, ...],
     force: bool,
+    hipcc_options: dict[str, Any],
+    program_options: dict[str, Any],
     display: Display,
 ) -> None:
     """Translate SRC into OUTPUT (incrementally); compile every TU with hipcc, or link (and --run) each program."""
@@ -210,65 +203,41 @@ def build(
         rules_dirs=config.rules_dirs + rules_dir,
         force=force,
     )
-    cache = _cache_entries(cache_entries)
-    if compile_db is not None and cmake_mode == "configure":
+    cache, configure = _cache_entries(cache_entries), cmake_mode == "configure"
+    if hipcc_options["compile_db"] is not None and configure:
         raise click.UsageError("-p and --cmake configure: give one (both list the TUs and their flags)")
     if backend != "hipcc":
-        configured = cmake_mode == "configure"
-        _check_backend_options(
-            backend,
-            compile_db=compile_db,
-            check_only=check_only,
-            report_path=report_path,
-            cache=cache,
-            configure=configured,
+        _check_backend_options(backend, {**hipcc_options, "cache": cache, "configure": configure})
+        raise SystemExit(
+            _build_programs(ProgramsRequest(translation, backend, jobs, os.environ, **program_options), display)
         )
-        tools = (hip_cpu, cxx, nvcc_path, hip_path)
-        programs = ProgramsRequest(
-            translation,
-            backend,
-            jobs,
-            os.environ,
-            *tools,
-            run_programs,
-            run_timeout,
-            run_args=run_args,
-            output_limit_mb=run_output_limit,
-        )
-        raise SystemExit(_build_programs(programs, display))
     request = BuildRequest(
         translation,
         jobs,
         os.environ,
-        hipcc=hipcc_path,
-        hip_platform=hip_platform,
-        compile_db=compile_db,
-        check_only=check_only,
-        report_path=report_path,
-        build_dir=build_dir,
-        hipcc_args=hipcc_arg,
+        **hipcc_options,
         rocm_chosen_by=chosen_by,
         cache=cache,
-        configure=cmake_mode == "configure",
+        configure=configure,
         cmake_args=cmake_arg,
     )
     outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
     raise SystemExit(EXIT_ERROR if outcome.translation.failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
 
 
-def _check_backend_options(backend: str, **options: object) -> None:
+def _check_backend_options(backend: str, options: Mapping[str, object]) -> None:
     """-p, --check-only, --report, -D and --cmake configure are hipcc's: the other backends read the tree's own
     build files."""
-    given = [name for name, value in options.items() if value]
+    names = {
+        "compile_db": "-p",
+        "check_only": "--check-only",
+        "report_path": "--report",
+        "cache": "-D",
+        "configure": "--cmake configure",
+    }
+    given = [flag for name, flag in names.items() if options[name]]
     if given:
-        names = {
-            "compile_db": "-p",
-            "check_only": "--check-only",
-            "report_path": "--report",
-            "cache": "-D",
-            "configure": "--cmake configure",
-        }
-        raise click.UsageError(f"{', '.join(names[g] for g in given)}: only with --backend hipcc, not {backend}")
+        raise click.UsageError(f"{', '.join(given)}: only with --backend hipcc, not {backend}")
 
 
 def _cache_entries(entries: tuple[str, ...]) -> tuple[tuple[str, str], ...]:

@@ -199,6 +199,22 @@ def display_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return with_display
 
 
+def grouped_options(into: str, *names: str) -> Decorator:
+    """The options `names` handed to the command as one mapping, `into` ({name: value}), to pass on as keyword
+    arguments (a request's fields, the options named as they are): a command's long list of options stays short.
+    The options themselves are declared as usual, where --help lists them."""
+
+    def gather(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def with_group(*args: Any, **kwargs: Any) -> Any:
+            group = {name: kwargs.pop(name) for name in names}
+            return command(*args, **kwargs, **{into: group})
+
+        return with_group
+
+    return gather
+
+
 def config_option() -> Decorator:
     return click.option(
         "--config",
