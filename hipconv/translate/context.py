@@ -19,7 +19,6 @@ from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import Span
 
 _NO_MACROS: Mapping[str, int] = MappingProxyType({})
-_NO_FEATURES: Mapping[str, str] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -51,8 +50,9 @@ class FileContext:
     # the project's own HIP switches (facts.hip_switches) the run found, each with its tests in the run;
     # None: a macro the project #defines (project.Project.hip_switches)
     project_switches: Mapping[str, int | None] = field(default_factory=lambda: _NO_MACROS)
-    # the run's feature macros whose uses hold NVIDIA-only code, each with why (facts.feature_macros)
-    project_features: Mapping[str, str] = field(default_factory=lambda: _NO_FEATURES)
+    # the run's feature macros whose uses hold NVIDIA-only code, each with why (facts.feature_macros); None: no
+    # project pass (a run of one file), so the file's own are read
+    project_features: Mapping[str, str] | None = None
 
     def crosses_directive(self, start: int, end: int, *, inside_ok: bool = True) -> bool:
         """True when [start, end) holds part of a preprocessor line: rewriting it would move or drop the

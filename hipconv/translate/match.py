@@ -85,5 +85,5 @@ def file_context(
         project.header_defines.get(path, frozenset()),
         project_switches=project.hip_switches,
         project_macros=project.macros.get(path, ()),
-        project_features=project.features,
+        project_features=project.features if project is not NO_PROJECT else None,
     )

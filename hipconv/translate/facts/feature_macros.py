@@ -199,9 +199,9 @@ def feature_why(name: str, what: str, where: str) -> str:
     return f"defines {name}, whose branches hold {what} at {where}"
 
 
-def file_features(source: SourceFile, project: Mapping[str, str]) -> dict[str, str]:
-    """The feature macros a file's matcher reads: the run's (project_features), and the file's own uses of
-    the macros it defines at an architecture test (a run of one file has no project pass)."""
-    if _ARCH not in source.body:
+def file_features(source: SourceFile, project: Mapping[str, str] | None) -> dict[str, str]:
+    """The feature macros a file's matcher reads: the run's (project_features), which the project pass found
+    with the file's own; with no project pass (None: a run of one file), the file's own."""
+    if project is not None:
         return dict(project)
-    return project_features(feature_facts(source.body, source.path)) | dict(project)
+    return project_features(feature_facts(source.body, source.path)) if _ARCH in source.body else {}
