@@ -23,6 +23,7 @@ from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from typing import Any, BinaryIO, Literal
 
 from hipconv.errors import ConfigError
+from hipconv.text_lines import text_lines
 
 RTOL, ATOL = 1e-5, 1e-8  # numpy.allclose's defaults
 JSON_VERSION = 1
@@ -221,7 +222,7 @@ def compare_outputs(
     patterns = rules.ignored()
     sides, kept = [], []
     for name, text in zip(names, (expected, actual)):
-        lines = text.splitlines()
+        lines = text_lines(text)
         ours = list(_kept(lines, patterns))
         kept.append(ours)
         ignored = sum(line.verdict_only for line in ours) + sum(1 for li in lines if li.strip()) - len(ours)

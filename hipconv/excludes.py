@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from hipconv.errors import ConfigError
 from hipconv.regular_files import NotRegular, read_regular
+from hipconv.text_lines import text_lines
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -103,7 +104,7 @@ class TreeFilter:
             text = text[: text.rfind("\n") + 1]
             kept = f"only the patterns of its first {GITIGNORE_LIMIT} bytes are used"
             self._notes.append((path, f"{found.size} bytes, more than an ignore file is read: {kept}"))
-        return tuple(text.splitlines())
+        return tuple(text_lines(text))
 
     def take_notes(self) -> list[tuple[str, str]]:
         """(path, why) for each .gitignore not read, or read in part, since the last call."""

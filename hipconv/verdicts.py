@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hipconv.text_lines import text_lines
+
 SelfCheck = Literal["pass", "fail"]
 _PASS = r"pass|passed|success|successful|succeeded"
 _FAIL = r"fail|failed|fails|failure|failures"
@@ -72,7 +74,7 @@ def line_verdict(text: str) -> SelfCheck | None:
 
 def read_verdicts(name: str, text: str) -> Verdicts:
     lines = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         verdict = line_verdict(line)
         if verdict is not None:
             lines.append(VerdictLine(number, " ".join(line.split()), verdict))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hipconv.builder.make_expand import Expander, Variable, reference_end
+from hipconv.text_lines import text_lines
 
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 MAX_INCLUDES = 64
@@ -44,7 +45,7 @@ class MakeRule:
 def logical_lines(text: str) -> Iterator[str]:
     """Lines with their backslash continuations joined (one blank for the backslash and the blanks around)."""
     pending = ""
-    for raw in text.splitlines():
+    for raw in text_lines(text):
         line = raw
         backslashes = len(line) - len(line.rstrip("\\"))
         if backslashes % 2:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hipconv.errors import ConfigError
+from hipconv.text_lines import text_lines
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 _ASSIGN = re.compile(r"^(?:override\s+|export\s+)?([A-Za-z_][\w.-]*)\s*(?::{1,3}|\+|\?)?=\s*(.*)$")
@@ -173,7 +174,7 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     """(first line number, line) with backslash-newlines joined."""
     out: list[tuple[int, str]] = []
     pending, first = "", 0
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text_lines(text), 1):
         if not pending:
             first = number
         if line.endswith("\\"):

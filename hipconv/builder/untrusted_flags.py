@@ -28,6 +28,7 @@ from typing import NamedTuple
 from hipconv.buildfiles.nvcc_flags import FlagNote
 from hipconv.diagnostics import UNTRUSTED_FLAG_DROPPED
 from hipconv.file_kinds import FileKind, file_kind
+from hipconv.text_lines import text_lines
 
 # what each kind of flag loads, by the channel it is given on: the driver (plain words, `-Xarch_*`), clang's
 # front end (`-Xclang`), the linker (`-Wl,`, `-Xlinker`)
@@ -171,7 +172,7 @@ def where_written(flag: Sequence[str], root: Path, files: Sequence[str]) -> str:
     for needle in needles:
         for rel in files:
             try:
-                lines = (root / rel).read_bytes().decode("utf-8", "replace").splitlines()
+                lines = text_lines((root / rel).read_bytes().decode("utf-8", "replace"))
             except OSError:
                 continue
             for number, line in enumerate(lines, 1):
