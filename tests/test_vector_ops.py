@@ -159,6 +159,29 @@ def test_a_line_splice_onto_a_blank_line_stays_out_of_the_endif(newline: str, ta
     assert _translate(out) == (out, [])
 
 
+def test_a_comment_before_the_first_definition_stays_above_its_if_0() -> None:
+    """A file starting `/* c */ definition`: the `#if 0` went before the comment, where the runtime include goes
+    too, so the include was lost and a second pass added it, and then a second `#if 0` (found by test_fuzz)."""
+    src = f"/* c */ {HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}\n"
+    done = translate_source(src, path="k.cu", rocm_version="6.3")
+    out = done.text
+    assert out.startswith("/* c */ \n#include <hip/hip_runtime.h>\n\n#if 0 // hipconv: HIP declares operator+(")
+    assert out.count("#if 0") == 1 and [d.code for d in done.diagnostics] == ["HC012"]
+    assert translate_source(out, path="k.cu", rocm_version="6.3").text == out
+
+
+@pytest.mark.parametrize("word", ["cudaMalloc", "hipMalloc"])
+def test_an_api_name_before_the_definition_is_no_specifier(word: str) -> None:
+    """`cudaMalloc` then a definition (found by test_fuzz): the `#if 0` line, written with that first word, undid
+    its rename until a second pass; with `hipMalloc` the `#if 0` was left out and the `#endif` stayed."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    src = f"#include <cuda_runtime.h>\n{word}\n{plus}\n"
+    assert _translate(src.replace(word, "static"))[1] == ["HC012"]  # the same definition with a specifier
+    out, codes = _translate(src)
+    assert "#if" not in out and "#endif" not in out and "hipMalloc\n" in out and codes == []
+    assert _translate(out) == (out, [])
+
+
 def test_a_definition_after_a_line_splice_is_disabled_on_a_line_of_its_own() -> None:
     src = f"int before; \\\n{HD} int2 operator-(int2 a, int2 b) {{ return make_int2(a.x - b.x, a.y - b.y); }}\n"
     out, codes = _translate(src)

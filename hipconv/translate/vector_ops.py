@@ -24,7 +24,7 @@ import functools
 from collections.abc import Mapping
 
 from hipconv.diagnostics import VECTOR_OPERATOR
-from hipconv.resources import data_file, expand_spans, hip_releases
+from hipconv.resources import data_file, expand_spans, hip_names, hip_releases
 from hipconv.translate.branches import line_ends_after
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
@@ -112,8 +112,8 @@ def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
         if release not in served_in(found) and differs is None:
             continue
         scopes = scopes or _Scopes(tokens)
-        if scopes.nested(found.first) or _disabled_already(c, found):
-            continue  # a member, a friend, a local class's; or hipconv's output
+        if scopes.nested(found.first) or _disabled_already(c, found) or _api_first_word(c, found):
+            continue  # a member, a friend, a local class's; hipconv's output; an API name is no specifier
         if differs is not None:
             _keep(c, found, differs)
         else:
@@ -124,9 +124,22 @@ def _line_start(c: Found, found: OperatorDef) -> int:
     return c.tokens.body.rfind(b"\n", 0, c.tokens.starts[found.first]) + 1
 
 
+def _api_first_word(c: Found, found: OperatorDef) -> bool:
+    """The definition's first word, before its return type, is an API name (`cudaMalloc inline int2 operator+`),
+    not a specifier: the `#if 0` line, written with that word, would undo its rename, or be left out where the
+    word starts a call kept whole while the `#endif` stays; `__host__` and the like are specifiers."""
+    word = c.tokens.text(found.first)
+    returns = prev_code(c.tokens, found.keyword)
+    if found.first >= returns - (1 if is_punct(c.tokens, returns, "&") else 0) or word.startswith("__"):
+        return False
+    resolution = c.table.identifiers.get(word)
+    return (resolution is not None and resolution.rewrites) or word in hip_names()
+
+
 def _disabled_already(c: Found, found: OperatorDef) -> bool:
-    """The line before the definition is hipconv's `#if 0` (a rerun on hipconv's output)."""
-    k = found.first - 1
+    """The line before the definition is hipconv's `#if 0` (a rerun on hipconv's output); comments between
+    them are skipped (`/* c */` before the definition on its line stays after the `#if 0` line)."""
+    k = prev_code(c.tokens, found.first)
     directive = c.directive_around(c.tokens.starts[k]) if k >= 0 else None
     return directive is not None and MARK.encode() in c.tokens.body[directive[0] : directive[1]]
 
@@ -139,7 +152,9 @@ def _disable(c: Found, found: OperatorDef) -> None:
     # the `#if 0` line is written with the definition's first word, a replacement: an insertion at the same
     # offset (the runtime include, at the top of a file that starts with the definition) goes before it
     opening = f"#if 0 // {MARK} {declaration}{nl}"
-    if not starts_line(tokens, found.first):  # after another definition's `}` on its line, or a line splice
+    # after another definition's `}` on its line, a line splice, or a comment (the runtime include, put at the top
+    # of a file after its comments, would go inside an `#if 0` line put before the comment)
+    if not starts_line(tokens, found.first) or body[line_start : tokens.starts[found.first]].strip():
         line_start, opening = tokens.starts[found.first], nl + opening
     first = body[line_start : tokens.ends[found.first]].decode()
     c.edits.append(Edit.replace(line_start, tokens.ends[found.first], f"{opening}{first}", RULE_ID))
