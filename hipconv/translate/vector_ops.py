@@ -28,7 +28,7 @@ from hipconv.resources import data_file, expand_spans, hip_names, hip_releases
 from hipconv.translate.branches import line_ends_after
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import TokenKind, Tokens, after_splice
 from hipconv.translate.syntax import is_punct, prev_code, starts_line
 from hipconv.translate.vector_defs import VECTOR_TYPES, OperatorDef, hip_type, read_definition
 from hipconv.translate.words import WORDY_KINDS, token_occurrences
@@ -154,7 +154,11 @@ def _disable(c: Found, found: OperatorDef) -> None:
     opening = f"#if 0 // {MARK} {declaration}{nl}"
     # after another definition's `}` on its line, a line splice, or a comment (the runtime include, put at the top
     # of a file after its comments, would go inside an `#if 0` line put before the comment)
-    if not starts_line(tokens, found.first) or body[line_start : tokens.starts[found.first]].strip():
+    if (
+        not starts_line(tokens, found.first)
+        or body[line_start : tokens.starts[found.first]].strip()
+        or after_splice(body, line_start)
+    ):
         line_start, opening = tokens.starts[found.first], nl + opening
     first = body[line_start : tokens.ends[found.first]].decode()
     c.edits.append(Edit.replace(line_start, tokens.ends[found.first], f"{opening}{first}", RULE_ID))
