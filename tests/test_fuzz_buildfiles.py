@@ -2,7 +2,8 @@
 
 Files are built from the nvcc flags and CUDA names the translators rewrite (nvcc, -arch=, -gencode,
 -Xcompiler, --use_fast_math, CUDA::cublas, CMAKE_CUDA_FLAGS, $<$<COMPILE_LANGUAGE:CUDA>:...>, ...) and
-written with line continuations (between words and glued to a word's end), comments inside commands and
+written with line continuations (between words, glued to a word's end, and ending a comment or an assignment
+right before the next line, which may be nvcc's), comments inside commands and
 after them (line and bracket comments in CMake), conditionals and generator expressions. Each is translated,
 and:
 
@@ -10,7 +11,8 @@ and:
      after translation (make is given a goal that does not exist, and the generated files hold nothing make
      runs while reading: no $(shell), !=, include, $(eval) or $(file); `check_make` asserts it), and it keeps
      its layout: the same lines, each ending with a continuation exactly where it did (one added line,
-     ROCM_PATH's default, allowed); a CMake file that CMake's grammar accepts (`cmake_problem`, written here
+     ROCM_PATH's default, allowed, but never after a continued line, a comment's included: make would read
+     it as part of that line); a CMake file that CMake's grammar accepts (`cmake_problem`, written here
      from the grammar in cmake-language(7), not the translator's tokenizer) is accepted after translation;
   2. comments survive: every comment of the input is in the output, in order, byte for byte.
 
@@ -42,6 +44,7 @@ from hipconv.translate.source import SourceFile
 FAST_EXAMPLES = 150  # per kind of build file; the fast lane takes about 10 s
 SLOW_EXAMPLES = 3_000
 MAKE = shutil.which("make")
+ROCM_PATH_LINE = "ROCM_PATH ?= /opt/rocm"  # the line the Makefile translator may insert
 
 # ---------------------------------------------------------------- fragments
 
@@ -111,7 +114,7 @@ def make_values(draw: st.DrawFn) -> str:
 
 @st.composite
 def make_lines(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["assign", "assign", "rule", "comment", "blank", "cond"]))
+    kind = draw(st.sampled_from(["assign", "assign", "rule", "comment", "blank", "cond", "spliced"]))
     comment = draw(st.sampled_from(["", "", *[" " + c for c in COMMENT_TEXTS]]))
     if kind == "assign":
         name, op = draw(st.sampled_from(MAKE_VARIABLES)), draw(st.sampled_from(["=", ":=", "+=", "?="]))
@@ -122,6 +125,9 @@ def make_lines(draw: st.DrawFn) -> str:
         return f"all: a.cu{comment}\n" + "".join(f"\t{lead}{recipe}\n" for recipe in recipes)
     if kind == "comment":
         return draw(st.sampled_from(COMMENT_TEXTS)) + "\n"
+    if kind == "spliced":  # a comment or an assignment continued onto the next line, which may be nvcc's
+        first = draw(st.sampled_from([*COMMENT_TEXTS, "NVCC_FLAGS = -O3", "LIBS +="]))
+        return first + draw(st.sampled_from([" \\\n", "\\\n"])) + draw(make_lines()).lstrip("\t")
     if kind == "cond":
         inner = draw(st.lists(make_lines().filter(lambda t: not t.startswith("all")), max_size=2))
         return "ifeq ($(ARCH),sm_70)\n" + "".join(inner) + "else\n" + "endif\n"
@@ -205,7 +211,11 @@ def check_make(data: bytes) -> list[str]:
     problems = []
     if MAKE is not None and make_problem(data) is None and (error := make_problem(out)) is not None:
         problems.append(f"make reads the input but not the output: {error}")
-    lines = [line for line in out.decode("utf-8").split("\n") if line != "ROCM_PATH ?= /opt/rocm"]
+    out_lines = out.decode("utf-8").split("\n")
+    for n, line in enumerate(out_lines):  # the inserted line stands alone: no continuation into it or out of it
+        if line == ROCM_PATH_LINE and n and (len(out_lines[n - 1]) - len(out_lines[n - 1].rstrip("\\"))) % 2:
+            problems.append(f"{ROCM_PATH_LINE!r} inserted into a continued line: {out_lines[n - 1]!r}")
+    lines = [line for line in out_lines if line != ROCM_PATH_LINE]
     ends = [line.endswith("\\") for line in lines]
     if ends != [line.endswith("\\") for line in data.decode("utf-8").split("\n")]:
         problems.append("the lines or their continuations changed")
