@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hipconv.translate.directives import Directives
+from hipconv.translate.directives import Directives, logical_line_end
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
 from hipconv.translate.includes import line_before_splices
@@ -181,6 +181,12 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
     else:
         c.edits.append(Edit.replace(tokens.starts[first], tokens.starts[first], nl + opening + nl, rule_id))
     end = tokens.ends[last]
+    line_end = logical_line_end(body, end)
+    if unsplice(body[end:line_end]).lstrip(b" \t").startswith((b"#", b"%:")):
+        # what a splice joins to the guarded code (`}\` then `#include <x>`) would start a line of its own after
+        # the #endif, and so become a directive: it stays with the code, under the guard
+        c.edits.append(Edit.replace(line_end, line_end, nl + "#endif", rule_id))
+        return
     closing = nl + "#endif" + ("" if line_ends_after(tokens, last) else nl)
     c.edits.append(Edit.replace(end, end, closing, rule_id))
 
