@@ -396,3 +396,17 @@ def test_merged_labels_run_as_the_diagnostics_say(tmp_path: Path) -> None:
     assert [f["family"] for f in fields] == [f["family"] for f in cuda]  # HC013: falls through, exact
     assert [f["workspace"] for f in fields] == [f["workspace"] for f in cuda]  # HC013: same tokens, exact
     assert [f["tensor"] for f in fields] == ["0", "0"] != [f["tensor"] for f in cuda]  # HC016: differs
+
+
+def test_a_guard_keeps_what_a_splice_joins_to_its_code() -> None:
+    """`}\\` then `#include <x>`: the rest of the logical line is code, not a directive. Ending the guard with
+    #endif right after the `}` started it a line of its own, where it became a directive that a second pass
+    renamed; it stays with the code, under the guard (found by the spliced fuzz lane)."""
+    src = (
+        "static const char *name(cudaError_t e) { return cudaGetErrorName(e); }\n"
+        "static const char *name(CUresult e) { const char *n; cuGetErrorName(e, &n); return n; }\\\n"
+        "#include <cuda_runtime.h>\n"
+    )
+    out, _ = translate(src, rocm="6.3")
+    assert out.endswith("return n; }\\\n#include <cuda_runtime.h>\n#endif\n")
+    assert translate(out, rocm="6.3")[0] == out
