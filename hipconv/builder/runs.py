@@ -122,14 +122,15 @@ def run_captured(
 def _wait(proc: subprocess.Popen[bytes], timeout: float, overflow: threading.Event, limit: int) -> str:
     """ "" when the program exited by itself, else why it is to be stopped."""
     deadline = time.monotonic() + timeout
+    cut = f"printed more than {_mib(limit)} on one stream: stopped, output cut (--run-output-limit)"
     while True:
         try:
             proc.wait(_POLL_S)
-            return ""
+            return cut if overflow.is_set() else ""  # one that died as its output was cut (EPIPE) was stopped
         except subprocess.TimeoutExpired:
             pass
         if overflow.is_set():
-            return f"printed more than {_mib(limit)} on one stream: stopped, output cut (--run-output-limit)"
+            return cut
         if time.monotonic() >= deadline:
             return f"did not finish in {timeout:g} s (--run-timeout)"
 
