@@ -297,7 +297,7 @@ def test_rule_cache_in_a_directory_that_is_in_the_way_leaks_nothing(cache_in: Pa
     rules = tmp_path / "rules.yaml"
     rules.write_text("rules: []\n")
     assert cache.cached([rules], [], _tiny({"cudaA": "cudart"})).cuda_api == {"cudaA": "cudart"}
-    (entry,) = cache_in.glob("rules-*.pickle")
+    (entry,) = cache_in.glob("rules-*.json")
     entry.unlink()
     entry.mkdir()  # a directory where the entry goes: it cannot be replaced
     for _ in range(3):
@@ -307,8 +307,8 @@ def test_rule_cache_in_a_directory_that_is_in_the_way_leaks_nothing(cache_in: Pa
 
 def test_rule_cache_keeps_the_recent_entries_of_this_version(cache_in: Path, tmp_path: Path) -> None:
     cache_in.mkdir()
-    other_version = cache_in / "rules-0.0.1-0123456789abcdef0123456789abcdef.pickle"
-    unversioned = cache_in / "rules-0123456789abcdef0123456789abcdef.pickle"
+    other_version = cache_in / "rules-0.0.1-0123456789abcdef0123456789abcdef.json"
+    unversioned = cache_in / "rules-0123456789abcdef0123456789abcdef.json"
     stale, fresh = cache_in / "tmpstale.tmp", cache_in / ".rules-fresh.tmp"
     for path in (other_version, unversioned, stale, fresh):
         path.write_bytes(pickle.dumps(RuleSet((), {})))
@@ -318,7 +318,7 @@ def test_rule_cache_keeps_the_recent_entries_of_this_version(cache_in: Path, tmp
         rules = tmp_path / f"rules{n}.yaml"
         rules.write_text(f"rules: [] # {n}\n")
         cache.cached([rules], [], _tiny({f"cuda{n}": "cudart"}))
-        (new,) = set(cache_in.glob("rules-*.pickle")) - {cache_in / name for name in names}
+        (new,) = set(cache_in.glob("rules-*.json")) - {cache_in / name for name in names}
         os.utime(new, (1_000_000 + n,) * 2)  # distinct times, oldest first
         names.append(new.name)
         if n == 0:
@@ -329,7 +329,7 @@ def test_rule_cache_keeps_the_recent_entries_of_this_version(cache_in: Path, tmp
     rules = tmp_path / "last.yaml"
     rules.write_text("rules: [] # last\n")
     cache.cached([rules], [], _tiny({"cudaLast": "cudart"}))
-    kept = [p.name for p in cache_in.glob("rules-*.pickle")]
+    kept = [p.name for p in cache_in.glob("rules-*.json")]
     assert len(kept) == cache.KEEP_ENTRIES
     assert names[2] in kept and names[-1] in kept and names[3] not in kept
 
@@ -342,4 +342,4 @@ def test_rule_cache_honours_xdg_cache_home(tmp_path: Path, monkeypatch: pytest.M
     rules.write_text("rules: []\n")
     cache.cached([rules], [], _tiny({"cudaX": "cudart"}))
     assert cache.cached([rules], [], _tiny({})).cuda_api == {"cudaX": "cudart"}  # a hit
-    assert len(list((tmp_path / "xdg" / "hipconv").glob("rules-*.pickle"))) == 1
+    assert len(list((tmp_path / "xdg" / "hipconv").glob("rules-*.json"))) == 1
