@@ -65,10 +65,9 @@ def test_output_under_a_regular_file(tmp_path: Path, src: Path, hipcc: Path, kin
     assert result.code == 2, result.stderr
     _no_traceback(result.stderr)
     # the output marker is read first now (#40: a marker must be hipconv's), and says why it cannot be
-    assert ("cannot write" in result.stderr or "cannot read" in result.stderr) and str(out) in result.stderr
-    if kind != "translate-file":  # a tree: stopped before anything is translated
-        assert f"error: {out}: cannot write: Not a directory" in result.stderr
-        assert "hint: write the output where it can be created and written" in result.stderr
+    assert "cannot write" in result.stderr or "cannot read" in result.stderr
+    if kind != "translate-file":  # a tree: stopped at its marker, before anything is translated
+        assert f"error: {out / '.hipconv-output'}: cannot read" in result.stderr
     assert blocker.read_bytes() == b"not a directory\n"
 
 
