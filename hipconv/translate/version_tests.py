@@ -11,7 +11,6 @@ directives) and version_uses (code, #define bodies).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -37,6 +36,7 @@ from hipconv.translate.pp_expr import (
     text_tokens,
 )
 from hipconv.translate.syntax import Span, is_punct, next_code
+from hipconv.translate.words import file_words
 
 RULE_ID = "nvcc.version-test"
 ARCH = "__CUDA_ARCH__"
@@ -91,7 +91,7 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[t
     for hash_i, name_i, name in directives.lines:
         span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
         if name in ("if", "elif", "define") and any(w in body[span[0] : span[1]] for w in WORDS):
-            wanted.update(m.decode() for m in _IDENTIFIER.findall(body, span[0], span[1]))
+            wanted.update(w.decode() for w in file_words(body[span[0] : span[1]]))
         if name not in ("define", "undef"):
             continue
         macro_i = next_code(tokens, name_i)
@@ -126,9 +126,6 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[t
     return known
 
 
-_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
-
-
 def _near_version_words(body: bytes) -> set[str]:
     """The words on the line of each version macro and the next: what a code comparison
     (`__CUDA_ARCH__ >= CC_VOLTA`) or a one-line test can compare it with."""
@@ -138,7 +135,7 @@ def _near_version_words(body: bytes) -> set[str]:
         while at >= 0:
             line = body.rfind(b"\n", 0, at) + 1
             end = body.find(b"\n", body.find(b"\n", at) + 1)
-            near.update(m.decode() for m in _IDENTIFIER.findall(body, line, end if end >= 0 else len(body)))
+            near.update(w.decode() for w in file_words(body[line : end if end >= 0 else len(body)]))
             at = body.find(word, at + len(word))
     return near
 
