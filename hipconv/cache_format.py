@@ -36,19 +36,40 @@ class Damaged(ValueError):
 
 def seal(key: bytes, value: Any) -> bytes:
     """The bytes to store for `value` under `key`: the digest of both, then the JSON text."""
-    text = json.dumps(_encoded(value), separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode("ascii")
-    return _digest(key, text) + text
+    return seal_plain(key, _encoded(value))
 
 
 def unseal(key: bytes, blob: bytes) -> Any:
     """The value sealed under `key`; Damaged when the digest does not match or the text is not ours."""
-    text = blob[SEAL_SIZE:]
-    if len(blob) < SEAL_SIZE or _digest(key, text) != blob[:SEAL_SIZE]:
-        raise Damaged("its digest does not match its bytes")
+    text = _opened(key, blob)
     try:
         return _decoded(text)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, ImportError, RecursionError) as exc:
         raise Damaged(f"not a value hipconv wrote: {exc}") from None
+
+
+def seal_plain(key: bytes, data: Any) -> bytes:
+    """seal() for a value that is JSON already (dicts of str keys, lists, scalars), stored as it is: for a
+    caller that lays out a large value itself (hipconv.rules.stored), which json reads without running Python."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode("ascii")
+    return _digest(key, text) + text
+
+
+def unseal_plain(key: bytes, blob: bytes) -> Any:
+    """The JSON value sealed by seal_plain under `key`; Damaged as unseal()."""
+    text = _opened(key, blob)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise Damaged(f"not a value hipconv wrote: {exc}") from None
+
+
+def _opened(key: bytes, blob: bytes) -> bytes:
+    """The text of a sealed blob, once its digest matches."""
+    text = blob[SEAL_SIZE:]
+    if len(blob) < SEAL_SIZE or _digest(key, text) != blob[:SEAL_SIZE]:
+        raise Damaged("its digest does not match its bytes")
+    return text
 
 
 def _digest(key: bytes, text: bytes) -> bytes:

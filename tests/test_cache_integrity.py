@@ -5,6 +5,7 @@ once and started again; what the caches store reads back only as plain values an
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import pickle
 import sqlite3
@@ -19,6 +20,7 @@ from hipconv.diagnostics import Diagnostic, Severity
 from hipconv.filecache import FILE_NAME
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules import cache as rules_cache
+from hipconv.rules import load_ruleset, stored
 from hipconv.settings import Version
 
 SOURCE = b"""#include <cuda_runtime.h>
@@ -212,3 +214,31 @@ def test_what_is_not_a_hipconv_record_is_not_stored() -> None:
         seal(b"key", point(1, 2))
     with pytest.raises(TypeError, match="is not stored"):
         seal(b"key", object())
+
+
+def test_the_bundled_rule_set_reads_back_as_it_was() -> None:
+    """The rule cache's own layout (hipconv.rules.stored): every field of every rule, through JSON text."""
+    ruleset = load_ruleset()
+    text = json.dumps(stored.to_data(ruleset))
+    assert stored.from_data(json.loads(text)) == dataclasses.replace(ruleset, digest="")  # the key, not stored
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        pytest.param(lambda data: data.update(format=0), id="another-format"),
+        pytest.param(lambda data: data["fields"].pop(), id="another-rule-layout"),
+        pytest.param(lambda data: data["rules"][0].pop(), id="a-short-row"),
+        pytest.param(lambda data: data["rules"][0].__setitem__(stored.FIELDS.index("kind"), "spell"), id="no-kind"),
+        pytest.param(lambda data: data["rules"][0].__setitem__(stored.FIELDS.index("rocm"), 10**6), id="no-range"),
+        pytest.param(lambda data: data["rules"][0].__setitem__(stored.FIELDS.index("drops"), "x"), id="not-a-list"),
+        pytest.param(lambda data: data["ranges"][0].__setitem__(0, ["6"]), id="not-a-version"),
+        pytest.param(lambda data: data.update(cuda_api=[]), id="not-an-inventory"),
+        pytest.param(lambda data: data.update(rules={}), id="not-rows"),
+    ],
+)
+def test_a_rule_set_hipconv_did_not_write_does_not_read(damage: object) -> None:
+    data = json.loads(json.dumps(stored.to_data(load_ruleset())))
+    damage(data)  # type: ignore[operator]
+    with pytest.raises(Damaged):
+        stored.from_data(data)

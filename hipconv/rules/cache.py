@@ -1,6 +1,7 @@
 """Validated rule sets kept under the user's cache directory, keyed by the exact bytes of every input, so
 a start-up (a pre-commit hook, a CI step) skips YAML parsing. An entry is JSON sealed with its digest
-(hipconv.cache_format), never a pickle: a damaged or altered entry is built again and rewritten.
+(hipconv.cache_format), laid out by hipconv.rules.stored, never a pickle: a damaged or altered entry is built
+again and rewritten.
 
 The inputs are the rule files, and every file under the folders their templates are read from (a rule
 folder, templates/): a template that is not `*.j2`, or one that another pulls in with `{% include %}`,
@@ -29,10 +30,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from hipconv.cache_format import Damaged, library_versions, seal, unseal
+from hipconv.cache_format import Damaged, library_versions, seal_plain, unseal_plain
 from hipconv.resources import cache_dir, data_files, templates_dir
 from hipconv.rules.conversions import SUFFIX as CONVERSION_SUFFIX
 from hipconv.rules.model import RuleSet
+from hipconv.rules.stored import from_data, to_data
 from hipconv.version import __version__
 
 KEEP_ENTRIES = 4  # rule sets of this version: the bundled one, a few --rules-dir combinations
@@ -53,11 +55,10 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
         return build()
     cache = entry_path(digest)
     try:
-        found = unseal(_SEAL_KEY + digest.encode(), cache.read_bytes())
-        if isinstance(found, RuleSet):
-            with contextlib.suppress(OSError):
-                os.utime(cache)  # recently used: kept by evict()
-            return replace(found, digest=digest)
+        found = from_data(unseal_plain(_SEAL_KEY + digest.encode(), cache.read_bytes()))
+        with contextlib.suppress(OSError):
+            os.utime(cache)  # recently used: kept by evict()
+        return replace(found, digest=digest)
     except (OSError, Damaged):  # missing, unreadable, damaged or altered: built again and rewritten
         pass
     ruleset = replace(build(), digest=digest)
@@ -122,7 +123,7 @@ def _store(cache: Path, key: bytes, ruleset: RuleSet) -> bool:
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(seal(key, ruleset))
+            fh.write(seal_plain(key, to_data(ruleset)))
         os.replace(tmp, cache)
     except OSError:  # a directory in the way, a full disk: the temporary file goes, the run goes on
         _remove(tmp)

@@ -1,0 +1,143 @@
+"""A RuleSet as the rule cache stores it (hipconv.rules.cache): plain JSON that json reads without a hook.
+
+A rule set is 14,000 rules read at every start; stored as tagged records (hipconv.cache_format.seal), that
+is 180,000 objects through a Python hook, half a second. Here each rule is one row of its fields' values in
+the order of `fields`, enums by value, tuples as lists, a template as its path, and the ROCm range as an
+index into `ranges` (a few dozen distinct ones). Reading it back builds Rules without their __init__, as
+unpickling did, and checks every value's shape: what is not what to_data writes raises Damaged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hipconv.cache_format import Damaged
+from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, Scope, VersionRange
+from hipconv.settings import Version
+
+FORMAT = 1  # bump when the layout changes (the cache key covers this module's bytes too)
+FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
+_RANGE_FIELDS = tuple(f.name for f in dataclasses.fields(VersionRange))
+_ENUMS: dict[str, dict[Any, Any]] = {
+    "kind": {m.value: m for m in RuleKind},
+    "status": {m.value: m for m in RuleStatus},
+    "scope": {m.value: m for m in Scope},
+}
+_TUPLES = ("drops", "optional")
+_OPTIONAL_TUPLES = ("params", "args")
+_MAPPINGS = ("nvidia", "casts", "converts", "fill")
+# kept as JSON reads them (the digest vouches for their bytes; a wrong type fails where a run uses it)
+_AS_STORED = frozenset({"id", "cuda", "hip", "library", "section", "note", "lane_mask", "requires_define", "code"})
+_AS_STORED |= {"origin", "uncalled", "tag", "defined_only", "rewrite_code", "compat", "after", *_MAPPINGS}
+
+
+def to_data(ruleset: RuleSet) -> dict[str, Any]:
+    """The JSON value that stands for `ruleset`."""
+    ranges: dict[VersionRange, int] = {}
+    rows = []
+    for rule in ruleset.rules:
+        row: list[Any] = []
+        for name in FIELDS:
+            value = getattr(rule, name)
+            if name in _ENUMS:
+                value = value.value
+            elif name == "rocm":
+                value = ranges.setdefault(value, len(ranges))
+            elif name in _TUPLES or name in _OPTIONAL_TUPLES:
+                value = None if value is None else list(value)
+            elif name in _MAPPINGS:
+                value = dict(value)
+            elif name == "template":
+                value = None if value is None else str(value)
+            row.append(value)
+        rows.append(row)
+    return {
+        "format": FORMAT,
+        "fields": list(FIELDS),
+        "ranges": [[None if v is None else list(v.parts) for v in _range_values(r)] for r in ranges],
+        "rules": rows,
+        "cuda_api": dict(ruleset.cuda_api),
+    }
+
+
+def from_data(data: Any) -> RuleSet:
+    """The RuleSet that to_data wrote; Damaged for anything else."""
+    try:
+        return _read(data)
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:
+        raise Damaged(f"not a rule set hipconv wrote: {exc}") from None
+
+
+def _read(data: Any) -> RuleSet:
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("fields") != list(FIELDS):
+        raise Damaged("a rule set of another layout")
+    if type(data["ranges"]) is not list or type(data["rules"]) is not list:
+        raise Damaged("a rule set of another layout")
+    ranges = [VersionRange(*(_version(v) for v in _sized(r, len(_RANGE_FIELDS)))) for r in data["ranges"]]
+    readers = _readers(ranges)
+    size, new = len(FIELDS), object.__new__
+    rules = []
+    for row in data["rules"]:
+        if type(row) is not list or len(row) != size:
+            raise Damaged("a rule of another layout")
+        for index, read in readers:
+            row[index] = read(row[index])
+        rule = new(Rule)
+        rule.__dict__.update(zip(FIELDS, row))
+        rules.append(rule)
+    cuda_api = data["cuda_api"]
+    if type(cuda_api) is not dict or not all(type(v) is str for v in cuda_api.values()):
+        raise Damaged("a CUDA inventory of another layout")
+    return RuleSet(rules=tuple(rules), cuda_api=cuda_api)
+
+
+def _readers(ranges: list[VersionRange]) -> list[tuple[int, Callable[[Any], Any]]]:
+    """Per field that JSON does not hold as the Rule does, or whose shape must be checked: its reader."""
+    by_name: dict[str, Callable[[Any], Any]] = {"rocm": ranges.__getitem__, "template": _path}
+    for name, members in _ENUMS.items():
+        by_name[name] = members.__getitem__
+    by_name.update(dict.fromkeys(_TUPLES, _texts))
+    by_name.update(dict.fromkeys(_OPTIONAL_TUPLES, _optional_texts))
+    missing = set(FIELDS) - set(by_name) - _AS_STORED
+    if missing:  # a field added to Rule that this module does not know
+        raise AssertionError(f"rules.stored has no reader for {sorted(missing)}")
+    return [(FIELDS.index(name), read) for name, read in by_name.items()]
+
+
+def _range_values(versions: VersionRange) -> list[Version | None]:
+    return [getattr(versions, name) for name in _RANGE_FIELDS]
+
+
+def _sized(value: Any, size: int) -> list[Any]:
+    if type(value) is not list or len(value) != size:
+        raise Damaged("a value of another layout")
+    return value
+
+
+def _version(parts: Any) -> Version | None:
+    if parts is None:
+        return None
+    if type(parts) is not list or not parts or not all(type(p) is int for p in parts):
+        raise Damaged("a version of another layout")
+    return Version(tuple(parts))
+
+
+def _texts(value: Any) -> tuple[str, ...]:
+    if type(value) is not list:
+        raise Damaged("a list that is not a list")
+    return tuple(value)
+
+
+def _optional_texts(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else _texts(value)
+
+
+def _path(value: Any) -> Path | None:
+    if value is None:
+        return None
+    if type(value) is not str:
+        raise Damaged("a path that is not text")
+    return Path(value)
