@@ -65,6 +65,7 @@ class Settings:
     include_dirs: tuple[str, ...] = ()  # where `#include` looks after the including file's folder (include-dirs)
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS  # the AMD targets build files name (--offload-arch)
     project_hip_path: str = "keep"  # one of PROJECT_HIP_PATHS (--project-hip-path, matchers.project_hip)
+    single_source: bool = False  # keep the CUDA source; hipcc builds it through a portability header (--single-source)
 
     def __post_init__(self) -> None:
         if not isinstance(self.kernel_launch, KernelLaunch):  # a plain string from a caller

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from hipconv.cli.options import (
     offload_archs,
     rocm_version_option,
     rules_dir_option,
+    single_source_option,
 )
 from hipconv.commands.build import BuildRequest, build_tree
 from hipconv.commands.programs import ProgramsRequest, build_programs
@@ -161,6 +163,7 @@ BACKENDS = ("hipcc", "hip-cpu", "nvidia")
 )
 @rocm_version_option("Targeted ROCm release [default: the release of hipcc (`hipcc --version`)].")
 @no_compat_option()
+@single_source_option("As for translate: the tree stays CUDA, and the HIP build sits beside the CUDA one.")
 @exclude_option("As for translate.")
 @gitignore_option()
 @rules_dir_option("As for translate.")
@@ -183,6 +186,7 @@ def build(
     backend: str,
     rocm_version: str | None,
     no_compat: bool,
+    single_source: bool,
     exclude: tuple[str, ...],
     respect_gitignore: bool | None,
     rules_dir: tuple[Path, ...],
@@ -197,7 +201,10 @@ def build(
     chosen_by = "--rocm-version" if rocm_version else f"rocm-version in {config.path}" if config.rocm_version else None
     translation = TranslateRequest(
         (src,),
-        settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat, offload_archs=archs),
+        replace(
+            settings_from(config, rocm_version, None, jobs=jobs, no_compat=no_compat, offload_archs=archs),
+            single_source=single_source,
+        ),
         output=output,
         **exclusion(config, exclude, respect_gitignore),
         rules_dirs=config.rules_dirs + rules_dir,

@@ -32,6 +32,11 @@ def no_compat_option() -> Decorator:
     )
 
 
+def single_source_option(help: str) -> Decorator:
+    """--single-source: the tree stays CUDA, and hipcc builds the same files (Settings.single_source)."""
+    return click.option("--single-source", is_flag=True, help=help)
+
+
 def config_at(path: Path | None, display: Display) -> Config:
     """The configuration: FILE of --config, else the one found from the working directory up to the
     project root (hipconv.config.find_config). -v says which file it is, or that there is none."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import cast
 
@@ -23,6 +24,7 @@ from hipconv.cli.options import (
     no_compat_option,
     rocm_version_option,
     rules_dir_option,
+    single_source_option,
 )
 from hipconv.commands.scan import ScanFormat, ScanRequest, scan_paths
 from hipconv.config import FailOn, settings_from
@@ -70,6 +72,10 @@ from hipconv.settings import KERNEL_LAUNCH_STYLES
 )
 @follow_symlinks_option()
 @no_compat_option()
+@single_source_option(
+    "Check a tree written by `translate --single-source` for drift: CUDA names its portability header lacks, "
+    "guarded edits whose CUDA side changed since they were generated."
+)
 @config_option()
 @display_options
 def scan(
@@ -88,17 +94,23 @@ def scan(
     write_baseline: Path | None,
     follow_symlinks: bool,
     no_compat: bool,
+    single_source: bool,
     config_path: Path | None,
     display: Display,
 ) -> None:
     """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
+    if single_source:
+        raise click.UsageError("--single-source: not implemented yet for scan (issue #41)")
     config = config_at(config_path, display)
     unknown = [c for c in disable if c not in CODES]
     if unknown:
         raise HipconvError(f"--disable: unknown code {', '.join(unknown)}", hint="`hipconv codes` lists them")
     request = ScanRequest(
         paths,
-        settings_from(config, rocm_version, kernel_launch, no_compat=no_compat, cuda=cuda_release),
+        replace(
+            settings_from(config, rocm_version, kernel_launch, no_compat=no_compat, cuda=cuda_release),
+            single_source=single_source,
+        ),
         fail_on=cast(FailOn, fail_on or config.fail_on or "warning"),
         fmt=cast(ScanFormat, fmt),
         output=output,

@@ -27,6 +27,7 @@ from hipconv.cli.options import (
     project_hip_path_option,
     rocm_version_option,
     rules_dir_option,
+    single_source_option,
 )
 from hipconv.commands.translate import TranslateOutcome, TranslateRequest, translate_paths
 from hipconv.config import fails_on, settings_from
@@ -78,6 +79,10 @@ def _output_mode(*, dry_run: bool, show_diff: bool) -> OutputMode:
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
 @no_compat_option()
 @project_hip_path_option()
+@single_source_option(
+    "Keep the tree CUDA: nvcc builds it as before, and hipcc builds the same files through a generated "
+    "portability header (hipconv_portability.h) and guarded edits. See docs/single-source.md."
+)
 @click.option(
     "--annotate",
     is_flag=True,
@@ -128,6 +133,7 @@ def translate(
     experimental: bool,
     no_compat: bool,
     project_hip_path: str | None,
+    single_source: bool,
     annotate: bool,
     exclude: tuple[str, ...],
     respect_gitignore: bool | None,
@@ -145,6 +151,8 @@ def translate(
     display: Display,
 ) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
+    if single_source:
+        raise click.UsageError("--single-source: not implemented yet for source files (issue #41)")
     config = config_at(config_path, display)
     mode = _output_mode(dry_run=dry_run, show_diff=show_diff)
     settings = settings_from(
@@ -160,7 +168,7 @@ def translate(
     )
     request = TranslateRequest(
         paths,
-        replace(settings, annotate=annotate),
+        replace(settings, annotate=annotate, single_source=single_source),
         output=output,
         mode=mode,
         in_place=in_place,
