@@ -84,11 +84,18 @@ class IntLiteral(NamedTuple):
     suffix: str  # lower case: "", "u", "ull", ...
 
 
-_INT_LITERAL = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)([uUlLzZ]*)")
+# C++'s integer literals: a digit separator only between two digits; a suffix of at most one `u` with one `l`,
+# `ll` or `LL` (never `lL`), or C++23's `z`, before or after it. A pp-number with any other tail (`0xffffZZ`,
+# `1lL`, `0xff'`) is no integer: reading it as one, a rewrite of its value dropped the rest of its bytes.
+_INT_LITERAL = re.compile(
+    r"(0[xX][0-9a-fA-F](?:'?[0-9a-fA-F])*|0[bB][01](?:'?[01])*|[0-9](?:'?[0-9])*)"
+    r"((?:[uU](?:ll|LL|[lLzZ])?|(?:ll|LL|[lLzZ])[uU]?)?)"
+)
 
 
 def int_literal(text: str) -> IntLiteral | None:
-    """The integer literal spelled `text` (hex, binary, octal or decimal, digit separators allowed)."""
+    """The integer literal spelled `text` (hex, binary, octal or decimal, digit separators allowed), or None
+    for any other pp-number."""
     m = _INT_LITERAL.fullmatch(text)
     if m is None:
         return None
