@@ -25,6 +25,7 @@ from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.model import LookupTable
 from hipconv.run_context import Context, LazyTable, lazy_table
 from hipconv.settings import Settings, Version
+from hipconv.single_source import cuda_source, folded_result
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
@@ -59,13 +60,17 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
         r if isinstance(r, FileResult) else decode_job(jobs[n], r) for n, r in ((n, found.read[n]) for n in todo)
     )
     built = [_build_file(r, context.settings.offload_archs) for r in decoded]
-    sources = [r for r in built if isinstance(r, SourceFile)]
+    read = [r for r in built if isinstance(r, SourceFile)]
+    single = context.settings.single_source  # each file translated from its CUDA text, then folded into it
+    sources = [cuda_source(s) for s in read] if single else read
     includes = {job.display: job.compat_include for job in jobs}
     translated = iter(
         translate_sources(sources, context.table, context.settings, project=context.project, compat_includes=includes)
         if sources
         else ()
     )
+    if single:
+        translated = map(folded_result, read, sources, translated, (includes[s.path] for s in read))
     new = {}
     for n, r in zip(todo, built):
         results[n] = result = next(translated) if isinstance(r, SourceFile) else r

@@ -57,6 +57,7 @@ class FileResult:
     trace: str = ""  # traceback of an unexpected failure (a bug)
     size: int = 0
     shims: frozenset[str] = frozenset()  # the shims of hipconv_compat.h its translation uses
+    portability: frozenset[str] = frozenset()  # what hipconv_portability.h holds for it (--single-source)
 
 
 class Job(NamedTuple):

@@ -151,8 +151,6 @@ def translate(
     display: Display,
 ) -> None:
     """Translate CUDA files or trees (PATHS) to HIP; build files (CMake, Makefiles) too."""
-    if single_source:
-        raise click.UsageError("--single-source: not implemented yet for source files (issue #41)")
     config = config_at(config_path, display)
     mode = _output_mode(dry_run=dry_run, show_diff=show_diff)
     settings = settings_from(

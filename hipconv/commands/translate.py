@@ -18,6 +18,7 @@ from hipconv.pipeline import lazy_table, run
 from hipconv.report import print_done, print_line, print_result, progress_bar, stats_table
 from hipconv.results import FileResult
 from hipconv.settings import Settings
+from hipconv.single_source import write_portability_header
 from hipconv.summary import Summary, rollup_root
 
 
@@ -82,7 +83,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     cache = default_cache(request.cache)
     results = run(the_plan.jobs, table, request.settings, cache=cache)
     try:
-        write_errors, shims = _write_results(results, writer, summary, console)
+        write_errors, shims, portability = _write_results(results, writer, summary, console)
     except (KeyboardInterrupt, Interrupted):  # every output file is whole or absent (atomic.write_atomic)
         results.close()  # stop the workers first
         if request.report_path is not None:
@@ -92,6 +93,8 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         results.close()
     if writes and shims and the_plan.compat_dir is not None:
         write_errors += not write_compat_header(the_plan.compat_dir, shims, request.settings, console, cache)
+    if writes and request.settings.single_source and the_plan.compat_dir is not None:
+        write_errors += not write_portability_header(the_plan.compat_dir, portability, request.settings, console)
     for note in writer.notes:  # --in-place backups that existed already and were kept
         print_result(console, note)
     for notice in cache.notices if cache is not None else ():  # a damaged cache, started again (once)
@@ -106,18 +109,20 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
 
 def _write_results(
     results: Iterator[FileResult], writer: Writer, summary: Summary, console: Console
-) -> tuple[int, set[str]]:
+) -> tuple[int, set[str], set[str]]:
     """Each result written (hipconv.output), counted and shown as it comes: the number of outputs that
-    could not be written, and the shims the files use."""
+    could not be written, the shims the files use, and what their portability header holds (--single-source)."""
     write_errors = 0
     shims: set[str] = set()
+    portability: set[str] = set()
     with progress_bar(console, len(writer.plan.jobs), "translating", shown=writer.plan.tree) as (advance, out):
         for result in results:
             with deferred():  # a signal waits until the file is whole
                 written = writer.emit(result)
             write_errors += written is not result
             shims |= written.shims
+            portability |= written.portability
             summary.add(written)
             print_result(out, written)
             advance()
-    return write_errors, shims
+    return write_errors, shims, portability
