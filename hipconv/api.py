@@ -30,6 +30,7 @@ from hipconv.diagnostics import Diagnostic
 from hipconv.errors import ConfigError, SourceError
 from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules import load_ruleset
+from hipconv.rules.ranges import header_texts, run_table
 from hipconv.translate.compat import compat_header
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import translate_sources
@@ -116,7 +117,7 @@ def translate_source(
         decoded = SourceFile.from_bytes(path, data)
     except DecodeFailure as exc:
         raise SourceError(f"{path}: {exc}") from None
-    table = load_ruleset(_paths(rules_dirs)).table(settings)
+    table = run_table(load_ruleset(_paths(rules_dirs)), settings)
     result = translate_sources([decoded], table, settings)[0]
     if result.status is FileStatus.FAILED:  # a bug in hipconv: its traceback is the message's tail
         raise SourceError(f"{path}: {result.reason}\n{result.trace}".rstrip())
@@ -126,7 +127,7 @@ def translate_source(
         result.output is not None,
         result.diagnostics,
         result.replacements,
-        compat_header(result.shims, settings.rocm) if result.shims else None,
+        compat_header(result.shims, settings.rocm, header_texts(table, result.shims)) if result.shims else None,
     )
 
 

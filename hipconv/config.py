@@ -18,8 +18,15 @@ from typing import Any, Literal, get_args
 from hipconv.diagnostics import CODES, Severity
 from hipconv.errors import ConfigError
 from hipconv.excludes import compile_patterns
-from hipconv.resources import cuda_release, hip_releases, rocm_release
-from hipconv.settings import DEFAULT_OFFLOAD_ARCHS, KERNEL_LAUNCH_STYLES, PROJECT_HIP_PATHS, KernelLaunch, Settings
+from hipconv.resources import RANGE_SEPARATOR, cuda_release, hip_releases, rocm_range, rocm_release
+from hipconv.settings import (
+    DEFAULT_OFFLOAD_ARCHS,
+    KERNEL_LAUNCH_STYLES,
+    PROJECT_HIP_PATHS,
+    KernelLaunch,
+    Settings,
+    Version,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -169,7 +176,7 @@ def _check(path: Path, key: str, value: Any) -> Any:
         raise ConfigError(f"{where} must be a string, not {value!r}")
     if key in ("rocm-version", "cuda-release"):
         try:
-            (rocm_release if key == "rocm-version" else cuda_release)(value)
+            (rocm_target if key == "rocm-version" else cuda_release)(value)
         except ConfigError as exc:
             raise ConfigError(f"{where}: {exc}", hint=exc.hint) from None
     choices = _CHOICES.get(key)
@@ -204,8 +211,9 @@ def settings_from(
     """Command-line values, else the configuration file's, else the defaults (`offload_archs`: those
     of --offload-arch, checked by the caller; none: DEFAULT_OFFLOAD_ARCHS)."""
     written_for = cuda or config.cuda_release
+    rocm, span = rocm_target(next(v for v in (rocm_version, config.rocm_version, default_rocm()) if v is not None))
     return Settings(
-        rocm_release(next(v for v in (rocm_version, config.rocm_version, default_rocm()) if v is not None)),
+        rocm,
         KernelLaunch.parse(kernel_launch or config.kernel_launch or KernelLaunch.CHEVRON.value),
         experimental,
         jobs,
@@ -214,7 +222,17 @@ def settings_from(
         include_dirs=tuple(str(d) for d in config.include_dirs),
         offload_archs=offload_archs or DEFAULT_OFFLOAD_ARCHS,
         project_hip_path=project_hip_path or config.project_hip_path or PROJECT_HIP_PATHS[0],
+        rocm_range=span,
     )
+
+
+def rocm_target(text: str) -> tuple[Version, tuple[Version, Version] | None]:
+    """--rocm-version's value: one bundled release (the target, no range), or LOW..HIGH (the target is HIGH,
+    the range both; docs/release-ranges.md)."""
+    if RANGE_SEPARATOR in text:
+        span = rocm_range(text)
+        return span[1], span
+    return rocm_release(text), None
 
 
 def default_rocm() -> str:

@@ -43,6 +43,7 @@ MASK_AFTER_EARLY_RETURN = "HC026"
 LEGACY_NAME = "HC027"
 HOST_MATH_INCLUDED = "HC032"
 OVERLOAD_SHIMMED = "HC033"
+RANGE_GAP = "HC037"
 ARCH_BRANCH_NVIDIA_ONLY = "HC028"
 LITERAL_LANE_MASK = "HC101"
 LANE_MASK_DROPPED = "HC102"
@@ -398,6 +399,21 @@ CODES = _codes(
             "example.cu:1:40: note[HC033]: atomicCAS(unsigned short *, unsigned short, unsigned short) is not in ROCm "
             "7.2, which declares atomicCAS for other types: hipconv_compat.h adds that overload; the call keeps its "
             "name, and HIP's overloads serve the other types",
+        ),
+    ),
+    Code(
+        RANGE_GAP,
+        Severity.ERROR,
+        "with --rocm-version LOW..HIGH: a CUDA name or header that some release of the range has no counterpart "
+        "for, or calls with other arguments; written as the newest release has it, which the others cannot build",
+        hint="narrow the range to the releases that have it (the message names those that lack it), or keep that "
+        "code under your own #if HIP_VERSION test",
+        unported=True,
+        example=Example(
+            "#include <cuda_bf16.h>\n__global__ void k(__nv_bfloat16 *p) { p[0] = __float2bfloat16(1.0f); }\n",
+            "example.cu:1:11: error[HC037]: cuda_bf16.h does not build on every release of ROCm 5.2..7.2: ROCm 5.2 "
+            "has no counterpart (no shim either)",
+            argv=("translate", "example.cu", "--rocm-version", "5.2..7.2"),
         ),
     ),
     Code(

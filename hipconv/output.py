@@ -15,7 +15,7 @@ import errno
 import json
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -263,30 +263,35 @@ def check_compat_header(the_plan: Plan, settings: Settings) -> None:
 
 
 def write_compat_header(
-    folder: Path, shims: set[str], settings: Settings, console: Console, cache: FileCache | None = None
+    folder: Path,
+    shims: set[str],
+    settings: Settings,
+    console: Console,
+    cache: FileCache | None = None,
+    ranged: Mapping[str, str] | None = None,
 ) -> bool:
     """hipconv_compat.h with the shims the run's files use, at the root of the output (beside a single output
     file); False (with the reason shown) when it cannot be written. `cache`: where the header rendered for
-    these shims is kept (a rerun does not load the templates)."""
+    these shims is kept (a rerun does not load the templates); `ranged`: a release range's macro definitions."""
     path = folder / COMPAT_HEADER
     try:
         refuse_special(path)  # never opened: a FIFO would hang the run
         with deferred():
-            write_atomic(path, _compat_header(shims, settings, cache), follow=False)
+            write_atomic(path, _compat_header(shims, settings, cache, ranged or {}), follow=False)
     except OSError as exc:
         print_result(console, FileResult(str(path), FileStatus.FAILED, reason=f"cannot write: {exc.strerror or exc}"))
         return False
     return True
 
 
-def _compat_header(shims: set[str], settings: Settings, cache: FileCache | None) -> bytes:
+def _compat_header(shims: set[str], settings: Settings, cache: FileCache | None, ranged: Mapping[str, str]) -> bytes:
     """compat_header(), from the cache when hipconv's code (its templates too) and the shims are those it was
     rendered with."""
-    key = key_of("compat-header", code_digest(), str(settings.rocm), *sorted(shims))
+    key = key_of("compat-header", code_digest(), str(settings.rocm), *sorted(shims), *sorted(ranged.values()))
     kept = cache.get_many([key]).get(key) if cache is not None else None
     if isinstance(kept, bytes):
         return kept
-    header = compat_header(shims, settings.rocm)
+    header = compat_header(shims, settings.rocm, ranged)
     if cache is not None:
         cache.put_many({key: header})
     return header

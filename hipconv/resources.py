@@ -93,6 +93,46 @@ def rocm_release(text: str) -> Version:
     )
 
 
+RANGE_SEPARATOR = ".."
+
+
+def rocm_range(text: str) -> tuple[Version, Version]:
+    """`LOW..HIGH` (`5.2..7.2`): two bundled releases (rocm_release), LOW older than HIGH. Anything else is a
+    ConfigError saying which part is wrong."""
+    low, sep, high = text.strip().partition(RANGE_SEPARATOR)
+    pattern = r"\d+\.\d+(?:\.\d+)?"
+    if not sep or not re.fullmatch(pattern, low.strip()) or not re.fullmatch(pattern, high.strip()):
+        raise ConfigError(
+            f"invalid ROCm release range {text!r}: expected LOW..HIGH, two releases such as 5.2..7.2",
+            hint=f"the bundled releases: {', '.join(hip_releases())}",
+        )
+    bounds = []
+    for bound in (low, high):
+        try:
+            bounds.append(rocm_release(bound))
+        except ConfigError as exc:
+            raise ConfigError(
+                f"ROCm release range {text!r}: {exc}",
+                hint=f"each bound is a bundled release (a patch release such as {bound.strip()}.1 counts as its "
+                "minor release)"
+                if re.fullmatch(r"\d+\.\d+", bound.strip())
+                else "each bound is a bundled release",
+            ) from None
+    if not bounds[0] < bounds[1]:
+        raise ConfigError(
+            f"ROCm release range {text!r}: {bounds[0]} is not older than {bounds[1]}",
+            hint=f"write the older release first ({bounds[1]}..{bounds[0]}), or one release alone"
+            if bounds[1] < bounds[0]
+            else f"write the release alone: --rocm-version {bounds[0]}",
+        )
+    return bounds[0], bounds[1]
+
+
+def releases_between(low: Version, high: Version) -> list[str]:
+    """The bundled releases from low to high, both included, oldest first."""
+    return [r for r in hip_releases() if low <= Version.parse(r) <= high]
+
+
 def carried_from(release: str) -> str | None:
     """For a bundled release with a host-only inventory (6.4 ...), the release whose full inventory it
     carries forward (device code, C++ libraries, MIOpen, ...); None for a release with a full one."""

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from hipconv.filecache import FileCache, code_digest, key_of
 from hipconv.results import Job
-from hipconv.rules import cached_ruleset_digest, load_ruleset
+from hipconv.rules import cached_ruleset_digest, load_ruleset, ranges
+from hipconv.rules.ranges import run_table
 from hipconv.settings import Settings
 from hipconv.translate.project import NO_PROJECT, Project
 
@@ -31,7 +32,7 @@ class LazyTable:
 
     @functools.cached_property
     def table(self) -> LookupTable:  # kept by the instance, which every Context of the run shares
-        return load_ruleset(self.rules_dirs).table(self.settings)
+        return run_table(load_ruleset(self.rules_dirs), self.settings)
 
 
 def lazy_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable | LazyTable:
@@ -39,8 +40,13 @@ def lazy_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable | 
     else loaded now, so that a rule file in error stops the run before anything is written."""
     digest = cached_ruleset_digest(rules_dirs)
     if digest is None:
-        return load_ruleset(rules_dirs).table(settings)
+        return run_table(load_ruleset(rules_dirs), settings)
     return LazyTable(digest, tuple(rules_dirs), settings)
+
+
+def header_texts(rules: LookupTable | LazyTable, shims: set[str]) -> dict[str, str]:
+    """The definitions of a release range's macros among the run's shims (hipconv.rules.ranges)."""
+    return ranges.header_texts(rules.table if isinstance(rules, LazyTable) else rules, shims)
 
 
 @dataclass(frozen=True)

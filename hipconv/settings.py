@@ -65,6 +65,9 @@ class Settings:
     include_dirs: tuple[str, ...] = ()  # where `#include` looks after the including file's folder (include-dirs)
     offload_archs: tuple[str, ...] = DEFAULT_OFFLOAD_ARCHS  # the AMD targets build files name (--offload-arch)
     project_hip_path: str = "keep"  # one of PROJECT_HIP_PATHS (--project-hip-path, matchers.project_hip)
+    # --rocm-version LOW..HIGH: the bundled releases the output must build on (rocm is HIGH, the base that every
+    # release of the range agrees with or that hipconv_compat.h guards by HIP_VERSION; hipconv.rules.ranges)
+    rocm_range: tuple[Version, Version] | None = None
     single_source: bool = False  # keep the CUDA source; hipcc builds it through a portability header (--single-source)
 
     def __post_init__(self) -> None:

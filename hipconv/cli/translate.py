@@ -74,7 +74,10 @@ def _output_mode(*, dry_run: bool, show_diff: bool) -> OutputMode:
     default=None,
     help="Keep <<<...>>> launches, or rewrite them to hipLaunchKernelGGL [default: chevron].",
 )
-@rocm_version_option("Targeted ROCm release [default: the newest bundled inventory].")
+@rocm_version_option(
+    "Targeted ROCm release [default: the newest bundled inventory], or a range LOW..HIGH (5.2..7.2) of releases "
+    "the output must build on (docs/release-ranges.md)."
+)
 @cuda_release_option()
 @click.option("--experimental", is_flag=True, help="Also apply rules whose HIP side is experimental.")
 @no_compat_option()

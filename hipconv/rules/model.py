@@ -193,6 +193,10 @@ class LookupTable:
     # every header path the include matcher acts on: the CUDA paths of include rules and the HIP paths they write
     include_paths: frozenset[str] = frozenset()
     digest: str = ""  # the RuleSet's: part of the keys of hipconv.filecache ("": nothing is cached)
+    # a release range (hipconv.rules.ranges): the macros of hipconv_compat.h that stand for a name spelled per
+    # release, each with its guarded definitions; and the names (or header paths) some release cannot build, why
+    ranged: Mapping[str, str] = field(default_factory=dict)
+    gaps: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,13 @@ saying why. `--no-compat` (Settings.compat) turns shims off.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from hipconv.diagnostics import FULL_MASK_WIDENED, SHIMMED
 from hipconv.results import COMPAT_HEADER as COMPAT_HEADER  # re-exported: its home is the leaf results.py
 from hipconv.rules.conversions import all_conversions
 from hipconv.rules.model import Action, Resolution
+from hipconv.rules.ranges import RANGE_PREFIX, range_label
 from hipconv.rules.simd import SIMD_TEMPLATE, simd_ops
 from hipconv.settings import Version
 from hipconv.translate.context import FileContext
@@ -71,6 +72,8 @@ def rename(c: Found, start: int, end: int, cuda: str, shim: str, rule_id: str, l
     c.replaced(start, cuda, shim, rule_id, library)
     c.shims.add(shim)
     message = f"{cuda} is not in ROCm {c.settings.rocm}: shimmed by {COMPAT_HEADER} as {shim}"
+    if shim.startswith(RANGE_PREFIX):
+        message = f"{cuda} is spelled differently across ROCm {range_label(c.settings)}: {shim}, {RANGED}"
     c.diag(start, NOTE_CODE, message, None, cuda)
 
 
@@ -88,6 +91,9 @@ def shim_include(c: Found, path_span: Span, path: str, resolution: Resolution) -
     c.shims.add(rule.compat)
     c.compat_included = True
     message = f"{path} is not in ROCm {c.settings.rocm}: {COMPAT_HEADER} included instead, with {rule.compat}"
+    if rule.compat.startswith(RANGE_PREFIX):
+        message = f"{path} is another header across ROCm {range_label(c.settings)}: {COMPAT_HEADER} included instead"
+        message += f" ({rule.compat}), whose #include lines are guarded by HIP_VERSION"
     c.diag(path_span[0], NOTE_CODE, message, None, path)
 
 
@@ -158,16 +164,24 @@ def _mask_problem(c: Found, last: int, shim: str) -> tuple[str | None, Span | No
 
 
 _INCLUDE = re.compile(r"^#include\b.*$", re.M)
+_VERSION_INCLUDE = "#include <hip/hip_version.h>"  # HIP_VERSION, which a release range's guards test
+RANGED = f"which {COMPAT_HEADER} defines per release (#if HIP_VERSION >= ...)"
 
 
-def compat_header(shims: Iterable[str], rocm: Version) -> bytes:
+def compat_header(shims: Iterable[str], rocm: Version, ranged: Mapping[str, str] | None = None) -> bytes:
     """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2 (a SIMD
     intrinsic's from its facts, hipconv.rules.simd), a body that several shims share once; the headers a shim
-    includes go to the top, once each."""
+    includes go to the top, once each. `ranged`: the definitions of a release range's macros (LookupTable.ranged),
+    guarded by HIP_VERSION, which keep their #include lines where they are."""
     includes: list[str] = []
     bodies = []
     simd = simd_ops()
     for shim in sorted(set(shims)):
+        if ranged and shim in ranged:
+            if _VERSION_INCLUDE not in includes:
+                includes.append(_VERSION_INCLUDE)
+            bodies.append(ranged[shim])
+            continue
         if shim in simd:
             text = render(SIMD_TEMPLATE, simd=simd[shim])
         else:

@@ -27,6 +27,7 @@ from hipconv.translate.matchers import (
     overload_shims,
     project_hip,
     redefinitions,
+    release_range,
     runtime_include,
     surfaces,
     texture_refs,
@@ -54,6 +55,7 @@ MATCHERS: tuple[Matcher, ...] = (
     case_labels.match,
     redefinitions.match,
     launches.match,
+    release_range.match,  # HC037: a name some release of --rocm-version LOW..HIGH cannot build
     overload_shims.match,  # CUDA overloads the target lacks: hipconv_compat.h defines them
     host_math.match,  # the system headers (<math.h>) runtime_include adds beside the runtime include
     runtime_include.match,  # last: the defines, runtime include and compat include the others need
