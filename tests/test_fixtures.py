@@ -47,7 +47,7 @@ from helpers import (
     tree,
     unmet,
 )
-from hipconv.resources import hip_releases
+from hipconv.resources import hip_releases, releases_between, rocm_range
 from hipconv.translate.lexer import TokenKind, lex
 from hipconv.translate.source import SourceFile
 
@@ -272,7 +272,10 @@ HIP_NAME = re.compile(r"(?:hip|HIP)\w*$")
 def test_emitted_hip_names_exist_in_the_target_release(target: Target) -> None:
     """Every hip*/HIP* identifier the translation introduced is declared by the targeted ROCm release."""
     # with the opt-in macros hipconv defines
-    known = hip_names(target.release) | {r.requires_define for r in ruleset().rules if r.requires_define}
+    # (a release range, --rocm-version LOW..HIGH: a name of any of its releases, hipconv_compat.h guards the others)
+    releases = releases_between(*rocm_range(target.release)) if ".." in target.release else [target.release]
+    known = {name for release in releases for name in hip_names(release)}
+    known |= {r.requires_define for r in ruleset().rules if r.requires_define}
     written_by_user = set()
     for source in (target.case / "cuda").rglob("*"):
         if source.is_file():

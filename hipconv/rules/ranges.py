@@ -83,7 +83,7 @@ def _signature(resolution: Resolution) -> tuple[object, ...]:
 def _merge(name: str, base: Resolution, per: Mapping[str, Resolution], *, include: bool) -> Ranged | str | None:
     """A name the releases of the range translate differently: a macro (Ranged) where each release renames
     it with the same arguments, else why it cannot build on some (HC037's message), else None (HIGH does not
-    translate it either: its own diagnostic says so)."""
+    translate it either: its own diagnostic says so; or every release writes the same spelling)."""
     if base.action not in _HAS_COUNTERPART:
         return None
     lacking = [r for r, res in per.items() if res.action not in _HAS_COUNTERPART]
@@ -98,6 +98,8 @@ def _merge(name: str, base: Resolution, per: Mapping[str, Resolution], *, includ
     if unfit or len({rule.params for rule in rules.values()}) > 1:
         forms = ", ".join(f"{rule.hip} in ROCm {span_text(rs)}" for rule, rs in _groups(rules))
         return f"its calls take other arguments across the range ({forms}), which no one macro spells"
+    if len(_groups(rules)) == 1:  # the same spelling everywhere (a deprecation differs): HIGH's is everyone's
+        return None
     macro = macro_name(name, include=include)
     rule = replace(base.rule, compat=macro, params=None, args=None, casts={}, optional=())
     header = _definitions(name, macro, rules, include=include)
