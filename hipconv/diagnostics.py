@@ -80,6 +80,8 @@ CMAKE_NOT_EVALUATED = "HC409"
 HIPCC_FAILED = "HC410"
 EXPANSION_CUT = "HC411"
 CMAKE_CONFIGURE_FALLBACK = "HC412"
+BACKEND_SPLIT = "HC413"
+BACKEND_NOT_SPLIT = "HC414"
 NOT_RUNNABLE_ON_CPU = "HC420"
 PROGRAM_FAILED = "HC421"
 CPU_BUILD_FAILED = "HC422"
@@ -976,6 +978,34 @@ CODES = _codes(
             "warning[HC411]: CMakeLists.txt:23: an expansion grows past 1,048,576 characters; left empty",
             argv=("build", "src", "-o", "hip", "--check-only"),
             file="src/CMakeLists.txt",
+        ),
+    ),
+    Code(
+        BACKEND_SPLIT,
+        Severity.NOTE,
+        "single source: the build file keeps its CUDA build and gains a HIP build beside it, chosen by GPU_BACKEND "
+        "(cmake -DGPU_BACKEND=HIP, make GPU_BACKEND=HIP)",
+        example=Example(
+            "NVCC = nvcc\nNVCCFLAGS = -O2 -arch=sm_80\n",
+            "Makefile:1:1: note[HC413]: the CUDA build is kept; 1 stretch of it got a HIP side, chosen by "
+            "GPU_BACKEND (make GPU_BACKEND=HIP)",
+            argv=("translate", "Makefile", "--single-source"),
+            file="Makefile",
+        ),
+    ),
+    Code(
+        BACKEND_NOT_SPLIT,
+        Severity.WARNING,
+        "single source: a build-file line the HIP build needs changed cannot be put in a GPU_BACKEND branch (it "
+        "opens or closes a block, or the file sets GPU_BACKEND itself); left as the CUDA build has it",
+        hint="write the HIP side of that line by hand, for example by testing GPU_BACKEND in its condition",
+        example=Example(
+            "if(CMAKE_CUDA_COMPILER)\n  add_executable(app main.cu)\nendif()\n",
+            "CMakeLists.txt:1:1: warning[HC414]: if(CMAKE_CUDA_COMPILER): the translation changes a line that "
+            "opens or closes a block, which cannot be put in a GPU_BACKEND branch; left as the CUDA build has it "
+            "(write its HIP side by hand)",
+            argv=("translate", "CMakeLists.txt", "--single-source"),
+            file="CMakeLists.txt",
         ),
     ),
     Code(

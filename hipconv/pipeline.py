@@ -59,7 +59,8 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     decoded = (
         r if isinstance(r, FileResult) else decode_job(jobs[n], r) for n, r in ((n, found.read[n]) for n in todo)
     )
-    built = [_build_file(r, context.settings.offload_archs) for r in decoded]
+    settings = context.settings
+    built = [_build_file(r, settings.offload_archs, single_source=settings.single_source) for r in decoded]
     read = [r for r in built if isinstance(r, SourceFile)]
     single = context.settings.single_source  # each file translated from its CUDA text, then folded into it
     sources = [cuda_source(s) for s in read] if single else read
@@ -98,8 +99,10 @@ def _result_key(context: Context, job: Job, digest: bytes) -> bytes | None:
     )
 
 
-def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> SourceFile | FileResult:
-    """A build file's translation; anything else as it was read."""
+def _build_file(
+    read: SourceFile | FileResult, offload_archs: Sequence[str], *, single_source: bool = False
+) -> SourceFile | FileResult:
+    """A build file's translation (`single_source`: its HIP build beside the CUDA one); anything else as it was read."""
     if isinstance(read, FileResult):
         if read.status is not FileStatus.COPIED or read.output is None or build_file_kind(read.path) is None:
             return read
@@ -112,7 +115,7 @@ def _build_file(read: SourceFile | FileResult, offload_archs: Sequence[str]) -> 
     else:
         source = read
     try:
-        return translate_build_file(source, offload_archs)
+        return translate_build_file(source, offload_archs, single_source=single_source)
     except Exception as exc:  # a bug: keep the traceback, copy the file unchanged
         return failed_result(source, exc)
 

@@ -23,8 +23,11 @@ def build_file_kind(path: str) -> BuildFileKind | None:
     return _BUILD_FILE_KINDS.get(file_kind(path))
 
 
-def translate_build_file(source: SourceFile, archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS) -> FileResult:
-    """Translate one build file (its kind from its name); anything else comes back unchanged."""
+def translate_build_file(
+    source: SourceFile, archs: Sequence[str] = DEFAULT_OFFLOAD_ARCHS, *, single_source: bool = False
+) -> FileResult:
+    """Translate one build file (its kind from its name); anything else comes back unchanged. `single_source`:
+    the CUDA build stays and the translation becomes a HIP build beside it (backends.split_backends)."""
     kind = build_file_kind(source.path)
     if kind is None:
         return FileResult(source.path, FileStatus.UNCHANGED, size=len(source.data))
@@ -35,4 +38,8 @@ def translate_build_file(source: SourceFile, archs: Sequence[str] = DEFAULT_OFFL
 
     out = BuildFileEdits(source, kind)
     (translate_cmake if kind == "cmake" else translate_make)(source.body, tuple(archs), out)
+    if single_source:
+        from hipconv.buildfiles.backends import split_backends
+
+        out = split_backends(out)
     return out.result()

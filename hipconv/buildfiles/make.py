@@ -117,6 +117,19 @@ def _read_lines(body: bytes) -> list[_Line]:
     return lines
 
 
+def statement_spans(body: bytes) -> list[tuple[int, int, str, bool]]:
+    """Each logical line of a Makefile: its start and end (its last continuation line's, less the line end),
+    its first line's code (less its comment), and whether it is a recipe's (what backends.py splits)."""
+    spans: list[tuple[int, int, str, bool]] = []
+    for line in _read_lines(body):
+        end = line.start + len(body[line.start :].split(b"\n", 1)[0].rstrip(b"\r"))
+        if line.first or not spans:
+            spans.append((line.start, end, line.code, line.recipe))
+        else:
+            spans[-1] = (spans[-1][0], end, spans[-1][2], spans[-1][3])
+    return spans
+
+
 def _spliced(text: str) -> bool:
     """The line ends in a line splice (an odd number of backslashes)."""
     return (len(text) - len(text.rstrip("\\"))) % 2 == 1

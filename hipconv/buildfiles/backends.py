@@ -1,0 +1,295 @@
+"""Single source for build files (#41): the CUDA build stays, and a HIP build is added beside it, chosen by
+GPU_BACKEND (`cmake -DGPU_BACKEND=HIP`, `make GPU_BACKEND=HIP`).
+
+The HIP side is the file's own translation (translate_cmake, translate_make), not a second mapping: each
+stretch of whole lines the translation changes is written twice, translated in the HIP branch and as it
+was in the other one:
+
+    if(GPU_BACKEND STREQUAL "HIP")          ifeq ($(GPU_BACKEND),HIP)
+      <translated>                          <translated>
+    else()                                  else
+      <as written>                          <as written>
+    endif()                                 endif
+
+What the translation only adds (a find_package(), ROCM_PATH's default) goes in a HIP branch of its own.
+The file declares GPU_BACKEND (CUDA by default) before its first branch; a CMake file does so only where it
+enables the CUDA language (GPU_BACKEND is a cache entry: the project's other CMake files read it). A rerun
+leaves the branches and the declaration as they are and translates only what lies outside them, so a
+single-source file run through again comes back unchanged. A stretch that opens or closes a block
+(`if(CMAKE_CUDA_COMPILER)`, `ifneq ($(shell which nvcc),)`) cannot be put in a branch: it stays as the CUDA
+build has it, with HC414.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hipconv.buildfiles.cmake_syntax import cmake_commands
+from hipconv.buildfiles.common import BuildFileEdits
+from hipconv.buildfiles.make import statement_spans
+from hipconv.diagnostics import BACKEND_NOT_SPLIT, BACKEND_SPLIT
+from hipconv.translate.combine import without_overlaps
+from hipconv.translate.edits import Edit, apply
+
+BACKEND_VARIABLE = "GPU_BACKEND"
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One statement: a CMake command, or a Makefile's logical line."""
+
+    start: int
+    end: int
+    role: str  # "open", "middle" (else), "close" of a block, or "" (anything else)
+    backend: bool  # the opening of a HIP branch this module wrote (`if(GPU_BACKEND STREQUAL "HIP")`)
+    declares: bool  # sets GPU_BACKEND: as this module declares it (True), else never (see _foreign)
+    enables: bool = False  # enables the CUDA language (CMake: project(... CUDA), enable_language(CUDA))
+    recipe: bool = False  # a Makefile recipe's line (no directive may be put before it)
+    foreign: bool = False  # sets GPU_BACKEND otherwise than this module: the project's own variable
+
+
+@dataclass(frozen=True)
+class _Syntax:
+    open: str
+    other: str
+    close: str
+    declaration: str
+    indent: str  # added before each line inside a branch ("" where a line's first character matters)
+
+
+_CMAKE = _Syntax(
+    open=f'if({BACKEND_VARIABLE} STREQUAL "HIP")',
+    other="else()",
+    close="endif()",
+    declaration=(
+        f'set({BACKEND_VARIABLE} CUDA CACHE STRING "The GPU build: CUDA (nvcc) or HIP (ROCm)")\n'
+        f"set_property(CACHE {BACKEND_VARIABLE} PROPERTY STRINGS CUDA HIP)\n"
+        f'if(NOT {BACKEND_VARIABLE} MATCHES "^(CUDA|HIP)$")\n'
+        f'  message(FATAL_ERROR "{BACKEND_VARIABLE} is CUDA or HIP, not ${{{BACKEND_VARIABLE}}}")\n'
+        "endif()\n"
+    ),
+    indent="  ",
+)
+_MAKE = _Syntax(
+    open=f"ifeq ($({BACKEND_VARIABLE}),HIP)",
+    other="else",
+    close="endif",
+    declaration=(
+        f"{BACKEND_VARIABLE} ?= CUDA\n"
+        f"$(if $(filter-out CUDA HIP,$({BACKEND_VARIABLE})),"
+        f"$(error {BACKEND_VARIABLE} is CUDA or HIP, not $({BACKEND_VARIABLE})))\n"
+    ),
+    indent="",
+)
+_CMAKE_ROLES = {
+    **dict.fromkeys(("if", "foreach", "while", "function", "macro", "block"), "open"),
+    **dict.fromkeys(("elseif", "else"), "middle"),
+    **dict.fromkeys(("endif", "endforeach", "endwhile", "endfunction", "endmacro", "endblock"), "close"),
+}
+_MAKE_DIRECTIVE = re.compile(r"\s*(ifeq|ifneq|ifdef|ifndef|else|endif|define|endef)\b")
+_MAKE_ROLES = {"else": "middle", "endif": "close", "endef": "close"}
+_MAKE_ASSIGNS_BACKEND = re.compile(rf"\s*(?:(?:export|override)\s+)*{BACKEND_VARIABLE}\s*(?::*=|\+=|\?=|!=)")
+
+
+def _cmake_units(body: bytes) -> list[_Unit]:
+    units = []
+    for command in cmake_commands(body):
+        name, values = command.name.lower(), [a.value for a in command.args]
+        sets = name in ("set", "option") and values[:1] == [BACKEND_VARIABLE]
+        ours = sets and name == "set" and values[1:3] == ["CUDA", "CACHE"]
+        enables = name in ("project", "enable_language") and "CUDA" in values
+        backend = name == "if" and values == [BACKEND_VARIABLE, "STREQUAL", "HIP"]
+        role = _CMAKE_ROLES.get(name, "")
+        units.append(_Unit(command.start, command.end, role, backend, ours, enables, foreign=sets and not ours))
+    return units
+
+
+def _make_units(body: bytes) -> list[_Unit]:
+    units = []
+    for start, end, code, recipe in statement_spans(body):
+        directive = None if recipe else _MAKE_DIRECTIVE.match(code)
+        role = "" if directive is None else _MAKE_ROLES.get(directive.group(1), "open")
+        sets = not recipe and bool(_MAKE_ASSIGNS_BACKEND.match(code))
+        ours = sets and code.strip() == f"{BACKEND_VARIABLE} ?= CUDA"
+        backend = code.strip() == _MAKE.open
+        units.append(_Unit(start, end, role, backend, ours, recipe=recipe, foreign=sets and not ours))
+    return units
+
+
+def split_backends(out: BuildFileEdits) -> BuildFileEdits:
+    """The single-source form of a translated build file (`out`: the translation's edits and diagnostics)."""
+    source, body = out.source, out.source.body
+    syntax, units = (_CMAKE, _cmake_units(body)) if out.library == "cmake" else (_MAKE, _make_units(body))
+    split = BuildFileEdits(source, out.library)
+    foreign = next((u for u in units if u.foreign), None)
+    if foreign is not None:
+        text = body[foreign.start : foreign.end].decode("utf-8").strip()
+        split.report(foreign.start, BACKEND_NOT_SPLIT, f"{text}: the file sets {BACKEND_VARIABLE} itself; not split")
+        return split
+    found = without_overlaps(source, out.edits, out.diagnostics, out.replacements)
+    blocks = _backend_blocks(units)
+    inside = [(source.line_col(a)[0], source.line_col(b)[0]) for a, b in blocks]
+    split.diagnostics += [d for d in found.diagnostics if not any(a <= d.line <= b for a, b in inside)]
+    edits = [e for e in found.edits if not any(a <= e.start and e.end <= b for a, b in blocks)]
+    kept: list[tuple[int, int, list[Edit]]] = []
+    for start, end in _regions(body, units, edits):
+        mine = [e for e in edits if start <= e.start and e.end <= end]
+        if _balanced(units, start, end):
+            if kept and kept[-1][1] == start:  # stretches that touch: one pair of branches
+                start, mine = kept[-1][0], kept.pop()[2] + mine
+            kept.append((start, end, mine))
+            continue
+        first, last = source.line_col(start)[0], source.line_col(max(start, end - 1))[0]
+        split.diagnostics = [d for d in split.diagnostics if not first <= d.line <= last]  # what it would do
+        line = body[start:end].decode("utf-8").strip().splitlines()[0]
+        split.report(
+            start,
+            BACKEND_NOT_SPLIT,
+            f"{line}: the translation changes a line that opens or closes a block, which cannot be put in a "
+            f"{BACKEND_VARIABLE} branch; left as the CUDA build has it (write its HIP side by hand)",
+        )
+    lines = [(source.line_col(s)[0], source.line_col(max(s, e - 1))[0]) for s, e, _ in kept]
+    split.replacements += [r for r in found.replacements if any(a <= r.line <= b for a, b in lines)]
+    _write_branches(split, syntax, units, kept, declared=any(u.declares for u in units))
+    return split
+
+
+def _backend_blocks(units: Sequence[_Unit]) -> list[tuple[int, int]]:
+    """The spans of the HIP branches a run wrote before (from their `if` to their end)."""
+    blocks = []
+    n = 0
+    while n < len(units):
+        if not units[n].backend:
+            n += 1
+            continue
+        depth, m = 0, n
+        while m < len(units):
+            depth += {"open": 1, "close": -1}.get(units[m].role, 0)
+            if depth == 0:
+                break
+            m += 1
+        blocks.append((units[n].start, units[min(m, len(units) - 1)].end))
+        n = m + 1
+    return blocks
+
+
+def _line_span(body: bytes, start: int, end: int) -> tuple[int, int]:
+    """The whole lines holding body[start:end], with the last one's line end."""
+    first = body.rfind(b"\n", 0, start) + 1
+    last = body.find(b"\n", max(end - 1, start))
+    return first, len(body) if last < 0 else last + 1
+
+
+def _regions(body: bytes, units: Sequence[_Unit], edits: Sequence[Edit]) -> list[tuple[int, int]]:
+    """The stretches of whole lines to write twice: the lines of the statements the edits touch (an insertion
+    of whole lines at a line's start is a stretch of its own, empty in the CUDA build), merged where they
+    overlap."""
+    spans = []
+    for e in edits:
+        text = "".join(p for p in e.parts if isinstance(p, str))
+        if e.start == e.end and (e.start == 0 or body[e.start - 1 : e.start] == b"\n") and text.endswith("\n"):
+            spans.append((e.start, e.start))
+            continue
+        touched = [u for u in units if (u.start < e.end and e.start < u.end) or u.start <= e.start <= u.end]
+        start = min([e.start, *(u.start for u in touched)])
+        spans.append(_line_span(body, start, max([e.end, *(u.end for u in touched)])))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):  # overlapping ones (split_backends joins those that only touch)
+        if merged and (start < merged[-1][1] or start == merged[-1][0]):
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _balanced(units: Sequence[_Unit], start: int, end: int) -> bool:
+    """Do the statements in body[start:end] open and close their blocks within it?"""
+    depth = 0
+    for unit in units:
+        if start <= unit.start and unit.end <= end and unit.role:
+            if unit.role == "middle" and depth == 0:
+                return False
+            depth += {"open": 1, "close": -1}.get(unit.role, 0)
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _write_branches(
+    split: BuildFileEdits,
+    syntax: _Syntax,
+    units: Sequence[_Unit],
+    kept: Sequence[tuple[int, int, list[Edit]]],
+    *,
+    declared: bool,
+) -> None:
+    """Each kept stretch as its two branches; the declaration before the first, unless the file has it (a
+    CMake file declares it where it enables CUDA)."""
+    body = split.source.body
+    if not kept:
+        return
+    cmake = syntax is _CMAKE
+    declare_at = None if declared else _declaration_at(units, kept[0][0], cmake=cmake)
+    for start, end, edits in kept:
+        shifted = [Edit(e.start - start, e.end - start, e.parts, e.rule_id) for e in edits]
+        hip = apply(body[start:end], shifted).data.decode("utf-8")
+        text = _branches(syntax, body, start, hip, body[start:end].decode("utf-8"))
+        if declare_at == start:
+            text, declare_at = _indented(syntax.declaration, _indent_at(body, start)) + text, None
+        split.edits.append(Edit.replace(start, end, text, f"{split.library}.gpu-backend"))
+    if declare_at is not None:
+        split.edits.append(
+            Edit.replace(declare_at, declare_at, _indented(syntax.declaration, _indent_at(body, declare_at)))
+        )
+    how = f"cmake -D{BACKEND_VARIABLE}=HIP" if cmake else f"make {BACKEND_VARIABLE}=HIP"
+    split.report(
+        kept[0][0],
+        BACKEND_SPLIT,
+        f"the CUDA build is kept; {len(kept)} stretch{'es' if len(kept) > 1 else ''} of it got a HIP side, "
+        f"chosen by {BACKEND_VARIABLE} ({how})",
+        BACKEND_VARIABLE,
+    )
+
+
+def _declaration_at(units: Sequence[_Unit], first: int, *, cmake: bool) -> int | None:
+    """Where GPU_BACKEND is declared: before the last statement at the top level (outside blocks and recipes)
+    that starts at or before the first branch (`first`); in CMake only in a file that enables CUDA."""
+    if cmake and not any(u.enables for u in units):
+        return None
+    depth, at = 0, first
+    for unit in units:
+        if unit.start > first:
+            break
+        if depth == 0 and not unit.recipe:
+            at = unit.start
+        depth = max(depth + {"open": 1, "close": -1}.get(unit.role, 0), 0)
+    return min(at, first)
+
+
+def _indent_at(body: bytes, at: int) -> str:
+    line = body[body.rfind(b"\n", 0, at) + 1 :].decode("utf-8")
+    return line[: len(line) - len(line.lstrip(" \t"))] if not line.startswith("\t") else ""
+
+
+def _indented(text: str, indent: str) -> str:
+    return "".join(indent + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+
+def _branches(syntax: _Syntax, body: bytes, start: int, hip: str, cuda: str) -> str:
+    """One stretch written as its HIP branch and (when it had text) its CUDA branch."""
+    indent = _indent_at(body, start)
+    # a line break inside an argument or a comment: its lines are kept exactly, so no line is indented
+    quotes = [line.count('"') - line.count('\\"') for line in cuda.splitlines()]
+    inner = "" if "[[" in cuda or "[=" in cuda or any(n % 2 for n in quotes) else syntax.indent
+
+    def branch(text: str) -> str:
+        text = text if text.endswith("\n") else text + "\n"
+        return "".join(inner + line if line.strip() else line for line in text.splitlines(keepends=True))
+
+    ending = "\n" if cuda.endswith("\n") or not cuda else ""
+    written = f"{indent}{syntax.open}\n{branch(hip)}"
+    if cuda:
+        written += f"{indent}{syntax.other}\n{branch(cuda)}"
+    return f"{written}{indent}{syntax.close}{ending}"
