@@ -20,6 +20,7 @@ from hipconv.translate.cg_members import may_call_members
 from hipconv.translate.compat import COMPAT_HEADER, is_generated_header
 from hipconv.translate.cuda_constructs import CUDA_CONSTRUCT_WORDS
 from hipconv.translate.edits import Edit, apply
+from hipconv.translate.facts.warp_size import may_name_warp_size
 from hipconv.translate.lexer import Tokens, lex, lex_many
 from hipconv.translate.match import match_file
 from hipconv.translate.nvcc_syntax import may_respell
@@ -181,6 +182,7 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or pastes_cuda_name(source.body, words)
         or may_define_operators(words)  # a vector operator HIP may declare (vector_ops)
         or may_call_members(words)  # a cooperative group's member HIP may lack (cg_members)
+        or may_name_warp_size(words)  # a project's warp-size constant (matchers.warp_size)
         or not words.isdisjoint(VERSION_WORDS)  # a CUDA version or architecture macro (version_macros)
         or (
             (_is_cu(source) or _is_cpp(source))

@@ -1,7 +1,8 @@
 // Per-warp partial sums, sized on the host from a constant warp size: the kernel numbers its warps by warpSize
 // (right on every device), the host launches 4 * WARP_SIZE threads and reads threads / WARP_SIZE partials,
-// each the sum of WARP_SIZE values. On a 64-lane wavefront the kernel writes 2 partials of 64 values where the
-// host reads 4 of 32 (HC317: the host must read the device's warp size). Expected to fail on 64 lanes.
+// each the sum of WARP_SIZE values. Kept as it is, WARP_SIZE would make the host read 4 partials of 32 where a
+// 64-lane wavefront writes 2 of 64; hipconv gives the host the device's warp size (hipconv_device_warp_size(),
+// HC318), so the host launches 4 wavefronts and reads 4 partials of 64. Expected to pass on 64 lanes.
 #include <cstdio>
 #include <vector>
 
@@ -22,7 +23,7 @@ int main() {
   cudaMalloc(&d_partials, warps * sizeof(int));
   cudaMemcpy(d_in, in.data(), threads * sizeof(int), cudaMemcpyHostToDevice);
   cudaMemset(d_partials, 0, warps * sizeof(int));
-  warp_partials<<<1, warps * WARP_SIZE>>>(d_in, d_partials);  // HAZARD: HC317
+  warp_partials<<<1, warps * WARP_SIZE>>>(d_in, d_partials);
   cudaMemcpy(partials.data(), d_partials, warps * sizeof(int), cudaMemcpyDeviceToHost);
   cudaFree(d_in);
   cudaFree(d_partials);

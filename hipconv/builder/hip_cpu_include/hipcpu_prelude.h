@@ -76,5 +76,15 @@ inline hipError_t hipconv_cpu_device_properties(hipDeviceProp_t* props, int devi
   return status;
 }
 #define hipGetDeviceProperties hipconv_cpu_device_properties
+// hipconv_compat.h's hipconv_device_warp_size() reads the wavefront size as ROCm gives it,
+// hipDeviceGetAttribute(&size, hipDeviceAttributeWarpSize, device), which HIP-CPU lacks: stood in
+// for that attribute alone (the only enumerator here), from the properties above (64).
+enum hipDeviceAttribute_t { hipDeviceAttributeWarpSize };
+inline hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) noexcept {
+  hipDeviceProp_t props;
+  const hipError_t status = hipconv_cpu_device_properties(&props, device);
+  if (status == hipSuccess && attribute == hipDeviceAttributeWarpSize) *value = props.warpSize;
+  return status;
+}
 
 #endif  // HIPCPU_PRELUDE_H

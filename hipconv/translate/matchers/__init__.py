@@ -34,6 +34,7 @@ from hipconv.translate.matchers import (
     unknown_api,
     vector_ops,
     version_macros,
+    warp_size,
 )
 
 Matcher = Callable[[FileContext, Earlier], MatchResult]
@@ -55,6 +56,7 @@ MATCHERS: tuple[Matcher, ...] = (
     case_labels.match,
     redefinitions.match,
     launches.match,
+    warp_size.match,  # a project's warp-size constant: per architecture on the device, the device's on the host
     release_range.match,  # HC037: a name some release of --rocm-version LOW..HIGH cannot build
     overload_shims.match,  # CUDA overloads the target lacks: hipconv_compat.h defines them
     host_math.match,  # the system headers (<math.h>) runtime_include adds beside the runtime include

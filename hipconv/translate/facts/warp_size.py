@@ -1,0 +1,335 @@
+"""The warp size as a project constant (issue #39 item 6): `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`
+(names that say "the warp size", valued 32 or 64), and where each use of such a name sits.
+
+A use is on the device (a __global__ or __device__ function's body, a __shared__ or __device__ declaration, a
+kernel's signature), on the host (any other function's body), or on a side the tokens do not decide (a
+__host__ __device__ function, a macro's body, a preprocessor condition, a declaration at file or class scope that
+either side may read). Where it sits inside its statement says whether C++ needs a constant there (an array
+bound, a template argument, static_assert, a constexpr, a case label, an enumerator) or takes a run-time value.
+Tokens of one file, plus the integer macros of the project headers it includes (FileContext.project_macros)."""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.statements import statement_start
+from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code, template_close
+from hipconv.translate.words import token_occurrences
+
+# names that say "the warp size": WARP_SIZE, kWarpSize, THREADS_PER_WARP (hipconv scan's HC301 reads them too)
+WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
+WARP_SIZES = frozenset({32, 64})  # a CUDA warp; a constant kept for AMD's wave64
+BUILTIN = "warpSize"  # HIP's own: a run-time value from ROCm 7.0 (scan's HC307), never a project constant
+_CONSTANT_CALLS = {
+    "static_assert": "in a static_assert",
+    "alignas": "in alignas",
+    "__launch_bounds__": "in __launch_bounds__",
+}
+_DEVICE_DECLARATIONS = frozenset({"__global__", "__device__", "__shared__", "__constant__", "__managed__"})
+_FUNCTION_TAILS = frozenset({"const", "noexcept", "override", "final", "mutable", "volatile"})
+_STATEMENT_WORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof"})
+_DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)[ \t]*(\w*)")
+_NOT_DECLARATIONS = frozenset({"return", "new", "delete", "throw", "sizeof", "case", "goto"})
+
+
+class Side(enum.Enum):
+    DEVICE = "device"
+    HOST = "host"
+    UNDECIDED = "undecided"
+
+
+class WarpSizeUse(NamedTuple):
+    token: int  # the name's token
+    side: Side
+    constant: str | None  # why C++ needs a constant there ('as an array bound'); None where a run-time value does
+    why: str  # for Side.UNDECIDED: where it is, which neither side owns
+
+
+def may_name_warp_size(words: frozenset[bytes]) -> bool:
+    """The prefilter's test: a word of the file names the warp size (most files have none with `arp` in it)."""
+    return any(b"arp" in w.lower() and _names_warp_size(w.decode()) for w in words)
+
+
+def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterable[tuple[str, str]]) -> dict[str, int]:
+    """The names the file (or a project header it includes: `macros`, name -> body) defines as the warp size:
+    `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned WARP_THREADS{64};`."""
+    found = {name: int(body) for name, body in macros if _names_warp_size(name) and body.strip() in ("32", "64")}
+    for word in words:
+        name = word.decode()
+        if not _names_warp_size(name):
+            continue
+        for i in token_occurrences(tokens, (word,), (TokenKind.IDENTIFIER,)):
+            value = _defined_value(tokens, i)
+            if value is not None:
+                found[name] = value
+    return found
+
+
+def _names_warp_size(name: str) -> bool:
+    return name != BUILTIN and WARP_SIZE_NAME.search(name) is not None
+
+
+def _defined_value(tokens: Tokens, i: int) -> int | None:
+    """32 or 64 when the name at i is defined as that: an object-like macro or a const/constexpr variable."""
+    before, after = prev_code(tokens, i), next_code(tokens, i)
+    if tokens.text(before) == "define" and is_punct(tokens, prev_code(tokens, before), "#"):
+        literal = after  # `#define WARP_SIZE(x)` is function-like: its next token is `(`
+    elif is_punct(tokens, after, "=", "{") and _const_declaration(tokens, i):
+        literal = next_code(tokens, after)
+    else:
+        return None
+    found = int_literal(tokens.text(literal)) if 0 <= literal < len(tokens) else None
+    end = next_code(tokens, literal)
+    if found is None or found.value not in WARP_SIZES:
+        return None
+    ends = end >= len(tokens) or is_punct(tokens, end, ";", "}", ",") or _line_of(tokens, end) != _line_of(tokens, i)
+    return found.value if ends else None
+
+
+def _const_declaration(tokens: Tokens, i: int) -> bool:
+    start = statement_start(tokens, i)
+    return any(tokens.text(k) in ("const", "constexpr") for k in range(start, i))
+
+
+def _line_of(tokens: Tokens, i: int) -> int:
+    return tokens.body.count(b"\n", 0, tokens.starts[i])
+
+
+def warp_size_uses(tokens: Tokens, names: Iterable[str]) -> list[WarpSizeUse]:
+    """Each use of the names (not their definitions, members or `defined(NAME)` tests), in order."""
+    found = []
+    spellings = [name.encode() for name in names]
+    for k in token_occurrences(tokens, spellings, (TokenKind.IDENTIFIER,)):
+        before = prev_code(tokens, k)
+        if is_punct(tokens, before, ".", "->", "::") or _defined_value(tokens, k) is not None:
+            continue
+        use = _use(tokens, k)
+        if use is not None:
+            found.append(use)
+    return found
+
+
+def _use(tokens: Tokens, k: int) -> WarpSizeUse | None:
+    directive = _directive(tokens, k)
+    if directive is not None:
+        if directive[0] == "define":
+            macro = directive[1]
+            why = f"in the body of the macro {macro}, whose uses decide the side"
+            return WarpSizeUse(k, Side.UNDECIDED, None, why)
+        if directive[0] in ("if", "elif") and not _tested_for_definition(tokens, k):
+            why = "in a preprocessor condition, which reads the same value on the host and the device pass"
+            return WarpSizeUse(k, Side.UNDECIDED, None, why)
+        return None  # #ifdef, defined(NAME), #undef: tests of the macro, not of its value
+    constant = constant_context(tokens, k)
+    body = _function_body(tokens, k)
+    if body is None:  # a declaration at namespace or class scope, or a function's signature
+        head = _declaration_words(tokens, k) | _declaration_rest(tokens, k)
+        if head & _DEVICE_DECLARATIONS and "__host__" not in head:
+            return WarpSizeUse(k, Side.DEVICE, constant, "")
+        why = "in a declaration at file or class scope, which code on either side may read"
+        return WarpSizeUse(k, Side.UNDECIDED, constant, why)
+    head = _declaration_words(tokens, body)
+    if "__host__" in head and "__device__" in head:
+        return WarpSizeUse(k, Side.UNDECIDED, constant, "in a __host__ __device__ function, which runs on both sides")
+    if head & {"__global__", "__device__"}:
+        return WarpSizeUse(k, Side.DEVICE, constant, "")
+    return WarpSizeUse(k, Side.HOST, constant or _const_used_as_constant(tokens, k, body), "")
+
+
+def _tested_for_definition(tokens: Tokens, k: int) -> bool:
+    """`defined(NAME)`, `defined NAME`: the name's definition is tested, not its value."""
+    before = prev_code(tokens, k)
+    before = prev_code(tokens, before) if is_punct(tokens, before, "(") else before
+    return tokens.text(before) == "defined"
+
+
+def _directive(tokens: Tokens, k: int) -> tuple[str, str] | None:
+    """(the directive's name, the word after it) when token k is on a preprocessor line (continued lines count)."""
+    body, start = tokens.body, tokens.starts[k]
+    line = body.rfind(b"\n", 0, start) + 1
+    while body[max(line - 3, 0) : line].endswith((b"\\\n", b"\\\r\n")):  # a continued line: the directive is above
+        line = body.rfind(b"\n", 0, line - 2) + 1
+    found = _DIRECTIVE.match(body, line, start)
+    return (found.group(1).decode(), found.group(2).decode()) if found else None
+
+
+def _function_body(tokens: Tokens, k: int) -> int | None:
+    """The `{` of the innermost function body around token k (a lambda without attributes counts as the
+    function around it), or None at namespace or class scope."""
+    depth, j = 0, prev_code(tokens, k)
+    while j >= 0:
+        if is_punct(tokens, j, "}"):
+            depth += 1
+        elif is_punct(tokens, j, "{"):
+            if depth:
+                depth -= 1
+            elif _opens_function(tokens, j):
+                return j
+        j = prev_code(tokens, j)
+    return None
+
+
+def _opens_function(tokens: Tokens, brace: int) -> bool:
+    """`name(...) {`, `name(...) const {`, `[&](...) __device__ {`: a lambda counts only with an attribute."""
+    j = prev_code(tokens, brace)
+    attributes = set()
+    while j >= 0 and tokens.text(j) in _FUNCTION_TAILS | {"__device__", "__host__"}:
+        attributes.add(tokens.text(j))
+        j = prev_code(tokens, j)
+    if not is_punct(tokens, j, ")"):
+        return False
+    opener = matching_open(tokens, j)
+    name = prev_code(tokens, opener) if opener is not None else -1
+    while name >= 0 and tokens.text(name) in ("__device__", "__host__"):
+        attributes.add(tokens.text(name))
+        name = prev_code(tokens, name)
+    if is_punct(tokens, name, "]"):  # a lambda: its own side only where it says one
+        return bool(attributes)
+    return name >= 0 and tokens.kinds[name] == TokenKind.IDENTIFIER and tokens.text(name) not in _STATEMENT_WORDS
+
+
+def _declaration_words(tokens: Tokens, k: int) -> set[str]:
+    """The words of the declaration around (or opened by the `{` at) token k, back to the `;`, `{` or `}` before
+    it, lambda attributes included: what says a function's or a variable's side."""
+    words, depth, j = set(), 0, k
+    while j >= 0:
+        j = prev_code(tokens, j)
+        if j < 0:
+            break
+        if is_punct(tokens, j, ")", "]"):
+            depth += 1
+        elif is_punct(tokens, j, "(", "["):
+            if depth == 0:
+                continue  # k sits inside it: a parameter list or a template's arguments
+            depth -= 1
+        elif depth == 0 and is_punct(tokens, j, ";", "{", "}"):
+            break
+        elif tokens.kinds[j] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+            words.add(tokens.text(j))
+    return words
+
+
+def _declaration_rest(tokens: Tokens, k: int) -> set[str]:
+    """The words of the declaration after token k, to its `;` or body: a kernel after its template head."""
+    words, depth, j = set(), 0, k
+    while j < len(tokens):
+        j = next_code(tokens, j)
+        if j >= len(tokens) or depth == 0 and is_punct(tokens, j, ";", "{", "}"):
+            break
+        depth += is_punct(tokens, j, "(", "[") - is_punct(tokens, j, ")", "]")
+        if tokens.kinds[j] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+            words.add(tokens.text(j))
+    return words
+
+
+def constant_context(tokens: Tokens, k: int) -> str | None:
+    """Where the expression holding token k needs a constant ('as an array bound', 'as a template argument',
+    ...), walking out from k to the start of its statement; None where a run-time value will do."""
+    j = prev_code(tokens, k)
+    while j >= 0:
+        text = tokens.text(j)
+        if is_punct(tokens, j, ")", "]"):
+            j = matching_open(tokens, j) or 0
+        elif is_punct(tokens, j, "(") and tokens.text(prev_code(tokens, j)) in _CONSTANT_CALLS:
+            return _CONSTANT_CALLS[tokens.text(prev_code(tokens, j))]
+        elif is_punct(tokens, j, "[") and _declares_array(tokens, j):
+            return "as an array bound"
+        elif is_punct(tokens, j, "<") and _template_arguments_around(tokens, j, k):
+            return "as a template argument"
+        elif text == "constexpr":
+            return "in a constant expression (constexpr)"
+        elif text == "case":
+            return "as a case label"
+        elif is_punct(tokens, j, "{") and _opens_enum(tokens, j):
+            return "as an enumerator's value"
+        elif is_punct(tokens, j, ";", "{", "}"):
+            return None
+        j = prev_code(tokens, j)
+    return None
+
+
+def _template_arguments_around(tokens: Tokens, less: int, k: int) -> bool:
+    close = template_close(tokens, less, len(tokens))
+    return (
+        close is not None
+        and close > k
+        and not any(is_punct(tokens, m, "?", ":", "&&", "||") for m in range(less, close))
+    )
+
+
+def _opens_enum(tokens: Tokens, brace: int) -> bool:
+    j = prev_code(tokens, brace)
+    for _ in range(8):  # the longest head: enum class E : unsigned long long
+        if tokens.text(j) == "enum":
+            return True
+        if tokens.kinds[j] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD) and not is_punct(tokens, j, ":", "::"):
+            return False
+        j = prev_code(tokens, j)
+    return False
+
+
+def _declares_array(tokens: Tokens, bracket: int) -> bool:
+    """The `[` at bracket opens a dimension of an array being declared (`__shared__ float s[8][...]`), not a
+    subscript or a `new T[n]`."""
+    name = prev_code(tokens, bracket)
+    while is_punct(tokens, name, "]"):  # the earlier dimensions of `s[8][...]`
+        name = prev_code(tokens, matching_open(tokens, name) or 0)
+    type_end = prev_code(tokens, name)
+    while is_punct(tokens, type_end, "*", "&"):
+        type_end = prev_code(tokens, type_end)
+    if tokens.kinds[name] != TokenKind.IDENTIFIER or type_end < 0:
+        return False
+    if not (tokens.kinds[type_end] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD) or is_punct(tokens, type_end, ">")):
+        return False
+    start = statement_start(tokens, name)
+    return not any(
+        tokens.text(m) in _NOT_DECLARATIONS or is_punct(tokens, m, "=", ".", "->", "(", "[", "?", ":", "<<", ">>")
+        for m in range(start, name)
+    )
+
+
+def _const_used_as_constant(tokens: Tokens, k: int, body: int) -> str | None:
+    """`const int threads = 4 * WARP_SIZE;` in a host function whose body then uses `threads` where a constant is
+    needed: the initialiser must stay a constant. Why, or None."""
+    start = statement_start(tokens, k)
+    if not any(tokens.text(m) == "const" for m in range(start, k)):
+        return None
+    j, depth = prev_code(tokens, k), 0
+    while j >= start:  # back to the `=` (or `{`/`(` initialiser) of the declarator that holds k
+        if is_punct(tokens, j, ")", "]", "}"):
+            depth += 1
+        elif is_punct(tokens, j, "(", "[", "{"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and is_punct(tokens, j, "="):
+            break
+        j = prev_code(tokens, j)
+    declared = prev_code(tokens, j)
+    if j < start or tokens.kinds[declared] != TokenKind.IDENTIFIER:
+        return None
+    name = tokens.text(declared)
+    end = _block_end(tokens, body)
+    for m in token_occurrences(tokens, (name.encode(),), (TokenKind.IDENTIFIER,)):
+        if k < m < end and not is_punct(tokens, prev_code(tokens, m), ".", "->", "::"):
+            where = constant_context(tokens, m)
+            if where is not None:
+                line = tokens.body.count(b"\n", 0, tokens.starts[m]) + 1
+                return f"through the const {name}, which line {line} uses {where}"
+    return None
+
+
+def _block_end(tokens: Tokens, brace: int) -> int:
+    depth = 0
+    for j in range(brace, len(tokens)):
+        if is_punct(tokens, j, "{"):
+            depth += 1
+        elif is_punct(tokens, j, "}"):
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(tokens)
