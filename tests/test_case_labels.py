@@ -410,3 +410,62 @@ def test_a_guard_keeps_what_a_splice_joins_to_its_code() -> None:
     out, _ = translate(src, rocm="6.3")
     assert out.endswith("return n; }\\\n#include <cuda_runtime.h>\n#endif\n")
     assert translate(out, rocm="6.3")[0] == out
+
+
+GUARDED_LABEL = "switch (a) {\n#ifdef FAST\n  case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 2;\n#endif\n%s\n}\n"
+LABEL_GUARD = "#if !defined(FAST)  // hipconv: the value of an earlier label, where that one is compiled"
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+@pytest.mark.parametrize(
+    ("label", "guarded"),
+    [
+        pytest.param(  # the label's line starts inside a block comment: the #if went into the comment
+            "/* a\n b */ case CUBLAS_GEMM_DEFAULT: return 1;",
+            f"/* a\n b */ \n{LABEL_GUARD}\ncase HIPBLAS_GEMM_DEFAULT:\n#endif\n return 1;",
+            id="line-starting-in-a-comment",
+        ),
+        pytest.param(
+            "  ca\\\nse CUBLAS_GEMM_DEFAULT: return 1;",
+            f"{LABEL_GUARD}\n  ca\\\nse HIPBLAS_GEMM_DEFAULT:\n#endif\n return 1;",
+            id="splice-inside-case",
+        ),
+        pytest.param(  # `#endif\` would take `return 1;` into the directive
+            "  case CUBLAS_GEMM_DEFAULT:\\\n return 1;",
+            f"{LABEL_GUARD}\n  case HIPBLAS_GEMM_DEFAULT:\n#endif\n\\\n return 1;",
+            id="splice-after-the-colon",
+        ),
+        pytest.param(  # a splice joins the label to code: the #if goes after it, on a line of its own
+            "  return 3;\\\n  case CUBLAS_GEMM_DEFAULT: return 1;",
+            f"  return 3;\\\n  \n{LABEL_GUARD}\ncase HIPBLAS_GEMM_DEFAULT:\n#endif\n return 1;",
+            id="spliced-onto-code",
+        ),
+        pytest.param(  # blank lines spliced onto the label's line: the #if goes above them
+            "\\\n  case CUBLAS_GEMM_DEFAULT: return 1;",
+            f"{LABEL_GUARD}\n\\\n  case HIPBLAS_GEMM_DEFAULT:\n#endif\n return 1;",
+            id="spliced-blank-line-before",
+        ),
+    ],
+)
+def test_a_guard_line_takes_in_no_other_line(label: str, guarded: str, newline: str) -> None:
+    """A guarded later label (HC016) below an #ifdef block, with a splice or a comment across its line: each
+    guard line is a line of its own in the file's newline, none ends in a splice or starts inside a comment,
+    what follows it is the input's next line, and a second pass changes nothing (#40, the spliced fuzz lane)."""
+    src = (GUARDED_LABEL % label).replace("\n", newline)
+    out, result = translate(src, rocm="5.2")
+    expected = (GUARDED_LABEL % guarded).replace("CUBLAS_GEMM_DEFAULT_TENSOR_OP", "HIPBLAS_GEMM_DEFAULT")
+    assert out == expected.replace("\n", newline)
+    assert [d.code for d in result.diagnostics] == ["HC016"]
+    assert translate(out, rocm="5.2")[0] == out
+
+
+def test_a_redefinition_below_a_comment_is_guarded_after_it() -> None:
+    """The same for a redefinition's #if 0 (translate.branches.guard serves both)."""
+    src = (
+        "static const char *name(cudaError_t e) { return cudaGetErrorName(e); }\n/* a\n"
+        " b */ static const char *name(CUresult e) { const char *n; cuGetErrorName(e, &n); return n; }\n"
+    )
+    out, _ = translate(src, rocm="6.3")
+    assert "/* a\n b */ \n#if 0  // hipconv: as translated, a redefinition" in out
+    assert out.endswith("return n; }\n#endif\n")
+    assert translate(out, rocm="6.3")[0] == out

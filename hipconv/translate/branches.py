@@ -176,6 +176,8 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
     nl = c.source.newline_at(tokens.starts[first])
     opening = ("#if 0" if condition is None else f"#if !{grouped(condition)}") + f"  // hipconv: {why}"
     line_start = line_before_splices(body, tokens.starts[first]) if starts_line(tokens, first) else None
+    if line_start is not None and _in_comment(tokens, line_start):
+        line_start = None  # the line starts inside a block comment (`/* a` then `b */ case X:`): not there
     if line_start is not None:
         c.edits.append(Edit.replace(line_start, line_start, opening + nl, rule_id))
     else:
@@ -189,6 +191,12 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
         return
     closing = nl + "#endif" + ("" if line_ends_after(tokens, last) else nl)
     c.edits.append(Edit.replace(end, end, closing, rule_id))
+
+
+def _in_comment(tokens: Tokens, offset: int) -> bool:
+    """Whether offset is inside a comment token (a line put there would be part of the comment)."""
+    k = bisect.bisect_right(tokens.starts, offset) - 1
+    return k >= 0 and tokens.kinds[k] == TokenKind.COMMENT and tokens.starts[k] < offset < tokens.ends[k]
 
 
 def line_ends_after(tokens: Tokens, last: int) -> bool:
