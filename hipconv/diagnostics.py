@@ -43,6 +43,9 @@ MASK_AFTER_EARLY_RETURN = "HC026"
 LEGACY_NAME = "HC027"
 HOST_MATH_INCLUDED = "HC032"
 OVERLOAD_SHIMMED = "HC033"
+SINGLE_SOURCE_NAME_MISSING = "HC034"
+SINGLE_SOURCE_EDIT_DRIFTED = "HC035"
+SINGLE_SOURCE_STALE = "HC036"
 RANGE_GAP = "HC037"
 ARCH_BRANCH_NVIDIA_ONLY = "HC028"
 LITERAL_LANE_MASK = "HC101"
@@ -403,6 +406,51 @@ CODES = _codes(
             "example.cu:1:40: note[HC033]: atomicCAS(unsigned short *, unsigned short, unsigned short) is not in ROCm "
             "7.2, which declares atomicCAS for other types: hipconv_compat.h adds that overload; the call keeps its "
             "name, and HIP's overloads serve the other types",
+        ),
+    ),
+    Code(
+        SINGLE_SOURCE_NAME_MISSING,
+        Severity.WARNING,
+        "scan --single-source: a CUDA name the file uses, which hipcc must read as its HIP name, that the "
+        "hipconv_portability.h of the tree does not #define (or there is no such header)",
+        hint="rerun `hipconv translate --single-source` on the tree and commit the header it writes",
+        example=Example(
+            "#include <cuda_runtime.h>\nvoid get(float **p) { cudaMalloc(p, 4); }\n",
+            "example.cu:2:23: warning[HC034]: cudaMalloc reads hipMalloc under hipcc, but there is no "
+            "hipconv_portability.h in this folder or above",
+            argv=("scan", "--single-source", "example.cu"),
+        ),
+    ),
+    Code(
+        SINGLE_SOURCE_EDIT_DRIFTED,
+        Severity.WARNING,
+        "scan --single-source: a guarded edit whose CUDA side (its #else part) changed since hipconv wrote it: "
+        "its HIP side may no longer do the same",
+        hint="rerun `hipconv translate --single-source`: it regenerates the HIP side from the CUDA side",
+        example=Example(
+            "__device__ float f(float v) {\n"
+            "#if defined(__HIP__) || defined(__HIP_PLATFORM_AMD__) // hipconv single-source 5d41402abc4b\n"
+            "    return __shfl_xor(v, 1);\n"
+            "#else // hipconv single-source\n"
+            "    return __shfl_xor_sync(0xffffffffu, v, 2);\n"
+            "#endif // hipconv single-source 5d41402abc4b\n"
+            "}\n",
+            "example.cu:2:1: warning[HC035]: the CUDA side of this guarded edit (lines 2-6) changed since hipconv "
+            "wrote its HIP side (digest 5d41402abc4b); rerun `hipconv translate --single-source` to regenerate it",
+            argv=("scan", "--single-source", "example.cu"),
+        ),
+    ),
+    Code(
+        SINGLE_SOURCE_STALE,
+        Severity.WARNING,
+        "scan --single-source: a file that is not in the single-source form hipconv writes for it: a CUDA line "
+        "that now needs a HIP edit has none, an edit is no longer needed, or a CUDA include is not guarded",
+        hint="rerun `hipconv translate --single-source` on the tree and commit what it changes",
+        example=Example(
+            "#include <cuda_runtime.h>\nvoid get(float **p) { cudaMalloc(p, 4); }\n",
+            "example.cu:1:1: warning[HC036]: not in the single-source form hipconv writes for it from this line on "
+            "(a CUDA line that needs a HIP edit has none, or an include of the CUDA headers is not guarded)",
+            argv=("scan", "--single-source", "example.cu"),
         ),
     ),
     Code(

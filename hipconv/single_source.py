@@ -76,6 +76,14 @@ def folded_result(read: SourceFile, cuda: SourceFile, result: FileResult, compat
     )
 
 
+def renames_of(result: FileResult) -> frozenset[tuple[str, str]]:
+    """The (CUDA, HIP) names a file's portability header must #define for it."""
+    return frozenset(
+        (cuda, hip)
+        for cuda, hip in (n[len(_DEFINE) :].split("\t") for n in result.portability if n.startswith(_DEFINE))
+    )
+
+
 def portability_header(needs: Iterable[str], rocm: Version) -> bytes:
     """hipconv_portability.h for what the run's files need (FileResult.portability), sorted."""
     renames = sorted(tuple(n[len(_DEFINE) :].split("\t")) for n in needs if n.startswith(_DEFINE))

@@ -99,8 +99,6 @@ def scan(
     display: Display,
 ) -> None:
     """Report what in PATHS would not port to HIP; write nothing. Exit 1 on findings (see --fail-on)."""
-    if single_source:
-        raise click.UsageError("--single-source: not implemented yet for scan (issue #41)")
     config = config_at(config_path, display)
     unknown = [c for c in disable if c not in CODES]
     if unknown:

@@ -28,6 +28,7 @@ from hipconv.scan.formats import (
     render_scan_report,
 )
 from hipconv.scan.scanner import FileScan, at_or_above, scan_jobs
+from hipconv.scan.single_source import drift_scans
 from hipconv.settings import Settings
 
 ScanFormat = Literal["text", "json", "sarif", "github"]
@@ -85,7 +86,8 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
     scans = [FileScan(p.path, failure=p.reason) for p in the_plan.problems if p.status is not FileStatus.SKIPPED]
     tree = any(path.is_dir() for path in request.paths)  # not for files named one by one (pre-commit)
     with progress_bar(console, len(jobs), "scanning", shown=tree) as (advance, shown_on):
-        for scanned in scan_jobs(jobs, table, request.settings, disabled=request.disabled):
+        scanning = drift_scans if request.settings.single_source else scan_jobs  # drift of a single-source tree
+        for scanned in scanning(jobs, table, request.settings, disabled=request.disabled):
             scans.append(scanned)
             n = len(scanned.findings)
             print_verbose(shown_on, f"{scanned.path}: {n} finding{'s' if n != 1 else ''}")  # -v

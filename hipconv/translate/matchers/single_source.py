@@ -101,25 +101,25 @@ def fold(cuda: str, hip: str, *, header_include: str) -> Folded:
     path by which it includes the portability header."""
     old, new = cuda.splitlines(keepends=True), hip.splitlines(keepends=True)
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
-    spans = [segment for span in _spans(old, new) for segment in _segments(old, new, span)]
-    renames = _consistent_renames(old, new, spans)
+    pieces = [piece for span in _spans(old, new) for piece in _pieces(old, new, span)]
+    renames = _consistent_renames(old, new, pieces)
+    runs = _runs(old, new, pieces, renames)
     out: list[str] = []
     prelude: list[str] = []
     includes_header = False
     at = 0
-    for (i1, i2, j1, j2), later in zip(spans, [*[s[0] for s in spans[1:]], len(old)]):
+    for n, (kind, (i1, i2, j1, j2)) in enumerate(runs):
         out.extend(old[at:i1])
         at = i2
         cuda_lines, hip_lines = old[i1:i2], new[j1:j2]
-        pairs = _renamed(cuda_lines, hip_lines)
-        if pairs is not None and pairs <= renames:
+        if kind == "rename":
             out.extend(cuda_lines)
-        elif len(cuda_lines) == len(hip_lines) == 1 and _test_of(cuda_lines[0]) and _test_of(hip_lines[0]):
+        elif kind == "test":
             out.append(_chosen_test(cuda_lines[0], hip_lines[0], newline))
-        elif _preprocessor_only(cuda_lines, hip_lines):
+        elif kind == "prelude":
             prelude.extend(line.rstrip("\r\n") for line in hip_lines)
-            wants_header = bool(cuda_lines) or not includes_header and not _prelude_follows(spans, old, new, later)
-            if wants_header:
+            later_include = any(k == "prelude" and s[1] > s[0] for k, s in runs[n + 1 :])
+            if cuda_lines or not (includes_header or later_include):
                 includes_header = True
                 out.extend(_guarded([f'#include "{header_include}"{newline}'], cuda_lines, newline))
         else:
@@ -128,12 +128,37 @@ def fold(cuda: str, hip: str, *, header_include: str) -> Folded:
     return Folded("".join(out), renames, tuple(prelude))
 
 
-def _segments(old: list[str], new: list[str], span: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
-    """A run, or (when it changes a conditional directive, which no guard can wrap) each of its lines."""
+def _pieces(old: list[str], new: list[str], span: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
+    """A changed run, or (when it has as many HIP lines as CUDA lines) each logical line of it that changed,
+    so that a rename beside an include or an edit stays a rename."""
     i1, i2, j1, j2 = span
-    if i2 - i1 != j2 - j1 or not any(_test_of(line) for line in old[i1:i2]):
+    if i2 - i1 != j2 - j1:
         return [span]
-    return [(i1 + n, i1 + n + 1, j1 + n, j1 + n + 1) for n in range(i2 - i1) if old[i1 + n] != new[j1 + n]]
+    starts = [n for n in range(i1, i2) if n == i1 or not old[n - 1].rstrip("\r\n").endswith("\\")]
+    bounds = zip(starts, [*starts[1:], i2])
+    return [(a, b, j1 + a - i1, j1 + b - i1) for a, b in bounds if old[a:b] != new[j1 + a - i1 : j1 + b - i1]]
+
+
+def _runs(
+    old: list[str], new: list[str], pieces: list[tuple[int, int, int, int]], renames: frozenset[tuple[str, str]]
+) -> list[tuple[str, tuple[int, int, int, int]]]:
+    """Each piece's kind (rename, test, prelude, edit), with touching edits (and preludes) joined."""
+    runs: list[tuple[str, tuple[int, int, int, int]]] = []
+    for i1, i2, j1, j2 in pieces:
+        cuda_lines, hip_lines = old[i1:i2], new[j1:j2]
+        pairs = _renamed(cuda_lines, hip_lines)
+        if pairs is not None and pairs <= renames:
+            kind = "rename"
+        elif len(cuda_lines) == len(hip_lines) == 1 and _test_of(cuda_lines[0]) and _test_of(hip_lines[0]):
+            kind = "test"
+        else:
+            kind = "prelude" if _preprocessor_only(cuda_lines, hip_lines) else "edit"
+        last = runs[-1] if runs else None
+        if last and last[0] == kind in ("edit", "prelude") and last[1][1] == i1 and last[1][3] == j1:
+            runs[-1] = (kind, (last[1][0], i2, last[1][2], j2))
+        else:
+            runs.append((kind, (i1, i2, j1, j2)))
+    return runs
 
 
 def _test_of(line: str) -> str | None:
@@ -173,11 +198,6 @@ def _unchosen(line: str) -> str | None:
         if named and keyword == "if":
             candidates.append(f"{prefix}{'ifndef' if named.group(1) else 'ifdef'} {named.group(2)}{newline}")
     return next((c for c in candidates if digest([c]) == mark), candidates[-1] if candidates else None)
-
-
-def _prelude_follows(spans: list[tuple[int, int, int, int]], old: list[str], new: list[str], after: int) -> bool:
-    """A later run of the file includes headers (and so the portability header)."""
-    return any(i1 >= after and _preprocessor_only(old[i1:i2], new[j1:j2]) and i2 > i1 for i1, i2, j1, j2 in spans)
 
 
 def _guarded(hip_lines: list[str], cuda_lines: list[str], newline: str) -> list[str]:

@@ -1,0 +1,214 @@
+"""translate --single-source (hipconv.single_source, translate.matchers.single_source) and scan's drift report.
+
+The golden trees are tests/fixtures/single_*/hip-*/ (tests/test_fixtures.py checks them and their idempotence);
+here: the fold itself, reruns after the CUDA side changed, drift (HC034-HC036), and the same output files built
+three ways (nvcc, Debian's hipcc, ROCm 6.3's hipcc-syntax), and run on HIP-CPU beside the `translate -o` twin.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from helpers import COMPILE_TIMEOUT_S, HIPCC_SYNTAX, SHARED, hipcc_syntax_missing, run_cli, tree
+from hipconv.translate.matchers.single_source import HIP_TEST, blocks, digest, fold, unwrap
+
+FIXTURES = Path(__file__).parent / "fixtures"
+GOLDEN = sorted(p for case in FIXTURES.glob("single_*") if (case / "case.yaml").exists() for p in case.glob("hip-*"))
+NVCC = Path(os.environ.get("CUDA_PATH", "/usr/local/cuda")) / "bin" / "nvcc"
+HIP_CPU = SHARED / "hip-cpu"
+INCLUDE = 'hipconv_portability.h"'
+
+
+def folded(cuda: str, hip: str) -> str:
+    return fold(cuda, hip, header_include="hipconv_portability.h").text
+
+
+@pytest.mark.parametrize(
+    ("cuda", "hip", "expected"),
+    [
+        pytest.param(
+            "void f(float **p) { cudaMalloc(p, 4); }\n",
+            "void f(float **p) { hipMalloc(p, 4); }\n",
+            "void f(float **p) { cudaMalloc(p, 4); }\n",
+            id="rename-stays-cuda",
+        ),
+        pytest.param(
+            "#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); }\n",
+            "#include <hip/hip_runtime.h>\nvoid f(float **p) { hipMalloc(p, 4); }\n",
+            f"#if {HIP_TEST} // hipconv single-source {digest(['#include <cuda_runtime.h>'])}\n"
+            '#include "hipconv_portability.h"\n#else // hipconv single-source\n#include <cuda_runtime.h>\n'
+            f"#endif // hipconv single-source {digest(['#include <cuda_runtime.h>'])}\n"
+            "void f(float **p) { cudaMalloc(p, 4); }\n",
+            id="include-beside-rename",
+        ),
+        pytest.param(
+            "  v += __shfl_down_sync(0xffffffffu, v, 1);\n",
+            "  v += __shfl_down(v, 1);\n",
+            f"#if {HIP_TEST} // hipconv single-source {digest(['  v += __shfl_down_sync(0xffffffffu, v, 1);'])}\n"
+            "  v += __shfl_down(v, 1);\n#else // hipconv single-source\n"
+            "  v += __shfl_down_sync(0xffffffffu, v, 1);\n"
+            f"#endif // hipconv single-source {digest(['  v += __shfl_down_sync(0xffffffffu, v, 1);'])}\n",
+            id="reshaped-call-guarded",
+        ),
+        pytest.param(
+            "#ifdef __CUDA_ARCH__\n",
+            "#ifdef __HIP_DEVICE_COMPILE__\n",
+            f"#if ({HIP_TEST}) ? (defined(__HIP_DEVICE_COMPILE__)) : (defined(__CUDA_ARCH__)) "
+            f"// hipconv single-source {digest(['#ifdef __CUDA_ARCH__'])}\n",
+            id="conditional-chooses-its-test",
+        ),
+    ],
+)
+def test_fold(cuda: str, hip: str, expected: str) -> None:
+    assert folded(cuda, hip) == expected
+    assert unwrap(expected) == cuda  # a rerun starts from the CUDA text
+    assert folded(unwrap(expected), hip) == expected  # and writes the same bytes
+
+
+def test_fold_keeps_a_macro_whole() -> None:
+    """A change on a continuation line guards the whole #define: an #if cannot stand inside a macro."""
+    cuda = "#define SUM(v) \\\n    __shfl_xor_sync(0xffffffffu, v, 1)\nint x;\n"
+    hip = "#define SUM(v) \\\n    __shfl_xor(v, 1)\nint x;\n"
+    text = folded(cuda, hip)
+    lines = text.splitlines()
+    assert lines[0].startswith(f"#if {HIP_TEST}") and lines[1:3] == hip.splitlines()[:2]
+    assert lines[4:6] == cuda.splitlines()[:2] and lines[6].startswith("#endif") and lines[7] == "int x;"
+    assert unwrap(text) == cuda
+
+
+def test_fold_a_name_renamed_two_ways_is_no_define() -> None:
+    """One CUDA name written as two HIP names: neither can be a #define; the lines become edits."""
+    result = fold("a(cudaX);\nb(cudaX);\n", "a(hipX);\nb(hipY);\n", header_include="h.h")
+    assert result.renames == frozenset()
+    assert result.text.count("#else // hipconv single-source") == 1  # the two touching lines, one edit
+
+
+def test_fold_noop_keeps_bytes_and_line_endings() -> None:
+    text = "// plain C++\r\nint main() { return 0; }\r\n"
+    assert folded(text, text) == text
+    crlf = folded("x(cudaMalloc);\r\n#include <cuda.h>\r\n", "x(hipMalloc);\r\n#include <hip/hip_runtime.h>\r\n")
+    assert "\n" not in crlf.replace("\r\n", "")
+
+
+def test_blocks_drift_when_the_cuda_side_changes() -> None:
+    text = folded("  v += __shfl_down_sync(0xffffffffu, v, 1);\n", "  v += __shfl_down(v, 1);\n")
+    assert [b.drifted for b in blocks(text.splitlines(keepends=True))] == [False]
+    edited = text.replace("v, 1);\n#endif", "v, 2);\n#endif")
+    assert [b.drifted for b in blocks(edited.splitlines(keepends=True))] == [True]
+
+
+def _translate(src: Path, out: Path, *args: str) -> None:
+    done = run_cli("translate", src, "-o", out, "--single-source", "--no-cache", "--force", *args)
+    assert done.code == 0, done.stderr
+
+
+def _scan(path: Path, rocm: str) -> tuple[int, str]:
+    done = run_cli("scan", "--single-source", path, "--rocm-version", rocm, "--color", "never")
+    return done.code, done.stdout.decode()
+
+
+def test_scan_finds_no_drift_in_the_golden_trees() -> None:
+    for golden in GOLDEN:
+        code, out = _scan(golden, golden.name.removeprefix("hip-"))
+        assert (code, out) == (0, ""), golden
+
+
+def test_rerun_after_the_cuda_side_changed(tmp_path: Path) -> None:
+    """The CUDA side edited in a guarded edit (HC035), a CUDA call added that the header lacks (HC034) and an
+    include not guarded (HC036): scan reports each; a rerun of translate --single-source on the tree
+    regenerates the header and the edits, after which scan is clean and a second rerun changes nothing."""
+    work = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "single_reduce" / "hip-6.3", work)
+    unit = work / "reduce.cu"
+    text = unit.read_text()
+    text = text.replace(
+        "#else // hipconv single-source\nconstexpr unsigned FULL_MASK = 0xffffffffu;",
+        "#else // hipconv single-source\nconstexpr unsigned FULL_MASK = 0xFFFFFFFFu;",
+    )
+    text = text.replace(
+        "    CHECK(cudaStreamSynchronize(stream));\n",
+        "    CHECK(cudaStreamSynchronize(stream));\n    CHECK(cudaDeviceSynchronize());\n",
+    )
+    unit.write_text(text)
+    (work / "extra.cu").write_text("#include <cuda_runtime.h>\nvoid wait() { cudaDeviceSynchronize(); }\n")
+    code, out = _scan(work, "6.3")
+    assert code == 1
+    assert "reduce.cu:11:1: warning[HC035]" in out
+    assert "warning[HC034]: cudaDeviceSynchronize reads hipDeviceSynchronize under hipcc" in out
+    assert "extra.cu:1:1: warning[HC036]" in out
+    again = tmp_path / "again"
+    _translate(work, again, "--rocm-version", "6.3")
+    assert "#define cudaDeviceSynchronize hipDeviceSynchronize" in (again / "hipconv_portability.h").read_text()
+    regenerated = (again / "reduce.cu").read_text()
+    assert "= 0xFFFFFFFFu;" in regenerated and digest(["constexpr unsigned FULL_MASK = 0xFFFFFFFFu;"]) in regenerated
+    assert _scan(again, "6.3") == (0, "")
+    twice = tmp_path / "twice"
+    _translate(again, twice, "--rocm-version", "6.3")
+    assert tree(twice) == tree(again)
+
+
+def _units(golden: Path) -> list[Path]:
+    return sorted(p for p in golden.iterdir() if p.suffix in (".cu", ".cpp"))
+
+
+def _compile(cmd: list[str | Path], cwd: Path, env: dict[str, str] | None = None) -> None:
+    done = subprocess.run(
+        [str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False
+    )
+    assert done.returncode == 0, f"{' '.join(map(str, cmd))}\n{done.stderr[-4000:]}"
+
+
+@pytest.mark.parametrize("golden", GOLDEN, ids=[f"{p.parent.name}/{p.name}" for p in GOLDEN])
+def test_builds_as_cuda_with_nvcc(golden: Path, tmp_path: Path) -> None:
+    """nvcc (and the host compiler, for host-only .cpp files) builds the output tree as CUDA, as before."""
+    if not NVCC.exists():
+        pytest.skip(f"{NVCC} not found: no CUDA toolkit on this machine")
+    cuda_include = NVCC.parents[1] / "include"
+    for unit in _units(golden):
+        if "cublas" in unit.read_text() and not (cuda_include / "cublas_v2.h").exists():
+            print(f"{unit.name}: skipped, this CUDA toolkit has no cuBLAS headers")
+            continue
+        if unit.suffix == ".cpp":
+            _compile(["g++", "-std=c++17", f"-I{cuda_include}", "-c", unit, "-o", tmp_path / "host.o"], golden)
+        else:
+            _compile([NVCC, "-x", "cu", "-c", unit, "-o", tmp_path / "unit.o"], golden)
+
+
+@pytest.mark.parametrize("golden", [g for g in GOLDEN if g.name == "hip-6.3"], ids=lambda p: p.parent.name)
+def test_builds_as_hip_with_rocm63_syntax(golden: Path) -> None:
+    """ROCm 6.3's headers (hipcc-syntax, as hipcc picks the language: .cu and .cpp as HIP), no extra flags."""
+    missing = hipcc_syntax_missing()
+    if missing:
+        pytest.skip(missing)
+    for unit in _units(golden):
+        _compile([HIPCC_SYNTAX, unit], golden)
+
+
+@pytest.mark.hipcc
+@pytest.mark.parametrize("golden", [g for g in GOLDEN if g.name == "hip-5.2"], ids=lambda p: p.parent.name)
+def test_builds_as_hip_with_debian_hipcc(golden: Path, tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """Debian's hipcc (HIP 5.2) builds the same .cu files, with no -x hip."""
+    for unit in _units(golden):
+        _compile(["hipcc", "--offload-arch=gfx90a", "-c", unit, "-o", tmp_path / "unit.o"], golden, hip_env)
+
+
+def test_runs_on_hip_cpu_as_its_translate_twin(tmp_path: Path) -> None:
+    """The single-source tree and the `translate -o` tree of single_reduce, each built and run on HIP-CPU
+    (the same files that nvcc builds, for the first): equal output (hipconv compare)."""
+    if not (HIP_CPU / "include" / "hip" / "hip_runtime.h").exists():
+        pytest.skip(f"{HIP_CPU} not found (../shared is on the project's machines and in CI only)")
+    outputs = []
+    for name, extra in (("single", ["--single-source"]), ("twin", [])):
+        out = tmp_path / name
+        args = ["build", FIXTURES / "single_reduce" / "cuda", "-o", out, "--backend", "hip-cpu"]
+        done = run_cli(*args, "--hip-cpu", HIP_CPU, "--run", "-j", "1", *extra)
+        assert done.code == 0, done.stderr
+        outputs.append(out / ".hipconv-cpu" / "bin" / "reduce.out")
+    assert outputs[0].read_text() == "sum = 196603.0\n"
+    compared = run_cli("compare", *outputs)
+    assert compared.code == 0, compared.stdout
