@@ -10,6 +10,7 @@ unchanged tree writes the same bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from hipconv.translate.source import DecodeFailure, SourceFile
 
 HEADER_MARKER = b"// hipconv_portability.h: written by hipconv translate --single-source"
 _DEFINE, _PRELUDE = "define\t", "prelude\t"
+_INCLUDED = re.compile(r"^\s*#\s*include\s*([<\"][^>\"]+[>\"])")
 
 
 def is_portability_header(data: bytes) -> bool:
@@ -101,12 +103,22 @@ def portability_header(needs: Iterable[str], rocm: Version) -> bytes:
         f'#error "{PORTABILITY_HEADER} is read by hipcc only: a CUDA build includes the CUDA headers"',
         "#endif",
         *switches,
-        *includes,
+        *(part for line in includes for part in _library_include(line)),
         *([f'#include "{COMPAT_HEADER}"'] if compat else []),
         "",
         *(f"#define {cuda} {hip}" for cuda, hip in renames),
     ]
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _library_include(line: str) -> tuple[str, ...]:
+    """An include line of the header: HIP's own headers as they are; a library's (hipBLAS, hipFFT, ...) only
+    where it is installed, since the header serves every file of the tree and most do not use every library
+    (a file that does and lacks it still fails, on its first name of that library)."""
+    found = _INCLUDED.match(line)
+    if found is None or found.group(1).startswith(("<hip/", '"hip/')):
+        return (line,)
+    return (f"#if __has_include({found.group(1)})", line, "#endif")
 
 
 def _switches(lines: set[str]) -> list[str]:

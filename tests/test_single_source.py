@@ -197,6 +197,15 @@ def test_builds_as_hip_with_debian_hipcc(golden: Path, tmp_path: Path, hip_env: 
         _compile(["hipcc", "--offload-arch=gfx90a", "-c", unit, "-o", tmp_path / "unit.o"], golden, hip_env)
 
 
+@pytest.mark.hipcc
+def test_a_file_without_blas_builds_where_hipblas_is_missing(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """The header serves the whole tree; it includes hipBLAS only where hipBLAS is installed, so the host file
+    that uses none builds with Debian's hipcc, which has no hipBLAS."""
+    golden = FIXTURES / "single_blas" / "hip-6.3"
+    assert "#if __has_include(<hipblas/hipblas.h>)" in (golden / "hipconv_portability.h").read_text()
+    _compile(["hipcc", "--offload-arch=gfx90a", "-c", golden / "main.cpp", "-o", tmp_path / "main.o"], golden, hip_env)
+
+
 def test_runs_on_hip_cpu_as_its_translate_twin(tmp_path: Path) -> None:
     """The single-source tree and the `translate -o` tree of single_reduce, each built and run on HIP-CPU
     (the same files that nvcc builds, for the first): equal output (hipconv compare)."""
