@@ -1074,14 +1074,13 @@ CODES = _codes(
     Code(
         BACKEND_NOT_SPLIT,
         Severity.WARNING,
-        "single source: a build-file line the HIP build needs changed cannot be put in a GPU_BACKEND branch (it "
-        "opens or closes a block, or the file sets GPU_BACKEND itself); left as the CUDA build has it",
+        "single source: a build-file line the HIP build needs changed cannot be put in a GPU_BACKEND branch (a "
+        "line of a block's structure beyond an if's condition, such as endif(CMAKE_CUDA_COMPILER) or make's "
+        "`else ifeq`, or the file sets GPU_BACKEND itself); left as the CUDA build has it",
         hint="write the HIP side of that line by hand, for example by testing GPU_BACKEND in its condition",
         example=Example(
-            "if(CMAKE_CUDA_COMPILER)\n  add_executable(app main.cu)\nendif()\n",
-            "CMakeLists.txt:1:1: warning[HC414]: if(CMAKE_CUDA_COMPILER): the translation changes a line that "
-            "opens or closes a block, which cannot be put in a GPU_BACKEND branch; left as the CUDA build has it "
-            "(write its HIP side by hand)",
+            "set(GPU_BACKEND cuda)\nproject(p LANGUAGES CXX CUDA)\n",
+            "CMakeLists.txt:1:1: warning[HC414]: set(GPU_BACKEND cuda): the file sets GPU_BACKEND itself; not split",
             argv=("translate", "CMakeLists.txt", "--single-source"),
             file="CMakeLists.txt",
         ),

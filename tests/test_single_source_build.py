@@ -133,6 +133,22 @@ def _rerun_unchanged(text: str, name: str) -> None:
             "endif\n",
             id="make-recipe-lines-with-their-continuation",
         ),
+        pytest.param(
+            "CMakeLists.txt",
+            'if(CMAKE_CUDA_COMPILER)\n  message(STATUS "GPU build")\nendif()\n',
+            'if((GPU_BACKEND STREQUAL "HIP" AND (CMAKE_HIP_COMPILER)) OR (NOT GPU_BACKEND STREQUAL "HIP" AND '
+            '(CMAKE_CUDA_COMPILER)))\n  message(STATUS "GPU build")\nendif()\n',
+            id="cmake-condition-tests-the-backend",
+        ),
+        pytest.param(
+            "Makefile",
+            "ifneq ($(shell which nvcc),)\nHAVE_GPU = 1\nendif\n",
+            "GPU_BACKEND ?= CUDA\n"
+            "$(if $(filter-out CUDA HIP,$(GPU_BACKEND)),$(error GPU_BACKEND is CUDA or HIP, not $(GPU_BACKEND)))\n"
+            "ifneq ($(if $(filter HIP,$(GPU_BACKEND)),$(shell which hipcc),$(shell which nvcc)),)\n"
+            "HAVE_GPU = 1\nendif\n",
+            id="make-condition-tests-the-backend",
+        ),
     ],
 )
 def test_split(name: str, src: str, expected: str) -> None:
@@ -165,21 +181,21 @@ def test_noop(name: str, text: str) -> None:
     [
         pytest.param(
             "CMakeLists.txt",
-            'if(CMAKE_CUDA_COMPILER)\n  message(STATUS "CUDA")\nendif()\n',
-            'if(CMAKE_CUDA_COMPILER)\n  message(STATUS "CUDA")\nendif()\n',
-            "CMakeLists.txt:1:1: warning[HC414]: if(CMAKE_CUDA_COMPILER): the translation changes a line that opens "
-            "or closes a block, which cannot be put in a GPU_BACKEND branch; left as the CUDA build has it (write its "
-            "HIP side by hand)",
-            id="cmake-condition",
+            "if(USE_GPU)\n  add_definitions(-DGPU)\nendif(CMAKE_CUDA_COMPILER)\n",
+            "if(USE_GPU)\n  add_definitions(-DGPU)\nendif(CMAKE_CUDA_COMPILER)\n",
+            "CMakeLists.txt:3:1: warning[HC414]: endif(CMAKE_CUDA_COMPILER): the translation changes a line of a "
+            "block's structure beyond an if's condition, which cannot be put in a GPU_BACKEND branch; left as the "
+            "CUDA build has it (write its HIP side by hand)",
+            id="cmake-block-end",
         ),
         pytest.param(
             "Makefile",
-            "ifneq ($(shell which nvcc),)\nHAVE_GPU = 1\nendif\n",
-            "ifneq ($(shell which nvcc),)\nHAVE_GPU = 1\nendif\n",
-            "Makefile:1:1: warning[HC414]: ifneq ($(shell which nvcc),): the translation changes a line that opens "
-            "or closes a block, which cannot be put in a GPU_BACKEND branch; left as the CUDA build has it (write its "
-            "HIP side by hand)",
-            id="make-conditional",
+            "ifdef CUDA_HOME\nGPU = 1\nelse ifneq ($(shell which nvcc),)\nGPU = 1\nendif\n",
+            "ifdef CUDA_HOME\nGPU = 1\nelse ifneq ($(shell which nvcc),)\nGPU = 1\nendif\n",
+            "Makefile:3:1: warning[HC414]: else ifneq ($(shell which nvcc),): the translation changes a line of a "
+            "block's structure beyond an if's condition, which cannot be put in a GPU_BACKEND branch; left as the "
+            "CUDA build has it (write its HIP side by hand)",
+            id="make-else-if",
         ),
         pytest.param(
             "CMakeLists.txt",
@@ -206,10 +222,12 @@ def test_not_split(name: str, src: str, kept: str, message: str) -> None:
     assert not [line for line in lines if "HC405" in line or "HC404" in line], lines
 
 
-def test_a_block_that_cannot_be_split_keeps_its_body_split() -> None:
+def test_a_condition_and_its_body() -> None:
+    """The condition tests GPU_BACKEND, the body is split in its own branches: each is what one build reads."""
     output, diagnostics = _split("if(CMAKE_CUDA_COMPILER)\n  add_executable(app main.cu)\nendif()\n")
     assert output == (
-        "if(CMAKE_CUDA_COMPILER)\n"
+        'if((GPU_BACKEND STREQUAL "HIP" AND (CMAKE_HIP_COMPILER)) OR (NOT GPU_BACKEND STREQUAL "HIP" AND '
+        "(CMAKE_CUDA_COMPILER)))\n"
         '  if(GPU_BACKEND STREQUAL "HIP")\n'
         "    add_executable(app main.cu)\n"
         "    set_source_files_properties(main.cu PROPERTIES LANGUAGE HIP)\n"
@@ -218,7 +236,9 @@ def test_a_block_that_cannot_be_split_keeps_its_body_split() -> None:
         "  endif()\n"
         "endif()\n"
     )
-    assert [d.split(":", 1)[0] for d in diagnostics] == ["warning[HC414]", "note[HC413]", "note[HC405]"]
+    assert [d.split(":", 1)[0] for d in diagnostics] == ["note[HC413]", "note[HC405]"]
+    assert "2 stretches" in diagnostics[0]
+    _rerun_unchanged(output, "CMakeLists.txt")
 
 
 @pytest.mark.parametrize("code", [BACKEND_SPLIT, BACKEND_NOT_SPLIT])

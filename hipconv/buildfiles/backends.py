@@ -17,14 +17,17 @@ enables the CUDA language (GPU_BACKEND is a cache entry: the project's other CMa
 leaves the branches and the declaration as they are and translates only what lies outside them, so a
 single-source file run through again comes back unchanged. A stretch that opens or closes a block
 (`if(CMAKE_CUDA_COMPILER)`, `ifneq ($(shell which nvcc),)`) cannot be put in a branch: it stays as the CUDA
-build has it, with HC414.
+build has it, with HC414, unless the translation changes only its condition (`if()`, `elseif()`, `while()`,
+`ifeq (A,B)`, `ifneq (A,B)`): the condition then tests GPU_BACKEND itself,
+`(GPU_BACKEND STREQUAL "HIP" AND (<translated>)) OR (NOT GPU_BACKEND STREQUAL "HIP" AND (<as written>))`, or
+`ifneq ($(if $(filter HIP,$(GPU_BACKEND)),<translated>,<as written>),)`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hipconv.buildfiles.cmake_syntax import cmake_commands
 from hipconv.buildfiles.common import BuildFileEdits
@@ -48,6 +51,8 @@ class _Unit:
     enables: bool = False  # enables the CUDA language (CMake: project(... CUDA), enable_language(CUDA))
     recipe: bool = False  # a Makefile recipe's line (no directive may be put before it)
     foreign: bool = False  # sets GPU_BACKEND otherwise than this module: the project's own variable
+    condition: tuple[int, int] | None = None  # an if's condition (CMake: its arguments; make: `(A,B)`)
+    guarded: bool = False  # a condition that tests GPU_BACKEND already (written by an earlier run)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,8 @@ _CMAKE_ROLES = {
 }
 _MAKE_DIRECTIVE = re.compile(r"\s*(ifeq|ifneq|ifdef|ifndef|else|endif|define|endef)\b")
 _MAKE_ROLES = {"else": "middle", "endif": "close", "endef": "close"}
+_MAKE_PICK = f"$(if $(filter HIP,$({BACKEND_VARIABLE})),"
+_CMAKE_TEST = f'{BACKEND_VARIABLE} STREQUAL "HIP"'
 _MAKE_ASSIGNS_BACKEND = re.compile(rf"\s*(?:(?:export|override)\s+)*{BACKEND_VARIABLE}\s*(?::*=|\+=|\?=|!=)")
 
 
@@ -102,7 +109,11 @@ def _cmake_units(body: bytes) -> list[_Unit]:
         enables = name in ("project", "enable_language") and "CUDA" in values
         backend = name == "if" and values == [BACKEND_VARIABLE, "STREQUAL", "HIP"]
         role = _CMAKE_ROLES.get(name, "")
-        units.append(_Unit(command.start, command.end, role, backend, ours, enables, foreign=sets and not ours))
+        tests = name in ("if", "elseif", "while") and bool(command.args)
+        condition = (command.args[0].start, command.args[-1].end) if tests else None
+        guarded = tests and not backend and BACKEND_VARIABLE in values
+        unit = _Unit(command.start, command.end, role, backend, ours, enables, foreign=sets and not ours)
+        units.append(replace(unit, condition=condition, guarded=guarded))
     return units
 
 
@@ -114,7 +125,13 @@ def _make_units(body: bytes) -> list[_Unit]:
         sets = not recipe and bool(_MAKE_ASSIGNS_BACKEND.match(code))
         ours = sets and code.strip() == f"{BACKEND_VARIABLE} ?= CUDA"
         backend = code.strip() == _MAKE.open
-        units.append(_Unit(start, end, role, backend, ours, recipe=recipe, foreign=sets and not ours))
+        unit = _Unit(start, end, role, backend, ours, recipe=recipe, foreign=sets and not ours)
+        tests = directive is not None and directive.group(1) in ("ifeq", "ifneq") and b"\n" not in body[start:end]
+        rest = code[directive.end() :].strip() if tests and directive is not None else ""
+        if rest.startswith("(") and rest.endswith(")"):
+            at = start + len(code[: code.index(rest)].encode("utf-8"))
+            unit = replace(unit, condition=(at, at + len(rest.encode("utf-8"))), guarded=_MAKE_PICK in rest)
+        units.append(unit)
     return units
 
 
@@ -129,11 +146,12 @@ def split_backends(out: BuildFileEdits) -> BuildFileEdits:
         split.report(foreign.start, BACKEND_NOT_SPLIT, f"{text}: the file sets {BACKEND_VARIABLE} itself; not split")
         return split
     found = without_overlaps(source, out.edits, out.diagnostics, out.replacements)
-    blocks = _backend_blocks(units)
+    blocks = _backend_blocks(units) + [(u.start, u.end) for u in units if u.guarded]
     inside = [(source.line_col(a)[0], source.line_col(b)[0]) for a, b in blocks]
     split.diagnostics += [d for d in found.diagnostics if not any(a <= d.line <= b for a, b in inside)]
     edits = [e for e in found.edits if not any(a <= e.start and e.end <= b for a, b in blocks)]
     kept: list[tuple[int, int, list[Edit]]] = []
+    conditions: list[Edit] = []  # an if's condition that the translation changes: it tests GPU_BACKEND
     for start, end in _regions(body, units, edits):
         mine = [e for e in edits if start <= e.start and e.end <= end]
         if _balanced(units, start, end):
@@ -141,18 +159,24 @@ def split_backends(out: BuildFileEdits) -> BuildFileEdits:
                 start, mine = kept[-1][0], kept.pop()[2] + mine
             kept.append((start, end, mine))
             continue
+        joined = _condition_of(units, start, end, mine, body, cmake=syntax is _CMAKE)
+        if joined is not None:
+            conditions.append(joined)
+            continue
         first, last = source.line_col(start)[0], source.line_col(max(start, end - 1))[0]
         split.diagnostics = [d for d in split.diagnostics if not first <= d.line <= last]  # what it would do
         line = body[start:end].decode("utf-8").strip().splitlines()[0]
         split.report(
             start,
             BACKEND_NOT_SPLIT,
-            f"{line}: the translation changes a line that opens or closes a block, which cannot be put in a "
-            f"{BACKEND_VARIABLE} branch; left as the CUDA build has it (write its HIP side by hand)",
+            f"{line}: the translation changes a line of a block's structure beyond an if's condition, which "
+            f"cannot be put in a {BACKEND_VARIABLE} branch; left as the CUDA build has it (write its HIP side by hand)",
         )
     lines = [(source.line_col(s)[0], source.line_col(max(s, e - 1))[0]) for s, e, _ in kept]
+    lines += [(source.line_col(e.start)[0], source.line_col(e.end)[0]) for e in conditions]
     split.replacements += [r for r in found.replacements if any(a <= r.line <= b for a, b in lines)]
-    _write_branches(split, syntax, units, kept, declared=any(u.declares for u in units))
+    split.edits += conditions
+    _write_branches(split, syntax, units, kept, len(conditions), declared=any(u.declares for u in units))
     return split
 
 
@@ -222,20 +246,22 @@ def _write_branches(
     syntax: _Syntax,
     units: Sequence[_Unit],
     kept: Sequence[tuple[int, int, list[Edit]]],
+    conditions: int,
     *,
     declared: bool,
 ) -> None:
     """Each kept stretch as its two branches; the declaration before the first, unless the file has it (a
     CMake file declares it where it enables CUDA)."""
     body = split.source.body
-    if not kept:
+    if not kept and not conditions:
         return
     cmake = syntax is _CMAKE
-    declare_at = None if declared else _declaration_at(units, kept[0][0], cmake=cmake)
+    first = min([s for s, _, _ in kept] + [e.start for e in split.edits])
+    declare_at = None if declared else _declaration_at(units, first, cmake=cmake)
     for start, end, edits in kept:
         shifted = [Edit(e.start - start, e.end - start, e.parts, e.rule_id) for e in edits]
-        hip = apply(body[start:end], shifted).data.decode("utf-8")
-        text = _branches(syntax, body, start, hip, body[start:end].decode("utf-8"))
+        hip, cuda = apply(body[start:end], shifted).data.decode("utf-8"), body[start:end].decode("utf-8")
+        text = _branches(syntax, body, start, hip, cuda)
         if declare_at == start:
             text, declare_at = _indented(syntax.declaration, _indent_at(body, start)) + text, None
         split.edits.append(Edit.replace(start, end, text, f"{split.library}.gpu-backend"))
@@ -244,13 +270,53 @@ def _write_branches(
             Edit.replace(declare_at, declare_at, _indented(syntax.declaration, _indent_at(body, declare_at)))
         )
     how = f"cmake -D{BACKEND_VARIABLE}=HIP" if cmake else f"make {BACKEND_VARIABLE}=HIP"
+    n = len(kept) + conditions
     split.report(
-        kept[0][0],
+        first,
         BACKEND_SPLIT,
-        f"the CUDA build is kept; {len(kept)} stretch{'es' if len(kept) > 1 else ''} of it got a HIP side, "
-        f"chosen by {BACKEND_VARIABLE} ({how})",
+        f"the CUDA build is kept; {n} stretch{'es' if n > 1 else ''} of it got a HIP side, chosen by "
+        f"{BACKEND_VARIABLE} ({how})",
         BACKEND_VARIABLE,
     )
+
+
+def _condition_of(
+    units: Sequence[_Unit], start: int, end: int, edits: Sequence[Edit], body: bytes, *, cmake: bool
+) -> Edit | None:
+    """When the stretch body[start:end] is one if and its edits all lie in its condition: the condition
+    rewritten to test GPU_BACKEND (_joined); else None."""
+    inside = [u for u in units if start <= u.start and u.end <= end and u.role]
+    if len(inside) != 1 or inside[0].condition is None:
+        return None
+    a, b = inside[0].condition
+    if not all(a <= e.start and e.end <= b for e in edits):
+        return None
+    shifted = [Edit(e.start - a, e.end - a, e.parts, e.rule_id) for e in edits]
+    text = _joined(cmake, apply(body[a:b], shifted).data.decode("utf-8"), body[a:b].decode("utf-8"))
+    return None if text is None else Edit.replace(a, b, text, f"{'cmake' if cmake else 'make'}.gpu-backend")
+
+
+def _joined(cmake: bool, hip: str, cuda: str) -> str | None:
+    """One condition written as both: the translated one under GPU_BACKEND=HIP, the one as written else."""
+    if cmake:
+        return f"({_CMAKE_TEST} AND ({hip})) OR (NOT {_CMAKE_TEST} AND ({cuda}))"
+    sides = [_make_sides(hip), _make_sides(cuda)]
+    if sides[0] is None or sides[1] is None:
+        return None
+    picked = [c if h == c else f"{_MAKE_PICK}{h},{c})" for h, c in zip(sides[0], sides[1])]
+    return f"({picked[0]},{picked[1]})"
+
+
+def _make_sides(text: str) -> tuple[str, str] | None:
+    """The two sides of make's `(A,B)`, split at its one comma outside references; None: not that form."""
+    depth, commas = 0, []
+    for n, c in enumerate(text[1:-1], 1):
+        depth += (c in "({") - (c in ")}")
+        if c == "," and depth == 0:
+            commas.append(n)
+    if len(commas) != 1:
+        return None
+    return text[1 : commas[0]], text[commas[0] + 1 : -1]
 
 
 def _declaration_at(units: Sequence[_Unit], first: int, *, cmake: bool) -> int | None:
