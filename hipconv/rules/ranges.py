@@ -96,7 +96,7 @@ def _merge(name: str, base: Resolution, per: Mapping[str, Resolution], *, includ
         return f"ROCm {span_text(shimmed)} {verb} it only as a shim of hipconv_compat.h"
     unfit = [r for r, rule in rules.items() if not _renamable(rule)]
     if unfit or len({rule.params for rule in rules.values()}) > 1:
-        forms = ", ".join(f"{rule.hip} in ROCm {span_text(rs)}" for rule, rs in _groups(rules))
+        forms = ", ".join(f"{rule.hip} in ROCm {span_text(rs)}" for rule, rs in reversed(_groups(rules)))
         return f"its calls take other arguments across the range ({forms}), which no one macro spells"
     if len(_groups(rules)) == 1:  # the same spelling everywhere (a deprecation differs): HIGH's is everyone's
         return None
