@@ -206,6 +206,27 @@ def test_a_file_without_blas_builds_where_hipblas_is_missing(tmp_path: Path, hip
     _compile(["hipcc", "--offload-arch=gfx90a", "-c", golden / "main.cpp", "-o", tmp_path / "main.o"], golden, hip_env)
 
 
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "single-source.md"
+
+
+@pytest.mark.hipcc
+def test_the_docs_first_commands_run(tmp_path: Path, hip_env: dict[str, str]) -> None:
+    """docs/single-source.md's first block, with cuda/ the single_reduce fixture: translate, nvcc, hipcc."""
+    page = DOCS.read_text()
+    block = page[page.index("```sh\n") + 6 :]
+    lines = [line.split("#")[0].split() for line in block[: block.index("```")].splitlines()]
+    shutil.copytree(FIXTURES / "single_reduce" / "cuda", tmp_path / "cuda")
+    for words in lines:
+        if words[0] == "hipconv":
+            done = run_cli(*[tmp_path / w if w.endswith("/") else w for w in words[1:]], "--no-cache")
+            assert done.code == 0, done.stderr
+        elif words[0] == "nvcc" and not NVCC.exists():
+            print(f"{' '.join(words)}: skipped, {NVCC} not found")
+        else:
+            _compile([NVCC if words[0] == "nvcc" else words[0], *words[1:]], tmp_path, hip_env)
+    assert (tmp_path / "reduce-hip.o").stat().st_size > 0
+
+
 def test_runs_on_hip_cpu_as_its_translate_twin(tmp_path: Path) -> None:
     """The single-source tree and the `translate -o` tree of single_reduce, each built and run on HIP-CPU
     (the same files that nvcc builds, for the first): equal output (hipconv compare)."""
