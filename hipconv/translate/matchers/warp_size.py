@@ -20,6 +20,7 @@ from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
 from hipconv.translate.facts.warp_size import Side, WarpSizeUse, warp_size_constants, warp_size_uses
 from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.words import inside
 
 DEVICE_CONSTANT = "hipconv_warp_size"  # the shim (templates/compat/hipconv_warp_size.h.j2) and its name
 HOST_VALUE = "hipconv_device_warp_size"  # the shim (templates/compat/hipconv_device_warp_size.h.j2)
@@ -31,8 +32,11 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     found = Found(ctx, earlier)
     names = warp_size_constants(ctx.tokens, ctx.words, ctx.project_macros)
     if names:
+        skip = earlier.skip  # what the earlier matchers took: a project's own HIP code, version tests
+        starts = [start for start, _ in skip]
         for use in warp_size_uses(ctx.tokens, names):
-            _split(found, use, names)
+            if not (skip and inside(skip, starts, ctx.tokens.starts[use.token])):
+                _split(found, use, names)
     return found.result()
 
 
