@@ -13,8 +13,10 @@ import jinja2
 from jinja2 import nodes
 
 from hipconv.diagnostics import CODES
+from hipconv.resources import templates_dir
 
 REPORTERS = ("leave", "note")  # the functions a template reports through, a diagnostic code first
+SHIM = "shim"  # shim(NAME): a shim of hipconv_compat.h, templates/compat/NAME.h.j2
 
 
 def template_problems(path: Path) -> tuple[str, ...]:
@@ -37,6 +39,8 @@ def _problems(name: str, text: str) -> tuple[str, ...]:
         if _private(node)
     ]
     for call in tree.find_all(nodes.Call):
+        if isinstance(call.node, nodes.Name) and call.node.name == SHIM:
+            problems.extend(_shim_problems(name, call))
         if not (isinstance(call.node, nodes.Name) and call.node.name in REPORTERS):
             continue
         code = call.args[0] if call.args else None
@@ -46,6 +50,17 @@ def _problems(name: str, text: str) -> tuple[str, ...]:
         elif code.value not in CODES:
             problems.append(f"{where}: {code.value!r} is not a diagnostic code (see `hipconv codes`)")
     return tuple(problems)
+
+
+def _shim_problems(name: str, call: nodes.Call) -> list[str]:
+    """shim() names a shim literally, one whose definition templates/compat/ has."""
+    shim = call.args[0] if call.args else None
+    where = f"template {name}:{call.lineno}: shim()"
+    if not isinstance(shim, nodes.Const) or not isinstance(shim.value, str):
+        return [f"{where} takes a literal shim name (hipconv_...)"]
+    if not (templates_dir() / "compat" / f"{shim.value}.h.j2").is_file():
+        return [f"{where}: no templates/compat/{shim.value}.h.j2 defines {shim.value!r}"]
+    return []
 
 
 def _private(node: nodes.Node) -> str:

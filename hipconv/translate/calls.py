@@ -11,7 +11,8 @@ import weakref
 
 from hipconv.diagnostics import CODES, UNFIT_CALL
 from hipconv.errors import RuleSchemaError
-from hipconv.rules.model import Overloads, Resolution, Rule, Scope, count_list
+from hipconv.results import COMPAT_HEADER
+from hipconv.rules.model import Action, Overloads, Resolution, Rule, Scope, count_list
 from hipconv.translate.comments import CodeTexts, code_text, keep_comments
 from hipconv.translate.context import FileContext
 from hipconv.translate.contracts import is_null_literal
@@ -103,6 +104,8 @@ def reshape_call(c: Found, i: int, rule: Rule, resolution: Resolution) -> None:
         return
     bound = dict(zip(rule.params, call.args))
     if rule.template is not None:
+        if resolution.action is Action.REWRITE_DEPRECATED:  # the HIP function it writes is deprecated: said once
+            apply_resolution(c, start, end, cuda, resolution, rename=False)
         _render_template(c, rule, call, bound, cuda)
         return
     if rule.lane_mask and rule.lane_mask in bound:
@@ -252,12 +255,14 @@ _MARKER_SPLIT = re.compile("\x00(\\d+)\x00")
 
 
 class _TemplateContext:
-    """What a template sees of one call: argument markers, leave() and note(); and what it asked for."""
+    """What a template sees of one call: argument markers, leave(), note() and shim(); and what it asked for."""
 
-    def __init__(self, rule: Rule) -> None:
+    def __init__(self, rule: Rule, *, compat: bool) -> None:
         self.rule = rule
+        self.compat = compat  # shims allowed (not --no-compat)
         self.spans: list[Span] = []  # marker n stands for spans[n]
         self.notes: list[tuple[str, str]] = []
+        self.shims: set[str] = set()
 
     def mark(self, span: Span) -> str:
         self.spans.append(span)
@@ -275,6 +280,13 @@ class _TemplateContext:
         self.notes.append((self._checked(code), message))
         return ""
 
+    def shim(self, name: str) -> str:
+        """A shim of hipconv_compat.h the rendered call names (checked to exist when the rules load)."""
+        if not self.compat:
+            raise _Leave(UNFIT_CALL, f"its rewrite needs {name} of {COMPAT_HEADER}, and --no-compat leaves shims out")
+        self.shims.add(name)
+        return name
+
     def parts(self, text: str) -> list[Part]:
         """The rendered text split into literal strings and the argument spans its markers stand for."""
         pieces = _MARKER_SPLIT.split(text)
@@ -287,12 +299,14 @@ def _render_template(c: Found, rule: Rule, call: Call, bound: dict[str, Span], c
     assert rule.template is not None
     tokens = c.tokens
     start = tokens.starts[call.callee]
-    ctx = _TemplateContext(rule)
+    ctx = _TemplateContext(rule, compat=c.settings.compat)
     context: dict[str, object] = {
         "hip": rule.hip,
         "cuda": cuda,
         "leave": ctx.leave,
         "note": ctx.note,
+        "shim": ctx.shim,
+        "is_null": is_null_literal,
         "nl": c.source.newline_at(start),
         "args": {
             **{name: text for name, text in rule.fill.items() if name not in bound},
@@ -327,6 +341,7 @@ def _render_template(c: Found, rule: Rule, call: Call, bound: dict[str, Span], c
         return
     for code, message in ctx.notes:
         c.diag(start, code, message, rule, cuda)
+    c.shims.update(ctx.shims)
     parts = ctx.parts(text)
     used = {part for part in parts if not isinstance(part, str)}
     c.dropped.extend(span for span in bound.values() if span not in used)

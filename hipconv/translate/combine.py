@@ -34,10 +34,10 @@ def combine(results: Sequence[MatchResult], source: SourceFile) -> FileMatches:
     edits = [e for r in results for e in r.edits]
     diagnostics = [d for r in results for d in r.diagnostics]
     replacements = [x for r in results for x in r.replacements]
-    shims = frozenset().union(*(r.shims for r in results))
     dropped = [s for r in results for s in r.dropped]
     kept = [s for r in results for s in r.kept]
     if not dropped and not kept:
+        shims = frozenset().union(*(r.shims for r in results))
         return without_overlaps(source, edits, diagnostics, replacements, shims)
     gone, inside_kept = _Cover(dropped), _Cover(kept)
 
@@ -58,8 +58,26 @@ def combine(results: Sequence[MatchResult], source: SourceFile) -> FileMatches:
         [e for e in edits if untouched(e)],
         [d for d, (offset, about_api) in zip(diagnostics, anchors) if not (about_api and lost(offset))],
         [x for x, o in zip(replacements, offsets) if not lost(o) and not inside_kept.furthest(o, False) > o],
-        shims,
+        used_shims(results),
     )
+
+
+def used_shims(results: Sequence[MatchResult]) -> frozenset[str]:
+    """The shims of hipconv_compat.h the matchers' results use, less those whose every rename lies in an argument
+    a rewrite dropped or in a call kept whole (`(CUctxCreateParams *)0`, dropped): nothing left names them."""
+    shims = frozenset().union(*(r.shims for r in results))
+    dropped = [s for r in results for s in r.dropped]
+    kept = [s for r in results for s in r.kept]
+    if not shims or not (dropped or kept):
+        return shims
+    gone, inside_kept = _Cover(dropped), _Cover(kept)
+    named: dict[str, bool] = {}  # shim -> whether a rename of it is left
+    for r in results:
+        for x, o in zip(r.replacements, r.replacement_offsets):
+            if x.hip in shims:
+                left = not gone.furthest(o, True) > o and not inside_kept.furthest(o, False) > o
+                named[x.hip] = named.get(x.hip, False) or left
+    return shims - {shim for shim, left in named.items() if not left}
 
 
 def without_overlaps(

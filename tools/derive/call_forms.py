@@ -151,20 +151,22 @@ class CallForms:
     def overloads(self, fam: Family, cuda: str, forms: dict[str, Any], keep: Rule, note: str | None) -> None:
         d = self.d
         lib = fam.library
-        for hip, form in forms.items():
+        for label, form in forms.items():
+            hip = form.get("hip", label)
             params = list(form["params"])
             proto = self.prototype(cuda, len(params))
             if proto is None or [p["name"] for p in proto["params"]] != params:
                 found = [p["name"] for p in proto["params"]] if proto else None
                 d.problems.append(f"call_forms {cuda} -> {hip}: CUDA has no prototype {params} (nearest {found})")
                 continue
-            self.check_types(cuda, hip, proto)
+            if "template" not in form:  # a template reshapes the call: its arguments need not be HIP's
+                self.check_types(cuda, hip, proto)
             rule = d.mapped_rule(cuda, hip, "function", "", form.get("note") or note) | keep
             if "until" in rule["rocm"]:
                 d.problems.append(f"call_forms {cuda} -> {hip}: {hip} leaves ROCm; overloads need a whole span")
             rule["id"] = f"{lib}.{cuda}" if form.get("uncalled") else f"{lib}.{cuda}.{len(params)}-args"
             rule["params"] = params
-            for key in ("optional", "fill", "uncalled"):
+            for key in ("optional", "fill", "uncalled", "template"):
                 if form.get(key):
                     rule[key] = form[key]
             d.claim(fam, rule)

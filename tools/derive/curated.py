@@ -94,9 +94,11 @@ CUDNN = Entry(
 )
 # call_forms: a CUDA function whose call needs more than a rename (tools/derive/call_forms.py): another
 # HIP target (`hip`, checked by parameter types), overloads by argument count (`forms`, keyed by HIP name),
-# or `optional` trailing parameters that CUDA's C++ declaration defaults (`fill`: their text where HIP's does not)
+# or `optional` trailing parameters that CUDA's C++ declaration defaults (`fill`: their text where HIP's does not);
+# a form keyed by another label names its HIP function in `hip` (two forms of one HIP function), and a
+# `template` (under templates/) renders a call whose arguments decide the rewrite (cuCtxCreate's params pointer)
 CALL_FORM = Entry(
-    {k: RULE_FIELDS[k] for k in ("params", "optional", "fill", "uncalled", "note")},
+    {k: RULE_FIELDS[k] for k in ("hip", "params", "optional", "fill", "uncalled", "template", "note")},
     required=("params",),
 )
 CALL_FORMS = Entry(

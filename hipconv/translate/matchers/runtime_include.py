@@ -6,6 +6,7 @@ needs (host_math: <math.h>)."""
 
 from __future__ import annotations
 
+from hipconv.translate.combine import used_shims
 from hipconv.translate.compat import include_line
 from hipconv.translate.context import FileContext
 from hipconv.translate.cuda_constructs import uses_cuda_constructs
@@ -22,7 +23,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     assert includes is not None, "the includes matcher runs first"
     kind, table = ctx.kind, ctx.table
     lines = [f"#ifndef {d}\n#define {d}\n#endif" for d in _defines(ctx, earlier)]
-    shims = frozenset().union(*(r.shims for r in earlier.results))
+    shims = used_shims(earlier.results)
     compat = include_line(ctx, shims, compat_included=any(r.compat_included for r in earlier.results))
     headers = sorted(frozenset().union(*(r.headers for r in earlier.results)))
     after = ([compat] if compat else []) + [f"#include <{h}>" for h in headers]  # after the runtime include

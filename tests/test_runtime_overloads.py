@@ -1,0 +1,153 @@
+"""Issue #38's last runtime and driver forms: CUDA 13's cuCtxCreate(pctx, CUctxCreateParams *, flags, dev), runtime
+calls made by a project's token-pasting macro (`#define cuda(fn) cuda##fn`), and CUDA 13's location forms of
+cudaMemPrefetchAsync/cudaMemAdvise where ROCm 7.1+ has them (hipMemPrefetchAsync_v2, hipMemAdvise_v2).
+
+The translations are checked as text, each report and each form left alone included; the shims of
+hipconv_compat.h run with g++ against a stand-in of the few HIP declarations they use (HIP-CPU has no
+hipCtxCreate), checked against CUDA's documented meaning written here. The fixtures ctx13_create, paste_* and
+prefetch_* compile them with hipcc (tests/test_fixtures.py, tests/test_rocm63_syntax.py)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hipconv.api import translate_source
+from hipconv.rules.template_codes import _problems
+from hipconv.settings import Version
+from hipconv.translate.compat import compat_header
+
+# --- cuCtxCreate: CUDA 13's form ------------------------------------------------------------------------
+CTX = """#include <cuda.h>
+CUresult make(CUcontext *ctx, CUdevice dev) {{
+  return cuCtxCreate(ctx, {params}, CU_CTX_SCHED_AUTO, dev);
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        "NULL",
+        "nullptr",
+        "0",
+        "(CUctxCreateParams *)0",
+        "(CUctxCreateParams*)NULL",
+        "static_cast<CUctxCreateParams *>(nullptr)",
+        "( nullptr )",
+    ],
+)
+@pytest.mark.parametrize("rocm", ["5.2", "6.3", "7.2"])
+def test_null_params_is_hip_ctx_create(params: str, rocm: str) -> None:
+    done = translate_source(CTX.format(params=params), rocm_version=rocm)
+    assert "  return hipCtxCreate(ctx, hipDeviceScheduleAuto, dev);\n" in done.text
+    assert "hipconv_compat.h" not in done.text and not done.compat_header
+    assert "CUctxCreateParams" not in done.text
+    codes = [(d.code, d.rule_id) for d in done.diagnostics]
+    assert codes == [("HC004", "cuda_driver.cuCtxCreate.4-args")]  # hipCtxCreate is deprecated in every release
+    assert "deprecated" in done.diagnostics[0].message
+
+
+@pytest.mark.parametrize("params", ["params", "cfg.params", "pick(dev)", "(CUctxCreateParams *)p"])
+def test_params_known_at_run_time_go_through_the_shim(params: str) -> None:
+    done = translate_source(CTX.format(params=params), rocm_version="6.3")
+    assert (
+        f"return hipconv_ctx_create_params(ctx, {params.replace('CUctxCreateParams', 'hipconv_CUctxCreateParams')}, "
+        in done.text
+    )
+    assert '#include "hipconv_compat.h"' in done.text
+    header = (done.compat_header or b"").decode()
+    assert "static inline hipError_t hipconv_ctx_create_params(hipCtx_t* pctx, const void* ctx_create_params," in header
+
+
+def test_params_variable_gets_the_compat_type() -> None:
+    src = CTX.format(params="params").replace("CUdevice dev)", "CUdevice dev, CUctxCreateParams *params)")
+    done = translate_source(src, rocm_version="6.3")
+    assert "CUdevice dev" not in done.text and "hipconv_CUctxCreateParams *params)" in done.text
+    header = (done.compat_header or b"").decode()
+    assert "typedef struct hipconv_CUctxCreateParams_st hipconv_CUctxCreateParams;" in header
+    assert [d.code for d in done.diagnostics if d.code == "HC011"] == ["HC011"]
+
+
+def test_no_compat_leaves_a_run_time_params_call() -> None:
+    done = translate_source(CTX.format(params="params"), rocm_version="6.3", compat=False)
+    assert "return cuCtxCreate(ctx, params, CU_CTX_SCHED_AUTO, dev);" in done.text  # kept whole
+    found = [d for d in done.diagnostics if d.code == "HC007"]
+    assert len(found) == 1 and "--no-compat" in found[0].message
+    # a null pointer needs no shim
+    done = translate_source(CTX.format(params="nullptr"), rocm_version="6.3", compat=False)
+    assert "return hipCtxCreate(ctx, hipDeviceScheduleAuto, dev);" in done.text
+
+
+def test_cuda12_form_noop_and_other_counts() -> None:
+    src = (
+        "#include <cuda.h>\nvoid f(CUcontext *c, CUdevice d) {\n  cuCtxCreate(c, 0, d);\n"
+        "  cuCtxCreate(c, 0, 0, 0, d);\n}\n"
+    )
+    done = translate_source(src, rocm_version="6.3")
+    assert "  hipCtxCreate(c, 0, d);\n" in done.text
+    assert "  cuCtxCreate(c, 0, 0, 0, d);\n" in done.text  # five arguments: no form takes them
+    assert [(d.code, d.line) for d in done.diagnostics] == [("HC004", 3), ("HC007", 4)]
+    assert "its HIP rewrites take 3 or 4" in done.diagnostics[1].message
+
+
+def test_template_shim_names_are_checked_when_rules_load() -> None:
+    assert _problems("t.j2", '{{ shim("hipconv_ctx_create_params") }}') == ()
+    (problem,) = _problems("t.j2", '{{ shim("hipconv_no_such_shim") }}')
+    assert "no templates/compat/hipconv_no_such_shim.h.j2" in problem
+    (problem,) = _problems("t.j2", "{{ shim(name) }}")
+    assert "literal shim name" in problem
+
+
+# --- the shims, run ---------------------------------------------------------------------------------------
+CTX_STAND_IN = """#pragma once
+typedef enum hipError_t { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorNotSupported = 801 } hipError_t;
+typedef struct ihipCtx_t *hipCtx_t;
+typedef int hipDevice_t;
+static int g_calls = 0;
+static unsigned g_flags = 0;
+static hipDevice_t g_dev = -1;
+static hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device) {
+  ++g_calls; g_flags = flags; g_dev = device; *ctx = reinterpret_cast<hipCtx_t>(&g_calls); return hipSuccess;
+}
+"""
+CTX_DRIVER = """#include <cstdio>
+#include "hipconv_compat.h"
+int main() {
+  hipCtx_t ctx = nullptr;
+  hipconv_CUctxCreateParams *none = nullptr;
+  int rc = hipconv_ctx_create_params(&ctx, none, 4u, 2);
+  printf("null %d %d %u %d %d\\n", rc, g_calls, g_flags, g_dev, ctx != nullptr);
+  ctx = nullptr;
+  static char storage[16];
+  hipconv_CUctxCreateParams *some = reinterpret_cast<hipconv_CUctxCreateParams *>(storage);
+  rc = hipconv_ctx_create_params(&ctx, some, 1u, 3);
+  printf("params %d %d %d\\n", rc, g_calls, ctx != nullptr);
+  return 0;
+}
+"""
+
+
+def _run(tmp_path: Path, stand_in: str, shims: list[str], driver: str, rocm: str) -> list[str]:
+    cxx = shutil.which("g++")
+    if cxx is None:
+        print("test_runtime_overloads: skipped: no g++ on PATH")
+        pytest.skip("no g++ on PATH")
+    (tmp_path / "hip").mkdir()
+    (tmp_path / "hip" / "hip_runtime.h").write_text(stand_in, encoding="utf-8")
+    (tmp_path / "hipconv_compat.h").write_bytes(compat_header(shims, Version.parse(rocm)))
+    (tmp_path / "main.cpp").write_text(driver, encoding="utf-8")
+    exe = tmp_path / "main"
+    cmd = [cxx, "-std=c++17", "-Wall", "-Werror", "-I", str(tmp_path), str(tmp_path / "main.cpp"), "-o", str(exe)]
+    subprocess.run(cmd, check=True, timeout=120)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=30).stdout.splitlines()
+
+
+def test_ctx_create_shim_as_cuda_means(tmp_path: Path) -> None:
+    """CUDA: a null ctxCreateParams creates the context cuCtxCreate_v2 creates (flags and device passed on);
+    HIP has no create parameters, so any other pointer is hipErrorNotSupported and creates nothing."""
+    got = _run(tmp_path, CTX_STAND_IN, ["hipconv_ctx_create_params", "hipconv_CUctxCreateParams"], CTX_DRIVER, "6.3")
+    assert got == ["null 0 1 4 2 1", "params 801 1 0"]
