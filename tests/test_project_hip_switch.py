@@ -167,6 +167,30 @@ def test_a_test_of_a_version_macro_is_left_to_version_tests() -> None:
     assert "HC009" not in codes(result)
 
 
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        pytest.param(
+            "#ifdef /* c */ USE_ROCM\nhipFree(p);\n#endif\n",
+            "#if 1 /* hipconv: #ifdef USE_ROCM */ /* c */\nhipFree(p);\n#endif\n",
+            id="ifdef",
+        ),
+        pytest.param(
+            "#if defined(/* a */USE_ROCM/* b */) && X\nhipFree(p);\n#endif\n",
+            "#if 1 /* hipconv: defined(USE_ROCM) */ /* a */ /* b */ && X\nhipFree(p);\n#endif\n",
+            id="defined",
+        ),
+    ],
+)
+def test_a_comment_inside_a_rewritten_test_stays(src: str, expected: str) -> None:
+    """The comments between a test's words are kept after its rewrite; they were lost (#40, found by the
+    fuzz lane's spliced directive rewrites), and a second run changes nothing."""
+    plain = "#ifdef USE_ROCM\nhipFree(q);\n#endif\ncudaStream_t s;\n"  # a test the reading of switches sees
+    text, _ = translate(plain + src)
+    assert text == "#if 1 /* hipconv: #ifdef USE_ROCM */\nhipFree(q);\n#endif\nhipStream_t s;\n" + expected
+    assert translate(text)[0] == text
+
+
 def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:
     """Defined in one file (derived from the target), tested around HIP code in another: left alone."""
     (tmp_path / "src").mkdir()

@@ -18,6 +18,7 @@ import bisect
 from collections.abc import Collection, Iterator, Sequence
 
 from hipconv.diagnostics import PROJECT_HIP_PATH
+from hipconv.translate.comments import comments_in
 from hipconv.translate.context import FileContext
 from hipconv.translate.directives import directive_last_token
 from hipconv.translate.edits import Edit
@@ -55,7 +56,9 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     branches: list[Span] = []
     for test in _tests(ctx, frozenset(counts)):
         if keep and test.name not in COMPILER_SWITCHES:
-            found.edits.append(Edit.replace(test.span[0], test.span[1], test.text, RULE_ID))
+            # a comment inside the test (`#ifdef /* c */ M`, `defined(/* c */ M)`) stays, after the rewrite
+            kept = "".join(f" {ctx.tokens.body[a:b].decode()}" for a, b in comments_in(ctx.tokens, test.span))
+            found.edits.append(Edit.replace(test.span[0], test.span[1], test.text + kept, RULE_ID))
             rewritten.append(test.span)
         if test.name in counts:
             _note(found, test.span[0], test.name, counts.pop(test.name), keep=keep)
