@@ -22,6 +22,7 @@ from hipconv.cli.options import (
     fail_on_option,
     follow_symlinks_option,
     gitignore_option,
+    grouped_options,
     no_compat_option,
     offload_archs,
     project_hip_path_option,
@@ -123,6 +124,7 @@ def _output_mode(*, dry_run: bool, show_diff: bool) -> OutputMode:
 )
 @config_option()
 @display_options
+@grouped_options("written_as", "annotate", "single_source")  # Settings fields, as they are named
 def translate(
     paths: tuple[Path, ...],
     output: Path | None,
@@ -136,8 +138,7 @@ def translate(
     experimental: bool,
     no_compat: bool,
     project_hip_path: str | None,
-    single_source: bool,
-    annotate: bool,
+    written_as: dict[str, bool],
     exclude: tuple[str, ...],
     respect_gitignore: bool | None,
     jobs: int,
@@ -169,7 +170,7 @@ def translate(
     )
     request = TranslateRequest(
         paths,
-        replace(settings, annotate=annotate, single_source=single_source),
+        replace(settings, annotate=written_as["annotate"], single_source=written_as["single_source"]),
         output=output,
         mode=mode,
         in_place=in_place,

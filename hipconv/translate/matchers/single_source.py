@@ -27,14 +27,14 @@ from dataclasses import dataclass
 # gives the host files of a HIP build that a C or C++ compiler builds.
 HIP_TEST = "defined(__HIP__) || defined(__HIP_PLATFORM_AMD__)"
 PORTABILITY_HEADER = "hipconv_portability.h"
-MARK = "hipconv single-source"
-_OPEN = re.compile(rf"^#if {re.escape(HIP_TEST)} // {MARK} ([0-9a-f]{{12}})\r?\n?$")
-_ELSE = re.compile(rf"^#else // {MARK}\r?\n?$")
-_CLOSE = re.compile(rf"^#endif // {MARK} ([0-9a-f]{{12}})\r?\n?$")
+_MARK = "hipconv single-source"
+_OPEN = re.compile(rf"^#if {re.escape(HIP_TEST)} // {_MARK} ([0-9a-f]{{12}})\r?\n?$")
+_ELSE = re.compile(rf"^#else // {_MARK}\r?\n?$")
+_CLOSE = re.compile(rf"^#endif // {_MARK} ([0-9a-f]{{12}})\r?\n?$")
 _TOKEN = re.compile(r"\w+|\s+|.", re.S)
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)")
 _TEST = re.compile(r"^(\s*#\s*)(if|elif|ifdef|ifndef)\b(.*?)\r?\n?$")
-_CHOSEN = re.compile(rf"^(\s*#\s*)(if|elif) \({re.escape(HIP_TEST)}\) \? \((.*\)) // {MARK} ([0-9a-f]{{12}})\r?\n?$")
+_CHOSEN = re.compile(rf"^(\s*#\s*)(if|elif) \({re.escape(HIP_TEST)}\) \? \((.*\)) // {_MARK} ([0-9a-f]{{12}})\r?\n?$")
 _NOTE = re.compile(r"\s*/\* hipconv: .*?\*/")
 _CONDITIONAL = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"})
 
@@ -179,7 +179,7 @@ def _chosen_test(cuda: str, hip: str, newline: str) -> str:
     keyword = "elif" if found.group(2) == "elif" else "if"
     hip_test = _NOTE.sub("", _test_of(hip) or "")  # the translator's note repeats the CUDA test beside it
     test = f"({HIP_TEST}) ? ({hip_test}) : ({_test_of(cuda)})"
-    return f"{found.group(1)}{keyword} {test} // {MARK} {digest([cuda])}{newline}"
+    return f"{found.group(1)}{keyword} {test} // {_MARK} {digest([cuda])}{newline}"
 
 
 def _unchosen(line: str) -> str | None:
@@ -209,8 +209,14 @@ def _guarded(hip_lines: list[str], cuda_lines: list[str], newline: str) -> list[
     last_newline = not cuda_lines or cuda_lines[-1].endswith("\n")
     if not last_newline:
         cuda_lines[-1] += newline
-    closing = f"#endif // {MARK} {mark}" + (newline if last_newline else "")
-    return [f"#if {HIP_TEST} // {MARK} {mark}{newline}", *hip_lines, f"#else // {MARK}{newline}", *cuda_lines, closing]
+    closing = f"#endif // {_MARK} {mark}" + (newline if last_newline else "")
+    return [
+        f"#if {HIP_TEST} // {_MARK} {mark}{newline}",
+        *hip_lines,
+        f"#else // {_MARK}{newline}",
+        *cuda_lines,
+        closing,
+    ]
 
 
 def _spans(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
