@@ -8,6 +8,7 @@ depend on the source-file part of --single-source."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -423,3 +424,17 @@ def test_the_docs_recipe(tmp_path: Path, hip_env: dict[str, str]) -> None:
         )
     assert done.returncode == 0, done.stderr[-4000:]
     assert os.access(out / "saxpy", os.X_OK)
+
+
+@pytest.mark.hipcc
+def test_build_reads_the_hip_side(tmp_path: Path) -> None:
+    """`hipconv build --single-source` reads the build files as `cmake -DGPU_BACKEND=HIP` would: main.cu's flags
+    are the HIP branch's (-ffast-math from the HIP generator expression), not the CUDA branch's (none for HIP)."""
+    out = tmp_path / "out"
+    source = FIXTURES / "single_build_cmake" / "cuda"
+    result = run_cli("build", source, "-o", out, "--single-source", "--check-only", "--rocm-version", "5.2", "-j", "2")
+    assert result.code in (0, 1), result.stderr  # 1: main.cu's cuBLAS path where no hipBLAS is installed
+    database = {Path(e["file"]).name: e["arguments"] for e in json.loads((out / "compile_commands.json").read_text())}
+    assert sorted(database) == ["main.cu", "reduce.cu", "scale.cu"]
+    assert "-ffast-math" in database["main.cu"] and "-DUSE_CUBLAS" in database["main.cu"]
+    assert not [a for a in database["main.cu"] if a in ("--use_fast_math", "-lineinfo")]

@@ -211,17 +211,22 @@ def build(
         force=force,
     )
     cache, configure = _cache_entries(cache_entries), cmake_mode == "configure"
+    environ: Mapping[str, str] = os.environ
+    if single_source:  # the build files' HIP side: cmake -DGPU_BACKEND=HIP, make GPU_BACKEND=HIP
+        from hipconv.buildfiles.backends import BACKEND_VARIABLE
+
+        cache, environ = ((BACKEND_VARIABLE, "HIP"), *cache), {**os.environ, BACKEND_VARIABLE: "HIP"}
     if hipcc_options["compile_db"] is not None and configure:
         raise click.UsageError("-p and --cmake configure: give one (both list the TUs and their flags)")
     if backend != "hipcc":
         _check_backend_options(backend, {**hipcc_options, "cache": cache, "configure": configure})
         raise SystemExit(
-            _build_programs(ProgramsRequest(translation, backend, jobs, os.environ, **program_options), display)
+            _build_programs(ProgramsRequest(translation, backend, jobs, environ, **program_options), display)
         )
     request = BuildRequest(
         translation,
         jobs,
-        os.environ,
+        environ,
         **hipcc_options,
         rocm_chosen_by=chosen_by,
         cache=cache,
