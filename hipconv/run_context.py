@@ -44,7 +44,7 @@ def lazy_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable | 
     return LazyTable(digest, tuple(rules_dirs), settings)
 
 
-def header_texts(rules: LookupTable | LazyTable, shims: set[str]) -> dict[str, str]:
+def range_macros(rules: LookupTable | LazyTable, shims: set[str]) -> dict[str, str]:
     """The definitions of a release range's macros among the run's shims (hipconv.rules.ranges)."""
     return ranges.header_texts(rules.table if isinstance(rules, LazyTable) else rules, shims)
 

@@ -21,7 +21,7 @@ from hipconv.errors import ConfigError
 from hipconv.resources import hip_releases, releases_between, rocm_range
 from hipconv.rules import load_ruleset
 from hipconv.rules.model import RuleSet
-from hipconv.rules.ranges import hip_version, run_table
+from hipconv.rules.ranges import guard_value, run_table
 from hipconv.settings import Version
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -122,7 +122,7 @@ def test_one_release_resolves_once(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_hip_version_guards_match_the_headers(release: str) -> None:
     """HIP_VERSION = major * 10000000 + minor * 100000 + patch: a release's guard value is its first build."""
     major, minor = (int(p) for p in release.split("."))
-    assert hip_version(release) == major * 10_000_000 + minor * 100_000
+    assert guard_value(release) == major * 10_000_000 + minor * 100_000
     headers = [Path("/usr/include/hip/hip_version.h"), SHARED_ROCM / "include" / "hip" / "hip_version.h"]
     for header in (h for h in headers if h.is_file()):
         text = header.read_text()
@@ -131,7 +131,7 @@ def test_hip_version_guards_match_the_headers(release: str) -> None:
         installed = f"{parts['MAJOR']}.{parts['MINOR']}"
         value = parts["MAJOR"] * 10_000_000 + parts["MINOR"] * 100_000 + parts["PATCH"]
         if installed in hip_releases():
-            assert hip_version(installed) <= value < hip_version(installed) + 100_000
+            assert guard_value(installed) <= value < guard_value(installed) + 100_000
 
 
 # --- what each difference becomes ------------------------------------------------------------------------

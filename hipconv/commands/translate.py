@@ -17,7 +17,7 @@ from hipconv.output import OutputMode, Writer, check_compat_header, prepare_outp
 from hipconv.pipeline import lazy_table, run
 from hipconv.report import print_done, print_line, print_result, progress_bar, stats_table
 from hipconv.results import FileResult
-from hipconv.run_context import header_texts
+from hipconv.run_context import range_macros
 from hipconv.settings import Settings
 from hipconv.single_source import write_portability_header
 from hipconv.summary import Summary, rollup_root
@@ -93,7 +93,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
     finally:
         results.close()
     if writes and shims and the_plan.compat_dir is not None:
-        ranged = header_texts(table, shims) if request.settings.rocm_range else None  # loads a lazy table
+        ranged = range_macros(table, shims) if request.settings.rocm_range else None  # loads a lazy table
         write_errors += not write_compat_header(the_plan.compat_dir, shims, request.settings, console, cache, ranged)
     if writes and request.settings.single_source and the_plan.compat_dir is not None:
         write_errors += not write_portability_header(the_plan.compat_dir, portability, request.settings, console)

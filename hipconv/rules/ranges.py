@@ -66,7 +66,7 @@ def macro_name(cuda: str, *, include: bool = False) -> str:
     return f"{RANGE_PREFIX}{'include_' if include else ''}{word}"
 
 
-def hip_version(release: str) -> int:
+def guard_value(release: str) -> int:
     """HIP_VERSION of a release's first build (hip/hip_version.h: major * 10000000 + minor * 100000 + patch)."""
     major, minor = (int(p) for p in release.split(".")[:2])
     return major * 10_000_000 + minor * 100_000
@@ -142,7 +142,7 @@ def _definitions(cuda: str, macro: str, rules: Mapping[str, Rule], *, include: b
         if n == len(groups) - 1:
             lines.append("#else")
         else:
-            lines.append(f"#{'if' if n == 0 else 'elif'} HIP_VERSION >= {hip_version(releases[0])}")
+            lines.append(f"#{'if' if n == 0 else 'elif'} HIP_VERSION >= {guard_value(releases[0])}")
         lines.append(f"#include <{rule.hip}>" if include else _define(macro, rule))
     lines.append("#endif")
     return "\n".join(lines)
