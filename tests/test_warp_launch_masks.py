@@ -251,3 +251,25 @@ def test_int_mask_cast_through_unsigned_compiles_and_keeps_cudas_lanes(hip_cpu: 
     assert {(n, "HC101") for n in masks} <= reported
     ran = run_on_hip_cpu(translated)
     assert (ran.returncode, ran.stdout) == (0, "PASS: 0 wrong\n"), ran.stderr
+
+
+def test_the_function_around_a_token_skips_braces_in_comments_literals_and_inner_blocks() -> None:
+    """facts.launch_blocks.function_name walks the file's braces out from a token: braces inside a comment,
+    a string or a character literal are not code, and a closed inner block or function is stepped over."""
+    from hipconv.translate.facts.launch_blocks import function_name
+    from hipconv.translate.lexer import lex
+
+    body = (
+        b"__global__ void first(int* p) { if (p) { p[0] = '}'; } }\n"
+        b"__global__ void reduce(int* p) {\n"
+        b"  // a } in a comment\n"
+        b'  const char* s = "{ }}";\n'
+        b"  for (int i = 0; i < 4; ++i) { p[i] += 1; }\n"
+        b"  p[0] = __shfl_xor_sync(0xffffffff, p[0], 1);\n"
+        b"}\n"
+        b"int after = 0;\n"
+    )
+    tokens = lex(body)
+    at = {tokens.text(k): k for k in range(len(tokens)) if tokens.text(k) in ("__shfl_xor_sync", "after")}
+    assert function_name(tokens, at["__shfl_xor_sync"]) == "reduce"
+    assert function_name(tokens, at["after"]) is None

@@ -53,13 +53,14 @@ class Token:
 
 
 _QUOTE = re.compile(rb"[\"']")
+_BRACE = re.compile(rb"[{}]")
 _UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
 
 
 class Tokens:
     """libclang's tokens of one body as parallel arrays (gaps are implicit)."""
 
-    __slots__ = ("body", "kinds", "starts", "ends", "spliced", "partners", "_comments", "_unterminated")
+    __slots__ = ("body", "kinds", "starts", "ends", "spliced", "partners", "_comments", "_unterminated", "_braces")
 
     def __init__(
         self, body: bytes, kinds: array[int], starts: array[int], ends: array[int], spliced: tuple[int, ...] = ()
@@ -72,6 +73,7 @@ class Tokens:
         self.partners: dict[int, int | None] = {}  # syntax.matching_close's answers, filled as it pairs brackets
         self._comments: array[int] | None = None
         self._unterminated: array[int] | None = None
+        self._braces: array[int] | None = None
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -99,6 +101,19 @@ class Tokens:
             self._unterminated = array("I", sorted(found))
         lo = bisect.bisect_left(self._unterminated, first)
         return self._unterminated[lo : bisect.bisect_left(self._unterminated, last, lo)]
+
+    def braces(self) -> array[int]:
+        """The indices of the `{` and `}` tokens, in order, from an index built once: a walk out of the code
+        around a token (facts.launch_blocks.function_name) steps over braces, not over every token."""
+        if self._braces is None:
+            starts, ends, kinds, size = self.starts, self.ends, self.kinds, len(self.kinds)
+            found = array("I")
+            for m in _BRACE.finditer(self.body):
+                i = bisect.bisect_left(starts, m.start())
+                if i < size and starts[i] == m.start() and ends[i] == m.end() and kinds[i] == TokenKind.PUNCTUATION:
+                    found.append(i)  # not one in a comment or a literal
+            self._braces = found
+        return self._braces
 
     def within(self, region: tuple[int, int]) -> tuple[int, int]:
         """(first, last): tokens[first:last] are the tokens lying wholly inside the byte region."""

@@ -24,6 +24,7 @@ from hipconv.translate.syntax import (
 )
 from hipconv.translate.words import token_occurrences
 
+_CLOSE_BRACE = ord("}")
 _STATEMENTS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__"})
 
 
@@ -61,18 +62,18 @@ def launches_around(tokens: Tokens, launches: tuple[BlockLaunch, ...], k: int) -
 
 def function_name(tokens: Tokens, k: int) -> str | None:
     """The name of the function whose body holds token k (`__global__ void reduce(...) {`); None outside one."""
-    depth, j = 0, prev_code(tokens, k)
-    while j >= 0:
-        if is_punct(tokens, j, "}"):
+    braces, body, starts = tokens.braces(), tokens.body, tokens.starts
+    depth = 0
+    for at in range(bisect.bisect_left(braces, k) - 1, -1, -1):  # the braces before k, innermost out
+        j = braces[at]
+        if body[starts[j]] == _CLOSE_BRACE:
             depth += 1
-        elif is_punct(tokens, j, "{"):
-            if depth:
-                depth -= 1
-            else:
-                name = _declared_function(tokens, j)
-                if name is not None:
-                    return name
-        j = prev_code(tokens, j)
+        elif depth:
+            depth -= 1
+        else:
+            name = _declared_function(tokens, j)
+            if name is not None:
+                return name
     return None
 
 
