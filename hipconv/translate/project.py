@@ -144,9 +144,10 @@ def file_facts(sources: Sequence[SourceFile], table: LookupTable, *, links: bool
     words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
     requiring = _requiring(table)
     declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
+    requiring_words = frozenset(requiring)  # a set: `found & requiring.keys()` walks all of a file's words
     facts = []
     for source, found, names in zip(sources, words, declared):
-        requires = frozenset(requiring[w] for w in found & requiring.keys())
+        requires = frozenset(requiring[w] for w in found & requiring_words)
         if is_generated_header(source.body):  # hipconv's own, from a run before: the defines it needs are set
             requires = EMPTY_SET
         facts.append(

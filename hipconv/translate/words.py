@@ -61,22 +61,26 @@ def line_directives(pattern: re.Pattern[bytes], body: bytes) -> Iterator[re.Matc
 def may_include(words: frozenset[bytes], paths: frozenset[str]) -> bool:
     """Whether a body with these words (file_words) may #include one of `paths`: it can only if every word
     of that path is among them. Exact for the common case, a file that includes only other headers."""
-    index = _path_words(paths)
-    if index is None:
+    found = _path_words(paths)
+    if found is None:
         return True
-    return any(needed <= words for word in words & index.keys() for needed in index[word])
+    longest, index = found
+    return any(needed <= words for word in words & longest for needed in index[word])
 
 
 @functools.lru_cache(maxsize=8)
-def _path_words(paths: frozenset[str]) -> dict[bytes, tuple[frozenset[bytes], ...]] | None:
-    """The words of each path, by its longest word (None: a path has no word, so any body may include it)."""
+def _path_words(
+    paths: frozenset[str],
+) -> tuple[frozenset[bytes], dict[bytes, tuple[frozenset[bytes], ...]]] | None:
+    """The words of each path, by its longest word, and those words as a set (a set: `words & index.keys()`
+    would walk every word of the body); None: a path has no word, so any body may include it."""
     index: dict[bytes, list[frozenset[bytes]]] = {}
     for path in paths:
         words = file_words(path.encode())
         if not words:
             return None
         index.setdefault(max(sorted(words), key=len), []).append(words)
-    return {word: tuple(sets) for word, sets in index.items()}
+    return frozenset(index), {word: tuple(sets) for word, sets in index.items()}
 
 
 def identifier_tokens(tokens: Tokens, present: frozenset[bytes]) -> list[int]:
