@@ -30,6 +30,7 @@ from hipconv.interrupts import deferred
 from hipconv.regular_files import NotRegular, file_type, read_regular
 from hipconv.report import csv_report, json_report, markdown_report, print_result, text_bytes
 from hipconv.results import FileResult, FileStatus, Job
+from hipconv.rules.ranges import range_label
 from hipconv.settings import Settings
 from hipconv.summary import Summary
 from hipconv.translate.compat import COMPAT_HEADER, COMPAT_MARKER, compat_header, is_generated_header
@@ -334,12 +335,18 @@ def _check_release(root: Path, settings: Settings) -> None:
     its marker is not one hipconv wrote (read_marker)."""
     found = read_marker(root)
     written_for = found.get("rocm") if found is not None else None
-    if isinstance(written_for, str) and written_for != str(settings.rocm):
+    target = _target(settings)
+    if isinstance(written_for, str) and written_for != target:
         raise ConfigError(
-            f"{root} was written for ROCm {written_for}; this run targets ROCm {settings.rocm}",
-            hint=f"pass --rocm-version {written_for} to add to it, --force to rewrite it for {settings.rocm}, "
+            f"{root} was written for ROCm {written_for}; this run targets ROCm {target}",
+            hint=f"pass --rocm-version {written_for} to add to it, --force to rewrite it for {target}, "
             "or choose a new output directory",
         )
+
+
+def _target(settings: Settings) -> str:
+    """What an output's marker records: the release (`7.2`), or a release range (`5.2..7.2`)."""
+    return range_label(settings) or str(settings.rocm)
 
 
 STALE_TEMP_NOTE = "a temporary file of a hipconv run that was killed (SIGKILL, a power cut): removed"
@@ -374,7 +381,7 @@ def _claim_output(root: Path, settings: Settings) -> list[Path]:
     output directory that cannot be created or written stops the run here, before any file is translated."""
     marker = root / OUTPUT_MARKER
     rerun = os.path.lexists(marker)
-    content = {"written_by": f"hipconv {__version__}", "rocm": str(settings.rocm)}
+    content = {"written_by": f"hipconv {__version__}", "rocm": _target(settings)}
     try:
         with deferred():
             write_under(root, marker, json.dumps(content).encode() + b"\n")

@@ -86,6 +86,22 @@ def test_range_in_the_configuration_file(tmp_path: Path, monkeypatch: pytest.Mon
     assert ".hipconv.toml: [tool.hipconv] rocm-version: ROCm release range '7.2..5.2'" in done.stderr
 
 
+def test_range_output_tree_and_its_marker(tmp_path: Path) -> None:
+    """A tree written for a range has hipconv_compat.h with the guarded macros, the same on a rerun (which finds
+    the files and the header in the cache); its marker names the range, so a run for one release is refused."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "k.cu").write_text(PINNED)
+    out = tmp_path / "out"
+    for _ in range(2):
+        done = run_cli("translate", tmp_path / "src", "-o", out, "--rocm-version", "5.2..7.2")
+        assert done.code == 0, done.stderr
+        header = (out / "hipconv_compat.h").read_text()
+        assert "#if HIP_VERSION >= 60300000\n#define hipconv_r_cudaFreeHost hipFreeHost\n#else\n" in header
+    done = run_cli("translate", tmp_path / "src", "-o", out, "--rocm-version", "7.2")
+    assert done.code == 2
+    assert "was written for ROCm 5.2..7.2; this run targets ROCm 7.2" in done.stderr
+
+
 def test_range_settings_keep_one_target() -> None:
     """Settings.rocm stays one release (HIGH); the range is its own field; one release has none."""
     ranged = settings_from(Config(), "5.2..6.3.1", None)
