@@ -151,3 +151,60 @@ def test_ctx_create_shim_as_cuda_means(tmp_path: Path) -> None:
     HIP has no create parameters, so any other pointer is hipErrorNotSupported and creates nothing."""
     got = _run(tmp_path, CTX_STAND_IN, ["hipconv_ctx_create_params", "hipconv_CUctxCreateParams"], CTX_DRIVER, "6.3")
     assert got == ["null 0 1 4 2 1", "params 801 1 0"]
+
+
+# --- CUDA 13's location forms where ROCm 7.1+ has them ----------------------------------------------------
+LOCATIONS = """#include <cuda_runtime.h>
+cudaMemLocation where(int dev);
+void place(float *p, size_t n, int dev, cudaStream_t s) {
+  cudaMemLocation loc = {};
+  loc.type = cudaMemLocationTypeDevice;
+  loc.id = dev;
+  cudaMemAdvise(p, n, cudaMemAdviseSetPreferredLocation, loc);
+  cudaMemPrefetchAsync(p, n, loc, 0, s);
+  cudaMemPrefetchAsync(p, n, (cudaMemLocation)loc, 0u, s);
+  cudaMemPrefetchAsync(p, n, loc, 0);
+  cudaMemPrefetchAsync(p, n, where(dev), 0, s);
+  cudaMemPrefetchAsync(p, n, dev, s);
+}
+"""
+
+
+def test_direct_facts_follow_the_inventories() -> None:
+    from hipconv.translate.matchers.overload_shims import overloads
+
+    found = {o.cuda: (o.direct, o.direct_in) for o in overloads() if o.direct}
+    assert found == {
+        "cudaMemAdvise": ("hipMemAdvise_v2", ("7.1", "7.2")),
+        "cudaMemPrefetchAsync": ("hipMemPrefetchAsync_v2", ("7.1", "7.2")),
+    }
+
+
+@pytest.mark.parametrize("rocm", ["7.1", "7.2"])
+def test_visible_locations_become_the_v2_functions(rocm: str) -> None:
+    done = translate_source(LOCATIONS, rocm_version=rocm)
+    lines = done.text.splitlines()[-7:-1]
+    assert lines == [
+        "  hipMemAdvise_v2(p, n, hipMemAdviseSetPreferredLocation, loc);",
+        "  hipMemPrefetchAsync_v2(p, n, loc, 0, s);",
+        "  hipMemPrefetchAsync_v2(p, n, (hipMemLocation)loc, 0u, s);",
+        "  hipMemPrefetchAsync(p, n, loc, 0);",  # the stream left out: the overload, whose stream defaults
+        "  hipMemPrefetchAsync(p, n, where(dev), 0, s);",  # the type cannot be seen here: the overload
+        "  hipMemPrefetchAsync(p, n, dev, s);",  # CUDA 12's device ordinal: HIP's own
+    ]
+    notes = sorted(d.line for d in done.diagnostics if d.code == "HC033")
+    assert notes == [10, 11]  # the _v2 calls need no overload; `dev` is visibly an int
+    assert [d for d in done.diagnostics if d.code not in ("HC033",)] == []
+
+
+@pytest.mark.parametrize("rocm", ["5.2", "6.3", "7.0"])
+def test_older_targets_keep_the_conversion(rocm: str) -> None:
+    done = translate_source(LOCATIONS, rocm_version=rocm)
+    assert "_v2" not in done.text
+    assert "  hipMemPrefetchAsync(p, n, loc, 0, s);" in done.text
+    assert sorted(d.line for d in done.diagnostics if d.code == "HC033") == [7, 8, 9, 10, 11]
+
+
+def test_v2_rename_is_idempotent() -> None:
+    once = translate_source(LOCATIONS, rocm_version="7.2").text
+    assert translate_source(once, rocm_version="7.2").text == once

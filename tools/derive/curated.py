@@ -125,7 +125,11 @@ COMPAT = Entry(
 # overloads: a shim of hipconv_compat.h (templates/compat/SHIM.h.j2) -> the CUDA overload it defines under the
 # CUDA name itself, for the ROCm releases that declare the name for other parameter types only
 # (tools/derive/overloads.py): `cuda` the name, `params` CUDA's parameter types, `note` what the definition does
-OVERLOAD = Entry({"cuda": _STRING, "params": _NAMES, "note": _STRING}, required=("cuda", "params", "note"))
+# `direct`: a HIP function that takes the overload's parameters as they are, in the releases that declare it so
+# (hipMemPrefetchAsync_v2 from ROCm 7.1): a call whose telling argument visibly has the type is renamed to it
+OVERLOAD = Entry(
+    {"cuda": _STRING, "params": _NAMES, "note": _STRING, "direct": _STRING}, required=("cuda", "params", "note")
+)
 # twins: what the evidence search (tools/derive/twins.py) cannot decide: a CUDA name -> its HIP twin with a
 # note (read like `mappings:`), or `hip: null` / `reject: [HIP names]` with the reason a candidate is wrong
 RUNTIME_LEGACY = Entry({"hip": _STRING, "note": _STRING}, required=("hip", "note"))

@@ -50,10 +50,13 @@ class OverloadFact:
     lacking: tuple[str, ...]  # the ROCm releases that lack it (and take the definition)
     hip: str  # the name the overload is defined under: the CUDA name, or the HIP name its rule writes
     at: int  # the parameter whose type tells it from the overloads HIP declares
+    direct: str = ""  # a HIP function that takes the overload's parameters as they are (hipMemPrefetchAsync_v2)
+    direct_in: tuple[str, ...] = ()  # the ROCm releases that declare it so
 
     def line(self) -> str:
         fields = (self.cuda, self.shim, ", ".join(self.params), span_list(list(self.lacking)), self.hip, str(self.at))
-        return "\t".join(fields)
+        direct = (self.direct, span_list(list(self.direct_in))) if self.direct_in else ()
+        return "\t".join(fields + direct)
 
 
 def hip_type_names(families: list[Family]) -> dict[str, str]:
@@ -97,6 +100,21 @@ def lacks(snap: Snapshot, cuda: str, params: tuple[str, ...], hip_types: dict[st
     return all(tuple(type_key(p["type"]) for p in r.get("params", [])) != wanted for r in records)
 
 
+def declares_form(snap: Snapshot, name: str, params: tuple[str, ...], hip_types: dict[str, str]) -> bool:
+    """The release declares the function `name` with the overload's parameter types, through the type rules
+    (size_t as `unsigned long`, as ROCm 6.4-7.2's host-only sets spell it)."""
+    wanted = [_sized(type_key(p, hip_types)) for p in params]
+    return any(
+        [_sized(type_key(p["type"])) for p in r.get("params", [])] == wanted
+        for r in snap.records(name)
+        if r["kind"] == "function"
+    )
+
+
+def _sized(type_text: str) -> str:
+    return re.sub(r"\bsize_t\b", "unsigned long", type_text)
+
+
 def cuda_declares(inv: Inventory, cuda: str, params: tuple[str, ...]) -> bool:
     wanted = tuple(type_key(p) for p in params)
     return any(
@@ -133,7 +151,11 @@ def overload_facts(
             problems.append(f"{where}: every ROCm release declares it, or lacks the name or a type it takes")
             continue
         at = telling_parameter(inv.hip[max(full, key=RELEASES.index)], name, params, hip_types)
-        facts.append(OverloadFact(cuda, shim, params, lacking, name, at))
+        direct = entry.get("direct", "")
+        direct_in = tuple(rel for rel in RELEASES if direct and declares_form(inv.hip[rel], direct, params, hip_types))
+        if direct and not direct_in:
+            problems.append(f"{where}: no ROCm release declares {direct} with its parameters")
+        facts.append(OverloadFact(cuda, shim, params, lacking, name, at, direct, direct_in))
     return facts, problems
 
 

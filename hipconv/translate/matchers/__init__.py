@@ -18,6 +18,7 @@ from hipconv.translate.matchers import (
     cg_aliases,
     cg_members,
     coalesced_scans,
+    direct_overloads,
     half_atomics,
     host_math,
     identifiers,
@@ -43,6 +44,7 @@ MATCHERS: tuple[Matcher, ...] = (
     includes.match,  # include directives; takes the include paths and #error/#warning text
     project_hip.match,  # a project's own HIP path: takes its switch tests, keeps its HIP code whole
     version_macros.match,  # before the names: it takes over their lines
+    direct_overloads.match,  # CUDA overloads the target has under another name: takes their callees
     identifiers.match,  # every CUDA API name, calls reshaped
     cg_aliases.match,
     half_atomics.match,

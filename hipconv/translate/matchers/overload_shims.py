@@ -61,6 +61,8 @@ class Overload:
     lacking: tuple[str, ...]  # the ROCm releases that lack it
     hip: str = ""  # the name it is defined under: the CUDA name, or the HIP name the call is renamed to
     at: int = 0  # the parameter whose type tells it from HIP's overloads
+    direct: str = ""  # a HIP function that takes these parameters as they are (matchers.direct_overloads)
+    direct_in: tuple[str, ...] = ()  # the ROCm releases that declare it so
 
     @property
     def first(self) -> str:
@@ -76,8 +78,11 @@ def overloads() -> tuple[Overload, ...]:
         return ()
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        cuda, shim, params, spans, hip, at = line.split("\t")
-        out.append(Overload(cuda, shim, tuple(params.split(", ")), expand_spans(spans, hip_releases()), hip, int(at)))
+        cuda, shim, params, spans, hip, at, *direct = line.split("\t")
+        name, direct_spans = direct if direct else ("", "")
+        releases = hip_releases()
+        lacking, direct_in = expand_spans(spans, releases), expand_spans(direct_spans, releases) if name else ()
+        out.append(Overload(cuda, shim, tuple(params.split(", ")), lacking, hip, int(at), name, direct_in))
     return tuple(out)
 
 
@@ -107,7 +112,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
         for o in by_name[tokens.text(i).encode()]:
             if call is None or not o.at < len(call.args) <= len(o.params):
                 continue  # too few arguments to be this overload, or too many
-            visible = _visible_type(tokens, call.args[o.at])
+            visible = visible_type(tokens, call.args[o.at])
             seen = visible if visible == o.first else _known(visible)
             if o.first in TEMPLATE_PARAMETERS:
                 seen = o.first  # any type: the template definition is harmless where HIP's own fits
@@ -153,7 +158,7 @@ def _declared_first(tokens: Tokens, i: int) -> str | None:
     return _known(type_key(" ".join(words), _ALIASES).replace("*", "").strip() or None)
 
 
-def _visible_type(tokens: Tokens, span: Span) -> str | None:
+def visible_type(tokens: Tokens, span: Span) -> str | None:
     """The type of an argument (its pointee for a pointer, its element for an array) where it can be seen: a
     C-style cast `(unsigned short *)p`, or a name (`p`, `&p`, `p[i]`, `p + i`) declared above; else None."""
     k = next_code(tokens, bisect.bisect_left(tokens.starts, span[0]) - 1)
