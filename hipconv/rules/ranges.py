@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from hipconv.resources import releases_between, span_text
-from hipconv.rules.model import Action, LookupTable, Resolution, Rule, RuleSet
+from hipconv.rules.model import Action, LookupTable, Resolution, Rule, RuleKind, RuleSet
 from hipconv.settings import Settings, Version
 
 RANGE_PREFIX = "hipconv_r_"  # the macros of hipconv_compat.h that stand for a name spelled per release
@@ -28,27 +28,42 @@ _HAS_COUNTERPART = (*_REWRITES, Action.SHIM)
 
 def run_table(ruleset: RuleSet, settings: Settings) -> LookupTable:
     """The run's lookup table: RuleSet.table for one release; for a range, HIGH's with the names that differ
-    in the range made macros (LookupTable.ranged) or reported (LookupTable.gaps)."""
+    in the range made macros (LookupTable.ranged) or reported (LookupTable.gaps). Only the names whose rules
+    change within the range (several rules, or one whose releases start or end inside it) are resolved again,
+    for each release of the range."""
     base = ruleset.table(settings)
     if settings.rocm_range is None:
         return base
-    releases = releases_between(*settings.rocm_range)
-    tables = {r: ruleset.table(replace(settings, rocm=Version.parse(r), rocm_range=None)) for r in releases}
+    low, high = settings.rocm_range
+    each = {r: replace(settings, rocm=Version.parse(r), rocm_range=None) for r in releases_between(low, high)}
     identifiers, includes = dict(base.identifiers), dict(base.includes)
     ranged: dict[str, str] = {}
     gaps: dict[str, str] = {}
-    for found, kind in ((identifiers, "identifiers"), (includes, "includes")):
-        for name, resolution in list(found.items()):
-            per = {r: getattr(tables[r], kind)[name] for r in releases}
-            if resolution.action is Action.NO_RULE or len({_signature(p) for p in per.values()}) == 1:
-                continue
-            merged = _merge(name, resolution, per, include=kind == "includes")
-            if isinstance(merged, Ranged):
-                found[name] = merged.resolution
-                ranged[merged.macro] = merged.header
-            elif merged is not None:
-                gaps[name] = merged
+    for name, rules in _varying(ruleset, low, high):
+        found = includes if rules[0].kind is RuleKind.INCLUDE else identifiers
+        resolution = found[name]
+        per = {r: ruleset.resolve(rules, release) for r, release in each.items()}
+        if len({_signature(p) for p in per.values()}) == 1:
+            continue
+        merged = _merge(name, resolution, per, include=found is includes)
+        if isinstance(merged, Ranged):
+            found[name] = merged.resolution
+            ranged[merged.macro] = merged.header
+        elif merged is not None:
+            gaps[name] = merged
     return replace(base, identifiers=identifiers, includes=includes, ranged=ranged, gaps=gaps)
+
+
+def _varying(ruleset: RuleSet, low: Version, high: Version) -> list[tuple[str, list[Rule]]]:
+    """Each CUDA spelling (identifier or header path) whose rules may resolve differently between low and high."""
+    grouped: dict[tuple[bool, str], list[Rule]] = {}
+    for rule in ruleset.rules:
+        grouped.setdefault((rule.kind is RuleKind.INCLUDE, rule.cuda), []).append(rule)
+    return [
+        (name, rules)
+        for (_, name), rules in grouped.items()
+        if len(rules) > 1 or any(v is not None and low < v <= high for _, v in rules[0].rocm.items())
+    ]
 
 
 @dataclass(frozen=True)
