@@ -36,7 +36,7 @@ _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)[ \t]*(\w*)")
 _NOT_DECLARATIONS = frozenset({"return", "new", "delete", "throw", "sizeof", "case", "goto"})
 
 
-class Side(enum.Enum):
+class WarpSide(enum.Enum):
     DEVICE = "device"
     HOST = "host"
     UNDECIDED = "undecided"
@@ -44,9 +44,9 @@ class Side(enum.Enum):
 
 class WarpSizeUse(NamedTuple):
     token: int  # the name's token
-    side: Side
+    side: WarpSide
     constant: str | None  # why C++ needs a constant there ('as an array bound'); None where a run-time value does
-    why: str  # for Side.UNDECIDED: where it is, which neither side owns
+    why: str  # for WarpSide.UNDECIDED: where it is, which neither side owns
 
 
 def may_name_warp_size(words: frozenset[bytes]) -> bool:
@@ -119,25 +119,27 @@ def _use(tokens: Tokens, k: int) -> WarpSizeUse | None:
         if directive[0] == "define":
             macro = directive[1]
             why = f"in the body of the macro {macro}, whose uses decide the side"
-            return WarpSizeUse(k, Side.UNDECIDED, None, why)
+            return WarpSizeUse(k, WarpSide.UNDECIDED, None, why)
         if directive[0] in ("if", "elif") and not _tested_for_definition(tokens, k):
             why = "in a preprocessor condition, which reads the same value on the host and the device pass"
-            return WarpSizeUse(k, Side.UNDECIDED, None, why)
+            return WarpSizeUse(k, WarpSide.UNDECIDED, None, why)
         return None  # #ifdef, defined(NAME), #undef: tests of the macro, not of its value
     constant = constant_context(tokens, k)
     body = _function_body(tokens, k)
     if body is None:  # a declaration at namespace or class scope, or a function's signature
         head = _declaration_words(tokens, k) | _declaration_rest(tokens, k)
         if head & _DEVICE_DECLARATIONS and "__host__" not in head:
-            return WarpSizeUse(k, Side.DEVICE, constant, "")
+            return WarpSizeUse(k, WarpSide.DEVICE, constant, "")
         why = "in a declaration at file or class scope, which code on either side may read"
-        return WarpSizeUse(k, Side.UNDECIDED, constant, why)
+        return WarpSizeUse(k, WarpSide.UNDECIDED, constant, why)
     head = _declaration_words(tokens, body)
     if "__host__" in head and "__device__" in head:
-        return WarpSizeUse(k, Side.UNDECIDED, constant, "in a __host__ __device__ function, which runs on both sides")
+        return WarpSizeUse(
+            k, WarpSide.UNDECIDED, constant, "in a __host__ __device__ function, which runs on both sides"
+        )
     if head & {"__global__", "__device__"}:
-        return WarpSizeUse(k, Side.DEVICE, constant, "")
-    return WarpSizeUse(k, Side.HOST, constant or _const_used_as_constant(tokens, k, body), "")
+        return WarpSizeUse(k, WarpSide.DEVICE, constant, "")
+    return WarpSizeUse(k, WarpSide.HOST, constant or _const_used_as_constant(tokens, k, body), "")
 
 
 def _tested_for_definition(tokens: Tokens, k: int) -> bool:

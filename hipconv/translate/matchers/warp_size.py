@@ -1,7 +1,7 @@
 """The warp size on the host and on the device (issue #39 item 6): a project constant `#define WARP_SIZE 32` used on
 both sides is split, never one constant for both.
 
-- In device code (facts.warp_size.Side.DEVICE) a use becomes `hipconv_warp_size`, hipconv_compat.h's constant of
+- In device code (facts.warp_size.WarpSide.DEVICE) a use becomes `hipconv_warp_size`, hipconv_compat.h's constant of
   the architecture compiled for (clang's __AMDGCN_WAVEFRONT_SIZE__ on the device pass: 64 on gfx9, 32 on gfx10 and
   later), which serves where C++ needs a constant (an array bound, a template argument) as well as at run time.
 - In host code a use where a run-time value will do (a launch's block, a shared-memory size, a host variable)
@@ -18,7 +18,7 @@ from __future__ import annotations
 from hipconv.diagnostics import HOST_WARP_SIZE_CONSTANT, WARP_SIZE_SIDE_UNDECIDED, WARP_SIZE_SPLIT
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
-from hipconv.translate.facts.warp_size import Side, WarpSizeUse, warp_size_constants, warp_size_uses
+from hipconv.translate.facts.warp_size import WarpSide, WarpSizeUse, warp_size_constants, warp_size_uses
 from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.words import inside
 
@@ -45,27 +45,27 @@ def _split(c: Found, use: WarpSizeUse, names: dict[str, int]) -> None:
     start, end = tokens.starts[use.token], tokens.ends[use.token]
     name = tokens.text(use.token)
     spelled = f"{name} ({names[name]})"
-    if use.side is Side.UNDECIDED:
+    if use.side is WarpSide.UNDECIDED:
         message = (
             f"{spelled} {use.why}: hipconv cannot tell whether host or device code reads it, and {_FAMILIES}; "
             f"left as it is (device code: {DEVICE_CONSTANT}; host code: {HOST_VALUE}(), from {_COMPAT})"
         )
         c.diag(start, WARP_SIZE_SIDE_UNDECIDED, message, symbol=name)
-    elif use.side is Side.DEVICE and c.settings.compat:
+    elif use.side is WarpSide.DEVICE and c.settings.compat:
         _replace(c, start, end, DEVICE_CONSTANT, name)
         message = (
             f"{spelled} in device code: {DEVICE_CONSTANT}, the wavefront size of the architecture compiled for "
             "(64 on gfx9, 32 on gfx10 and later)"
         )
         c.diag(start, WARP_SIZE_SPLIT, message, symbol=name)
-    elif use.side is Side.HOST and use.constant is None and c.settings.compat:
+    elif use.side is WarpSide.HOST and use.constant is None and c.settings.compat:
         _replace(c, start, end, f"{HOST_VALUE}()", name)
         message = (
             f"{spelled} on the host: {HOST_VALUE}(), the current device's wavefront size "
             "(hipDeviceGetAttribute(&size, hipDeviceAttributeWarpSize, device), read once per device)"
         )
         c.diag(start, WARP_SIZE_SPLIT, message, symbol=name)
-    elif use.side is Side.HOST:
+    elif use.side is WarpSide.HOST:
         why = use.constant if use.constant is not None else "left as it is (--no-compat)"
         needs = ", where C++ needs a constant, so hipconv keeps it" if use.constant is not None else ""
         message = (
