@@ -20,7 +20,7 @@ import pytest
 from rich.console import Console
 
 from helpers import DEBIAN_CMAKE, HAS_DEBIAN_CMAKE_HIP, HIPCC_SYNTAX, check_golden, hipcc_syntax_missing, run_cli
-from hipconv.buildfiles import translate_build_file
+from hipconv.buildfiles import build_file_kind, translate_build_file
 from hipconv.commands.translate import TranslateRequest, translate_paths
 from hipconv.config import Config, settings_from
 from hipconv.diagnostics import BACKEND_NOT_SPLIT, BACKEND_SPLIT, CODES
@@ -433,3 +433,22 @@ def test_build_reads_the_hip_side(tmp_path: Path) -> None:
     assert sorted(database) == ["main.cu", "reduce.cu", "scale.cu"]
     assert "-ffast-math" in database["main.cu"] and "-DUSE_CUBLAS" in database["main.cu"]
     assert not [a for a in database["main.cu"] if a in ("--use_fast_math", "-lineinfo")]
+
+
+BUILD_FILE_FIXTURES = sorted(
+    p.relative_to(FIXTURES).as_posix()
+    for p in FIXTURES.glob("*/cuda/**/*")
+    if p.is_file() and build_file_kind(p.name) is not None
+)
+
+
+@pytest.mark.parametrize("name", BUILD_FILE_FIXTURES)
+def test_every_build_fixture_splits_and_reruns_unchanged(name: str) -> None:
+    """Each CUDA build file of the fixtures (CMake and make, the translation's whole range) is split with a note
+    and nothing it cannot split, and its single-source form run through again is unchanged."""
+    path = FIXTURES / name
+    result = translate_build_file(SourceFile.from_bytes(name, path.read_bytes()), single_source=True)
+    assert result.output is not None
+    codes = [d.code for d in result.diagnostics]
+    assert codes.count(BACKEND_SPLIT) == 1 and BACKEND_NOT_SPLIT not in codes
+    _rerun_unchanged(result.output.decode(), name)
