@@ -159,6 +159,21 @@ def test_a_line_splice_onto_a_blank_line_stays_out_of_the_endif(newline: str, ta
     assert _translate(out) == (out, [])
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_directive_a_splice_joins_to_the_brace_stays_code(newline: str) -> None:
+    """`}\\` then `#include <cuda_runtime.h>` (found by tests/test_fuzz.py's spliced guards): the `#endif` went
+    right after the brace, so the splice joined a blank line to the `#include`, which became a directive (a
+    second runtime include); what the splice joins stays with the code, under the `#if 0`, as for the other
+    guards (translate.branches.closing_edit)."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    out, codes = _translate(f"{plus}\\{newline}#include <cuda_runtime.h>{newline}int after;{newline}")
+    assert codes == ["HC012"]
+    assert out.endswith(
+        f"a.y + b.y); }}\\{newline}#include <cuda_runtime.h>{newline}#endif{newline}int after;{newline}"
+    )
+    assert _translate(out) == (out, [])
+
+
 def test_a_comment_before_the_first_definition_stays_above_its_if_0() -> None:
     """A file starting `/* c */ definition`: the `#if 0` went before the comment, where the runtime include goes
     too, so the include was lost and a second pass added it, and then a second `#if 0` (found by test_fuzz)."""

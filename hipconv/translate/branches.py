@@ -182,15 +182,21 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
         c.edits.append(Edit.replace(line_start, line_start, opening + nl, rule_id))
     else:
         c.edits.append(Edit.replace(tokens.starts[first], tokens.starts[first], nl + opening + nl, rule_id))
+    c.edits.append(closing_edit(tokens, last, nl, rule_id))
+
+
+def closing_edit(tokens: Tokens, last: int, nl: str, rule_id: str) -> Edit:
+    """The `#endif` of a guard whose code ends at token `last`, on a line of its own (translate.vector_ops too):
+    right after the token, with a line break after it when code follows on the line or through a splice."""
+    body = tokens.body
     end = tokens.ends[last]
     line_end = logical_line_end(body, end)
     if unsplice(body[end:line_end]).lstrip(b" \t").startswith((b"#", b"%:")):
         # what a splice joins to the guarded code (`}\` then `#include <x>`) would start a line of its own after
-        # the #endif, and so become a directive: it stays with the code, under the guard
-        c.edits.append(Edit.replace(line_end, line_end, nl + "#endif", rule_id))
-        return
-    closing = nl + "#endif" + ("" if line_ends_after(tokens, last) else nl)
-    c.edits.append(Edit.replace(end, end, closing, rule_id))
+        # the #endif, and so become a directive: it stays with the code, under the guard (before a CRLF's CR)
+        line_end -= body[line_end - 1 : line_end] == b"\r"
+        return Edit.replace(line_end, line_end, nl + "#endif", rule_id)
+    return Edit.replace(end, end, nl + "#endif" + ("" if line_ends_after(tokens, last) else nl), rule_id)
 
 
 def _in_comment(tokens: Tokens, offset: int) -> bool:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 from hipconv.diagnostics import VECTOR_OPERATOR
 from hipconv.resources import data_file, expand_spans, hip_names, hip_releases
-from hipconv.translate.branches import line_ends_after
+from hipconv.translate.branches import closing_edit
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
 from hipconv.translate.lexer import TokenKind, Tokens, after_splice
@@ -162,11 +162,9 @@ def _disable(c: Found, found: OperatorDef) -> None:
         line_start, opening = tokens.starts[found.first], nl + opening
     first = body[line_start : tokens.ends[found.first]].decode()
     c.edits.append(Edit.replace(line_start, tokens.ends[found.first], f"{opening}{first}", RULE_ID))
-    end = tokens.ends[found.close]
     # code after the brace, on its line or on the next one through a line splice (`}\`), goes on a line of
-    # its own: an `#endif` before a splice would take that line into the directive
-    code_follows = not line_ends_after(tokens, found.close)
-    c.edits.append(Edit.replace(end, end, f"{nl}#endif{nl if code_follows else ''}", RULE_ID))
+    # its own: an `#endif` before a splice would take that line into the directive; a `#` joined so stays code
+    c.edits.append(closing_edit(tokens, found.close, nl, RULE_ID))
     message = (
         f"{found.signature}: HIP declares {declaration} ({HIP_HEADER}), which computes the same, component "
         f"by component, in ROCm {c.settings.rocm}; the project's definition is disabled (#if 0)"
