@@ -223,15 +223,20 @@ def test_the_bundled_rule_set_reads_back_as_it_was() -> None:
     assert stored.from_data(json.loads(text)) == dataclasses.replace(ruleset, digest="")  # the key, not stored
 
 
+def _first_rule(field: str, value: object) -> object:
+    """A damage: the first rule's `field` set to `value`."""
+    return lambda data: data["rules"][0].__setitem__(stored.STORED_FIELDS.index(field), value)
+
+
 @pytest.mark.parametrize(
     "damage",
     [
         pytest.param(lambda data: data.update(format=0), id="another-format"),
         pytest.param(lambda data: data["fields"].pop(), id="another-rule-layout"),
         pytest.param(lambda data: data["rules"][0].pop(), id="a-short-row"),
-        pytest.param(lambda data: data["rules"][0].__setitem__(stored.FIELDS.index("kind"), "spell"), id="no-kind"),
-        pytest.param(lambda data: data["rules"][0].__setitem__(stored.FIELDS.index("rocm"), 10**6), id="no-range"),
-        pytest.param(lambda data: data["rules"][0].__setitem__(stored.FIELDS.index("drops"), "x"), id="not-a-list"),
+        pytest.param(_first_rule("kind", "spell"), id="no-kind"),
+        pytest.param(_first_rule("rocm", 10**6), id="no-range"),
+        pytest.param(_first_rule("drops", "x"), id="not-a-list"),
         pytest.param(lambda data: data["ranges"][0].__setitem__(0, ["6"]), id="not-a-version"),
         pytest.param(lambda data: data.update(cuda_api=[]), id="not-an-inventory"),
         pytest.param(lambda data: data.update(rules={}), id="not-rows"),

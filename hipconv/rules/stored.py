@@ -19,7 +19,7 @@ from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, Scope, Vers
 from hipconv.settings import Version
 
 FORMAT = 1  # bump when the layout changes (the cache key covers this module's bytes too)
-FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
+STORED_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
 _RANGE_FIELDS = tuple(f.name for f in dataclasses.fields(VersionRange))
 _ENUMS: dict[str, dict[Any, Any]] = {
     "kind": {m.value: m for m in RuleKind},
@@ -40,7 +40,7 @@ def to_data(ruleset: RuleSet) -> dict[str, Any]:
     rows = []
     for rule in ruleset.rules:
         row: list[Any] = []
-        for name in FIELDS:
+        for name in STORED_FIELDS:
             value = getattr(rule, name)
             if name in _ENUMS:
                 value = value.value
@@ -56,7 +56,7 @@ def to_data(ruleset: RuleSet) -> dict[str, Any]:
         rows.append(row)
     return {
         "format": FORMAT,
-        "fields": list(FIELDS),
+        "fields": list(STORED_FIELDS),
         "ranges": [[None if v is None else list(v.parts) for v in _range_values(r)] for r in ranges],
         "rules": rows,
         "cuda_api": dict(ruleset.cuda_api),
@@ -72,13 +72,13 @@ def from_data(data: Any) -> RuleSet:
 
 
 def _read(data: Any) -> RuleSet:
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("fields") != list(FIELDS):
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("fields") != list(STORED_FIELDS):
         raise Damaged("a rule set of another layout")
     if type(data["ranges"]) is not list or type(data["rules"]) is not list:
         raise Damaged("a rule set of another layout")
     ranges = [VersionRange(*(_version(v) for v in _sized(r, len(_RANGE_FIELDS)))) for r in data["ranges"]]
     readers = _readers(ranges)
-    size, new = len(FIELDS), object.__new__
+    size, new = len(STORED_FIELDS), object.__new__
     rules = []
     for row in data["rules"]:
         if type(row) is not list or len(row) != size:
@@ -86,7 +86,7 @@ def _read(data: Any) -> RuleSet:
         for index, read in readers:
             row[index] = read(row[index])
         rule = new(Rule)
-        rule.__dict__.update(zip(FIELDS, row))
+        rule.__dict__.update(zip(STORED_FIELDS, row))
         rules.append(rule)
     cuda_api = data["cuda_api"]
     if type(cuda_api) is not dict or not all(type(v) is str for v in cuda_api.values()):
@@ -101,10 +101,10 @@ def _readers(ranges: list[VersionRange]) -> list[tuple[int, Callable[[Any], Any]
         by_name[name] = members.__getitem__
     by_name.update(dict.fromkeys(_TUPLES, _texts))
     by_name.update(dict.fromkeys(_OPTIONAL_TUPLES, _optional_texts))
-    missing = set(FIELDS) - set(by_name) - _AS_STORED
+    missing = set(STORED_FIELDS) - set(by_name) - _AS_STORED
     if missing:  # a field added to Rule that this module does not know
         raise AssertionError(f"rules.stored has no reader for {sorted(missing)}")
-    return [(FIELDS.index(name), read) for name, read in by_name.items()]
+    return [(STORED_FIELDS.index(name), read) for name, read in by_name.items()]
 
 
 def _range_values(versions: VersionRange) -> list[Version | None]:
