@@ -201,6 +201,24 @@ def test_noop(src: str) -> None:
         assert text == src
 
 
+def test_second_run_changes_nothing(tmp_path: Path) -> None:
+    """The split's output, hipconv_compat.h included, translated again comes back as it is: nothing is split twice,
+    and what was kept is reported again."""
+    from hipconv.api import translate_tree
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copyfile(FIXTURE / "cuda" / "row_sums.cu", src / "row_sums.cu")
+    first = translate_tree(src, tmp_path / "once", rocm_version="6.3")
+    second = translate_tree(tmp_path / "once", tmp_path / "twice", rocm_version="6.3")
+    assert not first.failed and not second.failed
+    for name in ("row_sums.cu", "hipconv_compat.h"):
+        assert (tmp_path / "twice" / name).read_bytes() == (tmp_path / "once" / name).read_bytes(), name
+    reported = (HOST_WARP_SIZE_CONSTANT, WARP_SIZE_SIDE_UNDECIDED)
+    kept = sorted((d.code, d.message) for d in first.diagnostics if d.code in reported)
+    assert kept and sorted((d.code, d.message) for d in second.diagnostics if d.code in CODES) == kept  # again
+
+
 def test_no_compat_reports_host_uses_and_rewrites_nothing() -> None:
     src = DEFINE + KERNEL + "void run(int* p) { k<<<1, 2 * WARP_SIZE>>>(p); }\n"
     text, codes, messages = translate(src, compat=False)

@@ -70,7 +70,8 @@ def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterabl
 
 
 def _names_warp_size(name: str) -> bool:
-    return name != BUILTIN and WARP_SIZE_NAME.search(name) is not None
+    # hipconv_compat.h's own names (hipconv_warp_size) are the split's output: a second run leaves them
+    return name != BUILTIN and not name.startswith("hipconv_") and WARP_SIZE_NAME.search(name) is not None
 
 
 def _defined_value(tokens: Tokens, i: int) -> int | None:
