@@ -88,15 +88,17 @@ def match_unknown_api(
                 message = f"{name} looks like CUDA API but is in no {known} inventory; left unchanged"
                 c.diag(tokens.starts[i], NO_RULE, message, symbol=name)
     if b"##" in tokens.body:
-        _pasted_names(c, known)
+        _pasted_names(c, known, skip, skip_starts)
 
 
-def _pasted_names(c: Found, known: str) -> None:
+def _pasted_names(c: Found, known: str, skip: list[Span], skip_starts: list[int]) -> None:
     tokens = c.tokens
     for i in token_occurrences(tokens, (b"##", b"%:%:"), (TokenKind.PUNCTUATION,)):
         left = prev_code(tokens, i)
         if left < 0 or tokens.kinds[left] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
             continue
+        if skip and inside(skip, skip_starts, tokens.starts[left]):
+            continue  # a paste whose uses are translated (matchers.pasted_names)
         stem = tokens.text(left)
         if stem in _PASTE_STEMS or CUDA_LOOKING.fullmatch(stem.encode()):
             message = (

@@ -26,6 +26,7 @@ from hipconv.translate.matchers import (
     launches,
     nvcc_syntax,
     overload_shims,
+    pasted_names,
     project_hip,
     redefinitions,
     release_range,
@@ -50,6 +51,7 @@ MATCHERS: tuple[Matcher, ...] = (
     half_atomics.match,
     texture_refs.match,
     surfaces.match,
+    pasted_names.match,  # calls a project's `#define cuda(fn) cuda##fn` makes: takes the pasted prefix
     unknown_api.match,
     nvcc_syntax.match,
     vector_ops.match,
