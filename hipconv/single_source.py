@@ -10,7 +10,6 @@ unchanged tree writes the same bytes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,7 +25,6 @@ from hipconv.translate.source import DecodeFailure, SourceFile
 
 HEADER_MARKER = b"// hipconv_portability.h: written by hipconv translate --single-source"
 _DEFINE, _PRELUDE = "define\t", "prelude\t"
-_INCLUDED = re.compile(r"^\s*#\s*include\s*([<\"][^>\"]+[>\"])")
 
 
 def is_portability_header(data: bytes) -> bool:
@@ -90,10 +88,7 @@ def portability_header(needs: Iterable[str], rocm: Version) -> bytes:
     """hipconv_portability.h for what the run's files need (FileResult.portability), sorted."""
     renames = sorted(tuple(n[len(_DEFINE) :].split("\t")) for n in needs if n.startswith(_DEFINE))
     prelude = {n[len(_PRELUDE) :] for n in needs if n.startswith(_PRELUDE)}
-    includes = sorted(line for line in prelude if line.lstrip("# \t").startswith("include"))
-    compat = [line for line in includes if COMPAT_HEADER in line]
-    includes = [line for line in includes if COMPAT_HEADER not in line]
-    switches = _switches(prelude - set(includes) - set(compat))
+    switches = _switches(prelude)  # the HIP includes stay in each file, under its guard
     lines = [
         HEADER_MARKER.decode(),
         f"// for ROCm {rocm}: do not edit; rerun it when the CUDA sources change (hipconv scan --single-source",
@@ -103,22 +98,10 @@ def portability_header(needs: Iterable[str], rocm: Version) -> bytes:
         f'#error "{PORTABILITY_HEADER} is read by hipcc only: a CUDA build includes the CUDA headers"',
         "#endif",
         *switches,
-        *(part for line in includes for part in _library_include(line)),
-        *([f'#include "{COMPAT_HEADER}"'] if compat else []),
         "",
         *(f"#define {cuda} {hip}" for cuda, hip in renames),
     ]
     return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def _library_include(line: str) -> tuple[str, ...]:
-    """An include line of the header: HIP's own headers as they are; a library's (hipBLAS, hipFFT, ...) only
-    where it is installed, since the header serves every file of the tree and most do not use every library
-    (a file that does and lacks it still fails, on its first name of that library)."""
-    found = _INCLUDED.match(line)
-    if found is None or found.group(1).startswith(("<hip/", '"hip/')):
-        return (line,)
-    return (f"#if __has_include({found.group(1)})", line, "#endif")
 
 
 def _switches(lines: set[str]) -> list[str]:

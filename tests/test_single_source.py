@@ -41,7 +41,8 @@ def folded(cuda: str, hip: str) -> str:
             "#include <cuda_runtime.h>\nvoid f(float **p) { cudaMalloc(p, 4); }\n",
             "#include <hip/hip_runtime.h>\nvoid f(float **p) { hipMalloc(p, 4); }\n",
             f"#if {HIP_TEST} // hipconv single-source {digest(['#include <cuda_runtime.h>'])}\n"
-            '#include "hipconv_portability.h"\n#else // hipconv single-source\n#include <cuda_runtime.h>\n'
+            '#include "hipconv_portability.h"\n#include <hip/hip_runtime.h>\n#else // hipconv single-source\n'
+            "#include <cuda_runtime.h>\n"
             f"#endif // hipconv single-source {digest(['#include <cuda_runtime.h>'])}\n"
             "void f(float **p) { cudaMalloc(p, 4); }\n",
             id="include-beside-rename",
@@ -138,7 +139,7 @@ def test_rerun_after_the_cuda_side_changed(tmp_path: Path) -> None:
     (work / "extra.cu").write_text("#include <cuda_runtime.h>\nvoid wait() { cudaDeviceSynchronize(); }\n")
     code, out = _scan(work, "6.3")
     assert code == 1
-    assert "reduce.cu:11:1: warning[HC035]" in out
+    assert "reduce.cu:12:1: warning[HC035]" in out
     assert "warning[HC034]: cudaDeviceSynchronize reads hipDeviceSynchronize under hipcc" in out
     assert "extra.cu:1:1: warning[HC036]" in out
     again = tmp_path / "again"
@@ -199,10 +200,11 @@ def test_builds_as_hip_with_debian_hipcc(golden: Path, tmp_path: Path, hip_env: 
 
 @pytest.mark.hipcc
 def test_a_file_without_blas_builds_where_hipblas_is_missing(tmp_path: Path, hip_env: dict[str, str]) -> None:
-    """The header serves the whole tree; it includes hipBLAS only where hipBLAS is installed, so the host file
-    that uses none builds with Debian's hipcc, which has no hipBLAS."""
+    """The header serves the whole tree and includes no library: each file includes its own HIP headers under
+    its guard, so the host file that uses no hipBLAS builds with Debian's hipcc, which has no hipBLAS."""
     golden = FIXTURES / "single_blas" / "hip-6.3"
-    assert "#if __has_include(<hipblas/hipblas.h>)" in (golden / "hipconv_portability.h").read_text()
+    assert "hipblas.h" not in (golden / "hipconv_portability.h").read_text()
+    assert "#include <hipblas/hipblas.h>" in (golden / "gemm.cu").read_text()
     _compile(["hipcc", "--offload-arch=gfx90a", "-c", golden / "main.cpp", "-o", tmp_path / "main.o"], golden, hip_env)
 
 

@@ -116,12 +116,16 @@ def fold(cuda: str, hip: str, *, header_include: str) -> Folded:
             out.extend(cuda_lines)
         elif kind == "test":
             out.append(_chosen_test(cuda_lines[0], hip_lines[0], newline))
-        elif kind == "prelude":
-            prelude.extend(line.rstrip("\r\n") for line in hip_lines)
-            later_include = any(k == "prelude" and s[1] > s[0] for k, s in runs[n + 1 :])
-            if cuda_lines or not (includes_header or later_include):
+        elif kind == "prelude":  # the file's own HIP includes, after the header (its switches come first)
+            includes = [line for line in hip_lines if _included(line)]
+            prelude.extend(line.rstrip("\r\n") for line in hip_lines if not _included(line))
+            later = any(
+                k == "prelude" and (s[1] > s[0] or any(map(_included, new[s[2] : s[3]]))) for k, s in runs[n + 1 :]
+            )
+            if cuda_lines or includes or not (includes_header or later):
+                header = [] if includes_header else [f'#include "{header_include}"{newline}']
                 includes_header = True
-                out.extend(_guarded([f'#include "{header_include}"{newline}'], cuda_lines, newline))
+                out.extend(_guarded([*header, *includes], cuda_lines, newline))
         else:
             out.extend(_guarded(hip_lines, cuda_lines, newline))
     out.extend(old[at:])
@@ -285,6 +289,11 @@ def _consistent_renames(
     for cuda, hip in pairs:
         targets.setdefault(cuda, set()).add(hip)
     return frozenset(p for p in pairs if len(targets[p[0]]) == 1)
+
+
+def _included(line: str) -> bool:
+    found = _DIRECTIVE.match(line)
+    return found is not None and found.group(1) == "include"
 
 
 def _preprocessor_only(old: list[str], new: list[str]) -> bool:
