@@ -208,3 +208,72 @@ def test_older_targets_keep_the_conversion(rocm: str) -> None:
 def test_v2_rename_is_idempotent() -> None:
     once = translate_source(LOCATIONS, rocm_version="7.2").text
     assert translate_source(once, rocm_version="7.2").text == once
+
+
+# --- token-pasted runtime calls ---------------------------------------------------------------------------
+PASTED = """#include <cuda_runtime.h>
+#define {define}
+void run(float **p, float *d, cudaStream_t *s) {{
+  {name}(MallocHost(p, 16));
+  {name}(Malloc(&d, 16));
+  {name}(StreamCreate(s));
+  {name}(Free(d));
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("define", "name", "pasted"),
+    [
+        pytest.param("cuda(fn) cuda##fn", "cuda", "hip##fn", id="cuda"),
+        pytest.param("CUDA_CALL(x) cuda ## x", "CUDA_CALL", "hip ## x", id="spaced"),
+        pytest.param("CU(x) cuda##x /* runtime */", "CU", "hip##x /* runtime */", id="comment"),
+    ],
+)
+def test_every_use_renamed_keeps_the_macro(define: str, name: str, pasted: str) -> None:
+    done = translate_source(PASTED.format(define=define, name=name), rocm_version="6.3")
+    signature = define.split(" ", 1)[0]
+    assert f"#define {signature} {pasted}\n" in done.text
+    assert f"  {name}(HostMalloc(p, 16));\n  {name}(Malloc(&d, 16));\n  {name}(StreamCreate(s));\n" in done.text
+    assert [(d.code, d.line, d.symbol) for d in done.diagnostics] == [("HC004", 4, "cudaMallocHost")]
+    assert done.diagnostics[0].message.startswith(f"{name}(...) pastes cudaMallocHost: ")
+    assert translate_source(done.text, rocm_version="6.3").text == done.text  # a second run changes nothing
+
+
+def test_unknown_pasted_name_writes_the_others_out() -> None:
+    src = PASTED.format(define="cuda(fn) cuda##fn", name="cuda").replace("cuda(Free(d));", "cuda(Frees(d));")
+    done = translate_source(src, rocm_version="6.3")
+    assert "#define cuda(fn) cuda##fn\n" in done.text  # kept: cudaFrees has no HIP name to paste
+    assert "  hipHostMalloc(p, 16);\n  hipMalloc(&d, 16);\n  hipStreamCreate(s);\n  cuda(Frees(d));\n" in done.text
+    found = [(d.code, d.line) for d in done.diagnostics]
+    assert ("HC001", 7) in found and ("HC004", 4) in found
+    assert "cudaFrees, which no rule knows" in next(d.message for d in done.diagnostics if d.code == "HC001")
+
+
+def test_pasted_overloads_and_compat() -> None:
+    src = (
+        "#include <cuda_runtime.h>\n#define cuda(fn) cuda##fn\n"
+        "void f(float **d, float *h, cudaEvent_t *e) {\n"
+        "  cuda(HostGetDevicePointer(d, h, 0));\n  cuda(EventCreate(e, cudaEventDisableTiming));\n}\n"
+    )
+    done = translate_source(src, rocm_version="6.3")
+    assert (
+        "  cuda(HostGetDevicePointer(d, h, 0));\n  cuda(EventCreateWithFlags(e, hipEventDisableTiming));" in done.text
+    )
+    assert "#define cuda(fn) hip##fn" in done.text
+    assert [d.code for d in done.diagnostics] == ["HC033"]
+    assert "hipHostGetDevicePointer" in (done.compat_header or b"").decode()
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("#define cuda(fn) cuda##fn\n", id="defined-never-used"),
+        pytest.param("#define PASTE(a, b) a##b\nint x = PASTE(cuda, Foo);\n", id="two-parameters"),
+        pytest.param("#define MY(fn) my##fn\nint y = MY(Malloc(0));\n", id="not-a-cuda-prefix"),
+        pytest.param("#define hip(fn) hip##fn\nint z = hip(Malloc(0));\n", id="already-hip"),
+    ],
+)
+def test_pasting_noop(src: str) -> None:
+    done = translate_source(src, rocm_version="6.3")
+    assert done.text == src
