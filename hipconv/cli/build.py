@@ -211,6 +211,7 @@ def build(
         force=force,
     )
     cache, configure = _cache_entries(cache_entries), cmake_mode == "configure"
+    given_cache = cache  # the user's -D entries: the program backends refuse them, not single source's own
     environ: Mapping[str, str] = os.environ
     if single_source:  # the build files' HIP side: cmake -DGPU_BACKEND=HIP, make GPU_BACKEND=HIP
         from hipconv.buildfiles.backends import BACKEND_VARIABLE
@@ -219,7 +220,7 @@ def build(
     if hipcc_options["compile_db"] is not None and configure:
         raise click.UsageError("-p and --cmake configure: give one (both list the TUs and their flags)")
     if backend != "hipcc":
-        _check_backend_options(backend, {**hipcc_options, "cache": cache, "configure": configure})
+        _check_backend_options(backend, {**hipcc_options, "cache": given_cache, "configure": configure})
         raise SystemExit(
             _build_programs(ProgramsRequest(translation, backend, jobs, environ, **program_options), display)
         )
