@@ -1,4 +1,4 @@
-"""translate --single-source (hipconv.single_source, translate.matchers.single_source) and scan's drift report.
+"""translate --single-source (hipconv.single_source, single_source.fold) and scan's drift report.
 
 The golden trees are tests/fixtures/single_*/hip-*/ (tests/test_fixtures.py checks them and their idempotence);
 here: the fold itself, reruns after the CUDA side changed, drift (HC034-HC036), and the same output files built
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers import COMPILE_TIMEOUT_S, HIPCC_SYNTAX, SHARED, hipcc_syntax_missing, run_cli, tree
-from hipconv.translate.matchers.single_source import HIP_TEST, blocks, digest, fold, unwrap
+from hipconv.single_source.fold import HIP_TEST, blocks, digest, fold, unwrap
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = sorted(p for case in FIXTURES.glob("single_*") if (case / "case.yaml").exists() for p in case.glob("hip-*"))

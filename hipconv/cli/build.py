@@ -210,17 +210,13 @@ def build(
         rules_dirs=config.rules_dirs + rules_dir,
         force=force,
     )
-    cache, configure = _cache_entries(cache_entries), cmake_mode == "configure"
-    given_cache = cache  # the user's -D entries: the program backends refuse them, not single source's own
-    environ: Mapping[str, str] = os.environ
-    if single_source:  # the build files' HIP side: cmake -DGPU_BACKEND=HIP, make GPU_BACKEND=HIP
-        from hipconv.buildfiles.backends import BACKEND_VARIABLE
-
-        cache, environ = ((BACKEND_VARIABLE, "HIP"), *cache), {**os.environ, BACKEND_VARIABLE: "HIP"}
+    configure = cmake_mode == "configure"
+    cache, environ = _build_side(_cache_entries(cache_entries), single_source=single_source)
     if hipcc_options["compile_db"] is not None and configure:
         raise click.UsageError("-p and --cmake configure: give one (both list the TUs and their flags)")
     if backend != "hipcc":
-        _check_backend_options(backend, {**hipcc_options, "cache": given_cache, "configure": configure})
+        # the user's own -D entries, not single source's GPU_BACKEND=HIP
+        _check_backend_options(backend, {**hipcc_options, "cache": cache_entries, "configure": configure})
         raise SystemExit(
             _build_programs(ProgramsRequest(translation, backend, jobs, environ, **program_options), display)
         )
@@ -236,6 +232,18 @@ def build(
     )
     outcome = build_tree(request, stderr_console(display), sys.stdout.buffer)
     raise SystemExit(EXIT_ERROR if outcome.translation.failed else EXIT_UNPORTED if outcome.compile_failed else EXIT_OK)
+
+
+def _build_side(
+    cache: tuple[tuple[str, str], ...], *, single_source: bool
+) -> tuple[tuple[tuple[str, str], ...], Mapping[str, str]]:
+    """The cache entries and environment the build files are read with: with --single-source, their HIP side
+    (cmake -DGPU_BACKEND=HIP, make GPU_BACKEND=HIP)."""
+    if not single_source:
+        return cache, os.environ
+    from hipconv.buildfiles.backends import BACKEND_VARIABLE
+
+    return ((BACKEND_VARIABLE, "HIP"), *cache), {**os.environ, BACKEND_VARIABLE: "HIP"}
 
 
 def _check_backend_options(backend: str, options: Mapping[str, object]) -> None:

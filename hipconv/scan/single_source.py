@@ -27,7 +27,7 @@ from hipconv.rules.model import LookupTable
 from hipconv.scan.scanner import FileScan, Finding, fingerprint, normalise
 from hipconv.settings import Settings
 from hipconv.single_source import renames_of
-from hipconv.translate.matchers.single_source import PORTABILITY_HEADER, blocks
+from hipconv.single_source.fold import PORTABILITY_HEADER, blocks
 
 _DEFINE = re.compile(rb"^#define (\w+) (\w+)$", re.M)
 

@@ -1,7 +1,7 @@
 """Single source (`translate --single-source`): the tree stays CUDA, and hipcc builds the same files.
 
 Each file is translated as usual from its CUDA text (a file this wrote before is read through its guarded
-edits' CUDA sides: translate.matchers.single_source.unwrap), and its translation is folded back into that
+edits' CUDA sides: single_source.fold.unwrap), and its translation is folded back into that
 text (fold): renames become `#define`s of the portability header, the CUDA includes are kept for nvcc beside
 a guarded include of the header, and what a macro cannot say becomes a guarded edit. The header, written at
 the root of the output beside hipconv_compat.h, holds what the run's files need, sorted: a rerun on an
@@ -20,7 +20,7 @@ from hipconv.interrupts import deferred
 from hipconv.report import print_result
 from hipconv.results import COMPAT_HEADER, FileResult, FileStatus
 from hipconv.settings import Settings, Version
-from hipconv.translate.matchers.single_source import HIP_TEST, PORTABILITY_HEADER, fold, unwrap
+from hipconv.single_source.fold import HIP_TEST, PORTABILITY_HEADER, fold, unwrap
 from hipconv.translate.source import DecodeFailure, SourceFile
 
 HEADER_MARKER = b"// hipconv_portability.h: written by hipconv translate --single-source"
