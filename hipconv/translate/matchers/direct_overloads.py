@@ -8,6 +8,8 @@ identifiers' rename and overload_shims' definition, as before."""
 
 from __future__ import annotations
 
+import functools
+
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Earlier, Found, MatchResult
@@ -16,11 +18,16 @@ from hipconv.translate.syntax import Span, parse_call
 from hipconv.translate.words import identifier_tokens, inside, is_unqualified_call
 
 
+@functools.lru_cache(maxsize=4)
+def _direct(rocm: str) -> dict[bytes, Overload]:
+    """The overloads the release declares directly, by the CUDA name's bytes (built once a run, not per file)."""
+    return {o.cuda.encode(): o for o in overloads() if rocm in o.direct_in}
+
+
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     found = Found(ctx, earlier)
-    rocm = str(ctx.settings.rocm)
-    by_name = {o.cuda.encode(): o for o in overloads() if rocm in o.direct_in}
-    present = ctx.words & by_name.keys()
+    by_name = _direct(str(ctx.settings.rocm))
+    present = [name for name in by_name if name in ctx.words]  # a few names: not the file's words walked
     if not present:
         return found.result()
     tokens, skip = ctx.tokens, earlier.skip
