@@ -86,14 +86,21 @@ def overloads() -> tuple[Overload, ...]:
     return tuple(out)
 
 
-def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
-    rocm = str(ctx.settings.rocm)
+@functools.lru_cache(maxsize=4)
+def _lacking(rocm: str) -> dict[bytes, list[Overload]]:
+    """The overloads the release lacks, by the CUDA name's bytes (built once a run, not per file)."""
     by_name: dict[bytes, list[Overload]] = {}
     for o in overloads():
         if rocm in o.lacking:
             by_name.setdefault(o.cuda.encode(), []).append(o)
-    present = ctx.words & by_name.keys()
+    return by_name
+
+
+def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
+    found = Found(ctx, earlier)
+    rocm = str(ctx.settings.rocm)
+    by_name = _lacking(rocm)
+    present = [name for name in by_name if name in ctx.words]  # a few names: not the file's words walked
     if not ctx.settings.compat or not present:
         return found.result()
     tokens = ctx.tokens
