@@ -71,3 +71,24 @@ def test_the_prefilter_changes_no_corpus_file(corpus: str, monkeypatch: pytest.M
     if not (CORPORA / corpus).is_dir():
         pytest.skip(f"{CORPORA / corpus} is absent (../shared exists on the project's machines and in CI only)")
     _same_with_every_file_lexed(_sources(CORPORA / corpus), monkeypatch)
+
+
+def test_the_byte_level_directive_reader_reads_directives_as_the_preprocessor_does() -> None:
+    """words.line_directives, the fast reader the project facts use: a `#` after blanks and block comments is a
+    directive (clang and gcc agree, also for a comment opened at an earlier line's start); after code, or
+    after a comment that code precedes, it is not."""
+    import re
+
+    from hipconv.translate.words import line_directives
+
+    body = (
+        b"int a;\n"
+        b"/* note */#elif X\n"
+        b"  /* a */ /* b */ # if Y\n"
+        b"/* opened here\n   closed here */#endif\n"
+        b"int q; /* x\n y */#else\n"
+        b"z # w\n"
+        b"#define Q\n"
+    )
+    found = [m.group(1) for m in line_directives(re.compile(rb"[ \t]*#[ \t]*(\w+)"), body)]
+    assert found == [b"elif", b"if", b"endif", b"define"]

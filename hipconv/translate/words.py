@@ -52,10 +52,33 @@ def line_directives(pattern: re.Pattern[bytes], body: bytes) -> Iterator[re.Matc
     at = body.find(b"#")
     while at >= 0:
         line = body.rfind(b"\n", 0, at) + 1
-        found = pattern.match(body, line) if not body[line:at].strip(b" \t") else None
+        before = body[line:at]
+        if not before.strip(b" \t"):
+            found = pattern.match(body, line)
+        elif b"*/" in before and _after_comments(body, line, at):  # `/* note */#elif`: a directive too
+            found = pattern.match(body, at)
+        else:
+            found = None
         if found is not None:
             yield found
         at = body.find(b"#", found.end() if found is not None else at + 1)
+
+
+# blanks and block comments that start and end on the line
+_COMMENTS = re.compile(rb"(?:[ \t]*/\*(?:[^*\n]|\*(?!/))*\*/)*[ \t]*")
+
+
+def _after_comments(body: bytes, line: int, at: int) -> bool:
+    """Whether only block comments and blanks stand before the `#` at `at` on its line, as the preprocessor
+    reads it (clang and gcc alike): a comment may start on an earlier line, at that line's start."""
+    before = body[line:at]
+    if _COMMENTS.fullmatch(before):
+        return True
+    end = before.find(b"*/")  # the end of a comment opened on an earlier line
+    if end < 0 or b"/*" in before[:end] or not _COMMENTS.fullmatch(before, end + 2):
+        return False
+    start = body.rfind(b"/*", 0, line)
+    return start >= 0 and not body[body.rfind(b"\n", 0, start) + 1 : start].strip(b" \t")
 
 
 def may_include(words: frozenset[bytes], paths: frozenset[str]) -> bool:
