@@ -18,7 +18,7 @@ from typing import NamedTuple
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code, template_close
-from hipconv.translate.words import token_occurrences
+from hipconv.translate.words import WORD_BYTES, token_occurrences
 
 # names that say "the warp size": WARP_SIZE, kWarpSize, THREADS_PER_WARP (hipconv scan's HC301 reads them too)
 WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
@@ -50,18 +50,19 @@ class WarpSizeUse(NamedTuple):
     why: str  # for WarpSide.UNDECIDED: where it is, which neither side owns
 
 
-def may_name_warp_size(words: frozenset[bytes]) -> bool:
-    """The prefilter's test: a word of the file names the warp size (most files have none with `arp` in it)."""
-    return any(b"arp" in w.lower() and _names_warp_size(w.decode()) for w in words)
+def may_name_warp_size(body: bytes, words: frozenset[bytes]) -> bool:
+    """The prefilter's test: a word of the file names the warp size. Most files have no such bytes at all, found
+    by one search; only a file with a line splice (which may cut a name) has its words read one by one."""
+    if _WARP_SIZE_BYTES.search(body) is not None:
+        return True
+    return b"\\" in body and any(b"arp" in w.lower() and _names_warp_size(w.decode()) for w in words)
 
 
 def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterable[tuple[str, str]]) -> dict[str, int]:
     """The names the file (or a project header it includes: `macros`, name -> body) defines as the warp size:
     `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned WARP_THREADS{64};`."""
     found = {name: int(body) for name, body in macros if _names_warp_size(name) and body.strip() in ("32", "64")}
-    if not tokens.spliced and _WARP_SIZE_BYTES.search(tokens.body) is None:
-        return found  # most files: no such name (nor one a line splice cuts), found at C speed, not word by word
-    for word in words:
+    for word in sorted(words if tokens.spliced else _named_words(tokens.body, words)):
         name = word.decode()
         if not _names_warp_size(name):
             continue
@@ -69,6 +70,21 @@ def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterabl
             value = _defined_value(tokens, i)
             if value is not None:
                 found[name] = value
+    return found
+
+
+def _named_words(body: bytes, words: frozenset[bytes]) -> set[bytes]:
+    """The file's words that hold a warp-size name, found where the name's bytes stand (most files: none, at C
+    speed), not by a regex per word. A name a line splice cuts is not seen here: the caller reads every word."""
+    found = set()
+    for m in _WARP_SIZE_BYTES.finditer(body):
+        start, end = m.start(), m.end()
+        while start and body[start - 1] in WORD_BYTES:
+            start -= 1
+        while end < len(body) and body[end] in WORD_BYTES:
+            end += 1
+        if body[start:end] in words:
+            found.add(body[start:end])
     return found
 
 
