@@ -10,6 +10,7 @@ Tokens of one file, plus the integer macros of the project headers it includes (
 
 from __future__ import annotations
 
+import bisect
 import enum
 import re
 from collections.abc import Iterable
@@ -22,7 +23,8 @@ from hipconv.translate.words import WORD_BYTES, token_occurrences
 
 # names that say "the warp size": WARP_SIZE, kWarpSize, THREADS_PER_WARP (hipconv scan's HC301 reads them too)
 WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
-_WARP_SIZE_BYTES = re.compile(WARP_SIZE_NAME.pattern.encode())
+_CLOSE_BRACE = ord("}")
+_WARP_SIZE_LOWER = re.compile(WARP_SIZE_NAME.pattern.removeprefix("(?i)").encode())  # on a lowered body
 WARP_SIZES = frozenset({32, 64})  # a CUDA warp; a constant kept for AMD's wave64
 BUILTIN = "warpSize"  # HIP's own: a run-time value from ROCm 7.0 (scan's HC307), never a project constant
 _CONSTANT_CALLS = {
@@ -53,7 +55,8 @@ class WarpSizeUse(NamedTuple):
 def may_name_warp_size(body: bytes, words: frozenset[bytes]) -> bool:
     """The prefilter's test: a word of the file names the warp size. Most files have no such bytes at all, found
     by one search; only a file with a line splice (which may cut a name) has its words read one by one."""
-    if _WARP_SIZE_BYTES.search(body) is not None:
+    lowered = body.lower()
+    if b"warp" in lowered and _WARP_SIZE_LOWER.search(lowered) is not None:
         return True
     return b"\\" in body and any(b"arp" in w.lower() and _names_warp_size(w.decode()) for w in words)
 
@@ -76,8 +79,11 @@ def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterabl
 def _named_words(body: bytes, words: frozenset[bytes]) -> set[bytes]:
     """The file's words that hold a warp-size name, found where the name's bytes stand (most files: none, at C
     speed), not by a regex per word. A name a line splice cuts is not seen here: the caller reads every word."""
+    lowered = body.lower()
+    if b"warp" not in lowered:  # every spelling of the names holds it: most files stop here
+        return set()
     found = set()
-    for m in _WARP_SIZE_BYTES.finditer(body):
+    for m in _WARP_SIZE_LOWER.finditer(lowered):
         start, end = m.start(), m.end()
         while start and body[start - 1] in WORD_BYTES:
             start -= 1
@@ -182,16 +188,16 @@ def _directive(tokens: Tokens, k: int) -> tuple[str, str] | None:
 def _function_body(tokens: Tokens, k: int) -> int | None:
     """The `{` of the innermost function body around token k (a lambda without attributes counts as the
     function around it), or None at namespace or class scope."""
-    depth, j = 0, prev_code(tokens, k)
-    while j >= 0:
-        if is_punct(tokens, j, "}"):
+    braces, body, starts = tokens.braces(), tokens.body, tokens.starts
+    depth = 0
+    for at in range(bisect.bisect_left(braces, k) - 1, -1, -1):  # the braces before k, innermost out
+        j = braces[at]
+        if body[starts[j]] == _CLOSE_BRACE:
             depth += 1
-        elif is_punct(tokens, j, "{"):
-            if depth:
-                depth -= 1
-            elif _opens_function(tokens, j):
-                return j
-        j = prev_code(tokens, j)
+        elif depth:
+            depth -= 1
+        elif _opens_function(tokens, j):
+            return j
     return None
 
 
@@ -346,12 +352,13 @@ def _const_used_as_constant(tokens: Tokens, k: int, body: int) -> str | None:
 
 
 def _block_end(tokens: Tokens, brace: int) -> int:
+    braces, body, starts = tokens.braces(), tokens.body, tokens.starts
     depth = 0
-    for j in range(brace, len(tokens)):
-        if is_punct(tokens, j, "{"):
-            depth += 1
-        elif is_punct(tokens, j, "}"):
+    for j in braces[bisect.bisect_left(braces, brace) :]:  # the braces from it on, not every token
+        if body[starts[j]] == _CLOSE_BRACE:
             depth -= 1
             if depth == 0:
                 return j
+        else:
+            depth += 1
     return len(tokens)
