@@ -158,8 +158,32 @@ def tested_names(directive: bytes, rest: bytes) -> Iterator[tuple[str, bool]]:
 
 def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     """The file's tests of macros that may be switches (may_be_switch), and those whose branches hold HIP
-    code here. Cheap for a file with no such test: one search for the words HIP and ROCm."""
-    if not _may_test_switch(body):
+    code here. Cheap for a file with no such test: one search for the words HIP and ROCm. A file that has
+    them is read once a run: the project pass and project_hip both ask (kept by its bytes' hash and length,
+    for the run's one table)."""
+    lowered = body.lower()
+    if b"#" not in body or (b"hip" not in lowered and b"rocm" not in lowered):
+        return NO_TESTS
+    global _READ_WITH
+    if _READ_WITH is not table:
+        _READ.clear()
+        _READ_WITH = table
+    key = (hash(body), len(body))
+    found = _READ.get(key)
+    if found is None:
+        found = _switch_tests(body, table)
+        if len(_READ) < _READ_LIMIT:
+            _READ[key] = found
+    return found
+
+
+_READ: dict[tuple[int, int], SwitchTests] = {}
+_READ_WITH: LookupTable | None = None
+_READ_LIMIT = 1 << 14  # files with HIP or ROCm in them that a run keeps the reading of
+
+
+def _switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
+    if not any(line_directives(_MAY_NAME_SWITCH, body)):
         return NO_TESTS
     names = hip_spellings(table)
     tested: dict[str, int] = {}
@@ -198,14 +222,6 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     if stack and any(on for on, _ in stack) and _holds_hip(body[at:], names):
         switches.update(*(on for on, _ in stack))
     return SwitchTests(tested, frozenset(switches - defined), frozenset(defined)) if tested or defined else NO_TESTS
-
-
-def _may_test_switch(body: bytes) -> bool:
-    """One search for the words HIP and ROCm, then for a directive that may name one (most files: neither)."""
-    lowered = body.lower()
-    if b"#" not in body or (b"hip" not in lowered and b"rocm" not in lowered):
-        return False
-    return any(line_directives(_MAY_NAME_SWITCH, body))
 
 
 def _holds_hip(code: bytes, names: frozenset[bytes]) -> bool:
