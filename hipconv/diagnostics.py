@@ -54,6 +54,8 @@ LANE_MASK_NOT_64_BIT = "HC103"
 FULL_MASK_WIDENED = "HC104"
 FULL_MASK_PARTIAL_WAVEFRONT = "HC105"
 COALESCED_SCAN_WAVEFRONT = "HC106"
+WARP_SIZE_SPLIT = "HC107"
+WARP_SIZE_SIDE_UNDECIDED = "HC108"
 CUDNN_NO_REWRITE = "HC201"
 CUDNN_VALUE_UNSUPPORTED = "HC202"
 MIOPEN_STEP_ADDED = "HC203"
@@ -71,8 +73,6 @@ DEVICE_PROP_MISSING = "HC314"
 LAUNCH_BOUNDS_OVER_1024 = "HC315"
 CACHE_CONFIG_IGNORED = "HC316"
 HOST_WARP_SIZE_CONSTANT = "HC317"
-WARP_SIZE_SPLIT = "HC318"
-WARP_SIZE_SIDE_UNDECIDED = "HC319"
 SHUFFLE_WIDTH_BELOW_64 = "HC322"
 BUILD_CONSTRUCT_UNMAPPED = "HC401"
 UNKNOWN_NVCC_FLAG = "HC402"
@@ -678,6 +678,34 @@ CODES = _codes(
     ),
     # cuDNN -> MIOpen: rules with a `code` and the templates' leave()/note()
     Code(
+        WARP_SIZE_SPLIT,
+        Severity.NOTE,
+        "a project's warp-size constant split by side: the device's per-architecture constant in device code, the "
+        "device's value read at run time on the host",
+        example=Example(
+            "#define WARP_SIZE 32\n"
+            "__global__ void k(float* p) { p[threadIdx.x % WARP_SIZE] = 1.0f; }\n"
+            "void run(float* p) { k<<<1, 4 * WARP_SIZE>>>(p); }\n",
+            "example.cu:3:33: note[HC107]: WARP_SIZE (32) on the host: hipconv_device_warp_size(), the current "
+            "device's wavefront size (hipDeviceGetAttribute(&size, hipDeviceAttributeWarpSize, device), read once "
+            "per device)",
+        ),
+    ),
+    Code(
+        WARP_SIZE_SIDE_UNDECIDED,
+        Severity.WARNING,
+        "a warp-size constant where hipconv cannot tell whether host or device code reads it; left as it is",
+        hint="give device code hipconv_warp_size (a per-architecture constant) and host code "
+        "hipconv_device_warp_size() (the device's value), never one constant for both",
+        example=Example(
+            "#define WARP_SIZE 32\n__host__ __device__ int warps(int threads) { return threads / WARP_SIZE; }\n",
+            "example.cu:2:63: warning[HC108]: WARP_SIZE (32) in a __host__ __device__ function, which runs on both "
+            "sides: hipconv cannot tell whether host or device code reads it, and AMD GPUs run 64-lane wavefronts "
+            "(gfx9: CDNA, GCN) or 32-lane ones (gfx10 and later: RDNA); left as it is (device code: "
+            "hipconv_warp_size; host code: hipconv_device_warp_size(), from hipconv_compat.h)",
+        ),
+    ),
+    Code(
         CUDNN_NO_REWRITE,
         Severity.ERROR,
         "cuDNN API without a faithful MIOpen rewrite; left unchanged",
@@ -886,34 +914,6 @@ CODES = _codes(
             "later: RDNA), and only the device knows which: read its size on the host (hipDeviceGetAttribute(&size, "
             "hipDeviceAttributeWarpSize, device)) and derive the launch from it",
             argv=("scan", "example.cu"),
-        ),
-    ),
-    Code(
-        WARP_SIZE_SPLIT,
-        Severity.NOTE,
-        "a project's warp-size constant split by side: the device's per-architecture constant in device code, the "
-        "device's value read at run time on the host",
-        example=Example(
-            "#define WARP_SIZE 32\n"
-            "__global__ void k(float* p) { p[threadIdx.x % WARP_SIZE] = 1.0f; }\n"
-            "void run(float* p) { k<<<1, 4 * WARP_SIZE>>>(p); }\n",
-            "example.cu:3:33: note[HC318]: WARP_SIZE (32) on the host: hipconv_device_warp_size(), the current "
-            "device's wavefront size (hipDeviceGetAttribute(&size, hipDeviceAttributeWarpSize, device), read once "
-            "per device)",
-        ),
-    ),
-    Code(
-        WARP_SIZE_SIDE_UNDECIDED,
-        Severity.WARNING,
-        "a warp-size constant where hipconv cannot tell whether host or device code reads it; left as it is",
-        hint="give device code hipconv_warp_size (a per-architecture constant) and host code "
-        "hipconv_device_warp_size() (the device's value), never one constant for both",
-        example=Example(
-            "#define WARP_SIZE 32\n__host__ __device__ int warps(int threads) { return threads / WARP_SIZE; }\n",
-            "example.cu:2:63: warning[HC319]: WARP_SIZE (32) in a __host__ __device__ function, which runs on both "
-            "sides: hipconv cannot tell whether host or device code reads it, and AMD GPUs run 64-lane wavefronts "
-            "(gfx9: CDNA, GCN) or 32-lane ones (gfx10 and later: RDNA); left as it is (device code: "
-            "hipconv_warp_size; host code: hipconv_device_warp_size(), from hipconv_compat.h)",
         ),
     ),
     Code(

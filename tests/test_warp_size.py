@@ -1,7 +1,7 @@
 """The warp size on the host and on the device (hipconv/translate/matchers/warp_size.py, issue #39 item 6): a
 project's `#define WARP_SIZE 32` becomes hipconv_warp_size in device code and hipconv_device_warp_size() in host
-code where a run-time value will do (HC318); a host use that needs a constant stays and is reported (HC317); a use
-whose side the tokens do not decide stays and is reported (HC319). (src, expected) pairs, the noop inputs, a run of
+code where a run-time value will do (HC107); a host use that needs a constant stays and is reported (HC317); a use
+whose side the tokens do not decide stays and is reported (HC108). (src, expected) pairs, the noop inputs, a run of
 tests/fixtures/warpsize_split on HIP-CPU's 64-lane wavefronts beside the same program with one constant for both
 sides, and compiles for a wave64 and a wave32 GPU."""
 

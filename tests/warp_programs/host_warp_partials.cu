@@ -2,7 +2,7 @@
 // (right on every device), the host launches 4 * WARP_SIZE threads and reads threads / WARP_SIZE partials,
 // each the sum of WARP_SIZE values. Kept as it is, WARP_SIZE would make the host read 4 partials of 32 where a
 // 64-lane wavefront writes 2 of 64; hipconv gives the host the device's warp size (hipconv_device_warp_size(),
-// HC318), so the host launches 4 wavefronts and reads 4 partials of 64. Expected to pass on 64 lanes.
+// HC107), so the host launches 4 wavefronts and reads 4 partials of 64. Expected to pass on 64 lanes.
 #include <cstdio>
 #include <vector>
 

@@ -8,9 +8,9 @@ both sides is split, never one constant for both.
   becomes `hipconv_device_warp_size()`, the current device's hipDeviceAttributeWarpSize, read once per device.
 - A host use that needs a constant (a host array bound, a template argument, a const that is used as one) is kept
   and reported (HC317, with the reason); a use whose side the tokens do not decide (a __host__ __device__
-  function, a macro's body, a preprocessor condition, a file-scope declaration) is kept and reported (HC319).
+  function, a macro's body, a preprocessor condition, a file-scope declaration) is kept and reported (HC108).
 
-Each rewrite is a note (HC318). `--no-compat` (no hipconv_compat.h) leaves every use and reports the host ones.
+Each rewrite is a note (HC107). `--no-compat` (no hipconv_compat.h) leaves every use and reports the host ones.
 """
 
 from __future__ import annotations
