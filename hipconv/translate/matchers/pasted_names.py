@@ -13,6 +13,7 @@ unknown_api (HC001) as before."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hipconv.diagnostics import NO_RULE, OVERLOAD_SHIMMED, UNFIT_CALL
@@ -165,8 +166,18 @@ def _translate(c: Found, macro: PasteMacro, uses: list[PastedUse]) -> None:
 def _report(c: Found, macro: PasteMacro, use: PastedUse) -> None:
     start, r = c.tokens.starts[use.callee], use.resolution
     rule = r.rule if r is not None else None
-    pasted = f"{macro.name}(...) pastes {macro.prefix}##{c.tokens.text(use.suffix)}, {use.cuda}"
-    if r is None or r.action is Action.NO_RULE:
+    suffix = c.tokens.text(use.suffix)
+    pasted = f"{macro.name}(...) pastes {macro.prefix}##{suffix}, {use.cuda}"
+    if (r is None or r.action is Action.NO_RULE) and _parameter_of_definition(c, start, suffix):
+        c.diag(
+            start,
+            NO_RULE,
+            f"{macro.name}({suffix}) pastes {macro.prefix}## onto a parameter of the macro defined here: the CUDA "
+            f"name is formed where that macro is used, which hipconv does not follow; left unchanged (so is "
+            f"{macro.name})",
+            symbol=use.cuda,
+        )
+    elif r is None or r.action is Action.NO_RULE:
         c.diag(start, NO_RULE, f"{pasted}, which no rule knows; left unchanged (so is the macro)", symbol=use.cuda)
     elif rule is not None and (said := status_message(c, use.cuda, rule, r.action)) is not None:
         c.diag(start, said[0], f"{pasted}: {said[1]}", rule, use.cuda)
@@ -190,3 +201,13 @@ def _overloads(c: Found, use: PastedUse, hip: str) -> None:
                 f"the call becomes {hip}"
             )
             c.diag(c.tokens.starts[use.callee], OVERLOAD_SHIMMED, message, None, o.cuda)
+
+
+_DEFINED_WITH = re.compile(rb"\s*#\s*define\s+\w+\(([^)]*)\)")
+
+
+def _parameter_of_definition(c: Found, offset: int, name: str) -> bool:
+    """Whether the use at `offset` sits in a function-like #define that takes `name` as a parameter."""
+    span = c.ctx.directive_around(offset)
+    found = _DEFINED_WITH.match(c.tokens.body, span[0]) if span is not None else None
+    return found is not None and name.encode() in (p.strip() for p in found.group(1).split(b","))
