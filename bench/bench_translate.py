@@ -134,6 +134,8 @@ def main() -> int:
         trees: list[tuple[str, Callable[[Path], tuple[int, int]]]] = [
             (f"generated {size:g} MB", functools.partial(generate, target_bytes=int(size * 1e6))) for size in args.sizes
         ]
+        if (args.corpora_mb > 0 or args.cuda_mb > 0) and not CORPORA.is_dir():
+            print(f"no corpora trees: {CORPORA} is not there (a checkout outside the one beside ../shared)")
         if args.corpora_mb > 0 and CORPORA.is_dir():
             corpora = functools.partial(copy_corpora, target_bytes=int(args.corpora_mb * 1e6))
             trees.append((f"corpora {args.corpora_mb:g} MB", corpora))
