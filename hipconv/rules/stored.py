@@ -2,9 +2,10 @@
 
 A rule set is 14,000 rules read at every start; stored as tagged records (hipconv.cache_format.seal), that
 is 180,000 objects through a Python hook, half a second. Here each rule is one row of its fields' values in
-the order of `fields`, enums by value, tuples as lists, a template as its path, and the ROCm range as an
+the order of STORED_FIELDS, enums by value, tuples as lists, a template as its path, and the ROCm range as an
 index into `ranges` (a few dozen distinct ones). Reading it back builds Rules without their __init__, as
-unpickling did, and checks every value's shape: what is not what to_data writes raises Damaged.
+unpickling did. The layout and every value it converts are checked (Damaged otherwise); texts, flags and
+mappings are kept as JSON reads them, as the sealed digest vouches for their bytes.
 """
 
 from __future__ import annotations
