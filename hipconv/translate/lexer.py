@@ -54,6 +54,7 @@ class Token:
 
 _QUOTE = re.compile(rb"[\"']")
 _BRACE = re.compile(rb"[{}]")
+_CLOSE_BRACE = ord("}")
 _UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
 
 
@@ -114,6 +115,19 @@ class Tokens:
                     found.append(i)  # not one in a comment or a literal
             self._braces = found
         return self._braces
+
+    def enclosing_braces(self, k: int) -> Iterator[int]:
+        """The `{` tokens whose blocks hold token k, innermost first (over the braces index, not every token)."""
+        braces, body, starts = self.braces(), self.body, self.starts
+        depth = 0
+        for at in range(bisect.bisect_left(braces, k) - 1, -1, -1):
+            j = braces[at]
+            if body[starts[j]] == _CLOSE_BRACE:
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:
+                yield j
 
     def within(self, region: tuple[int, int]) -> tuple[int, int]:
         """(first, last): tokens[first:last] are the tokens lying wholly inside the byte region."""

@@ -24,7 +24,6 @@ from hipconv.translate.syntax import (
 )
 from hipconv.translate.words import token_occurrences
 
-_CLOSE_BRACE = ord("}")
 _STATEMENTS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "__launch_bounds__"})
 
 
@@ -62,18 +61,10 @@ def launches_around(tokens: Tokens, launches: tuple[BlockLaunch, ...], k: int) -
 
 def function_name(tokens: Tokens, k: int) -> str | None:
     """The name of the function whose body holds token k (`__global__ void reduce(...) {`); None outside one."""
-    braces, body, starts = tokens.braces(), tokens.body, tokens.starts
-    depth = 0
-    for at in range(bisect.bisect_left(braces, k) - 1, -1, -1):  # the braces before k, innermost out
-        j = braces[at]
-        if body[starts[j]] == _CLOSE_BRACE:
-            depth += 1
-        elif depth:
-            depth -= 1
-        else:
-            name = _declared_function(tokens, j)
-            if name is not None:
-                return name
+    for j in tokens.enclosing_braces(k):
+        name = _declared_function(tokens, j)
+        if name is not None:
+            return name
     return None
 
 

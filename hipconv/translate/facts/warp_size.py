@@ -188,17 +188,7 @@ def _directive(tokens: Tokens, k: int) -> tuple[str, str] | None:
 def _function_body(tokens: Tokens, k: int) -> int | None:
     """The `{` of the innermost function body around token k (a lambda without attributes counts as the
     function around it), or None at namespace or class scope."""
-    braces, body, starts = tokens.braces(), tokens.body, tokens.starts
-    depth = 0
-    for at in range(bisect.bisect_left(braces, k) - 1, -1, -1):  # the braces before k, innermost out
-        j = braces[at]
-        if body[starts[j]] == _CLOSE_BRACE:
-            depth += 1
-        elif depth:
-            depth -= 1
-        elif _opens_function(tokens, j):
-            return j
-    return None
+    return next((j for j in tokens.enclosing_braces(k) if _opens_function(tokens, j)), None)
 
 
 def _opens_function(tokens: Tokens, brace: int) -> bool:
