@@ -1145,12 +1145,12 @@ CODES = _codes(
         Severity.ERROR,
         "translation unit or program does not build on the CPU (the host C++ compiler against HIP-CPU)",
         hint="an unported API or a missing header fails with hipcc too; what HIP-CPU lacks of ROCm's HIP "
-        "(a runtime call such as hipDeviceGetAttribute, a device function) fails only here: build that program "
+        "(a runtime call such as hipStreamGetPriority, a device function) fails only here: build that program "
         "on a GPU",
         example=Example(
-            "int main() { int v; return cudaDeviceGetAttribute(&v, cudaDevAttrWarpSize, 0); }",
-            "error[HC422]: 1 TU fails because of hipDeviceGetAttribute (translated from cuDeviceGetAttribute / "
-            "cudaDeviceGetAttribute; HIP-CPU, which implements only part of HIP, does not declare it)",
+            "int main() { int priority; return cudaStreamGetPriority(0, &priority); }",
+            "error[HC422]: 1 TU fails because of hipStreamGetPriority (translated from cuStreamGetPriority / "
+            "cudaStreamGetPriority; HIP-CPU, which implements only part of HIP, does not declare it)",
             argv=("build", "src", "-o", "hip", "--backend", "hip-cpu", "--hip-cpu", "HIP-CPU"),
             file="src/example.cu",
             note="needs a HIP-CPU checkout, whose path the example cannot know; tests/test_cpu_build.py runs it",
