@@ -47,6 +47,7 @@ SINGLE_SOURCE_NAME_MISSING = "HC034"
 SINGLE_SOURCE_EDIT_DRIFTED = "HC035"
 SINGLE_SOURCE_STALE = "HC036"
 RANGE_GAP = "HC037"
+RANGE_WARP_SIZE_CONSTANT = "HC038"
 ARCH_BRANCH_NVIDIA_ONLY = "HC028"
 LITERAL_LANE_MASK = "HC101"
 LANE_MASK_DROPPED = "HC102"
@@ -466,6 +467,24 @@ CODES = _codes(
             "example.cu:1:11: error[HC037]: cuda_bf16.h does not build on every release of ROCm 5.2..7.2: ROCm 5.2 "
             "has no counterpart (no shim either)",
             argv=("translate", "example.cu", "--rocm-version", "5.2..7.2"),
+        ),
+    ),
+    Code(
+        RANGE_WARP_SIZE_CONSTANT,
+        Severity.ERROR,
+        "with --rocm-version LOW..HIGH reaching ROCm 7.0: HIP's warpSize where C++ needs a constant (an array bound, "
+        "a template argument, static_assert, constexpr, a case label, an enumerator), which ROCm 7.0 and later read "
+        "at run time",
+        hint="define the constant per target (64 on gfx9: GCN, CDNA; 32 on gfx10 and later: RDNA), read warpSize at "
+        "run time, or end the range before 7.0",
+        example=Example(
+            "#ifdef __HIP_PLATFORM_AMD__\n__global__ void k(float *p) { __shared__ float s[warpSize]; p[0] = s[0]; }"
+            "\n#endif\n",
+            "example.cu:2:50: error[HC038]: warpSize as an array bound, which must be a constant: ROCm 7.0, 7.1 and "
+            "7.2 (of the range 6.3..7.2) read warpSize at run time, so this does not build there: define the constant "
+            "per target (64 on gfx9 and older: GCN, CDNA; 32 on gfx10-gfx12: RDNA, wave32 by default), read warpSize "
+            "at run time, or end the range before 7.0",
+            argv=("translate", "example.cu", "--rocm-version", "6.3..7.2"),
         ),
     ),
     Code(

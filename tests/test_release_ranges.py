@@ -16,7 +16,7 @@ import pytest
 from helpers import hipcc_syntax, hipcc_syntax_missing, run_cli
 from hipconv.api import translate_source
 from hipconv.config import Config, settings_from
-from hipconv.diagnostics import CODES, RANGE_GAP, SHIMMED, Severity
+from hipconv.diagnostics import CODES, RANGE_GAP, RANGE_WARP_SIZE_CONSTANT, SHIMMED, Severity
 from hipconv.errors import ConfigError
 from hipconv.resources import hip_releases, releases_between, rocm_range
 from hipconv.rules import load_ruleset
@@ -246,6 +246,67 @@ def test_members_and_other_namespaces_are_not_reported_noop() -> None:
     done = translate_source(source, path="pool.cpp", rocm_version="5.2..7.2")
     assert done.diagnostics == ()
     assert done.data == source.encode()
+
+
+# --- warpSize as a constant (HC038) -------------------------------------------------------------------
+
+WARP_CONSTANTS = """#include <hip/hip_runtime.h>
+#define WARPS (256 / warpSize)
+template <int N> __device__ float first(const float *p) { return p[N - 1]; }
+__global__ void k(float *p, int n) {
+  __shared__ float per_warp[WARPS];
+  constexpr int half = warpSize / 2;
+  p[0] = first<warpSize>(per_warp) + half + n % warpSize;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("span", "releases"),
+    [
+        pytest.param("5.2..7.2", "ROCm 7.0, 7.1 and 7.2 (of the range 5.2..7.2)", id="reaches-7.2"),
+        pytest.param("6.4..7.0", "ROCm 7.0 (of the range 6.4..7.0)", id="ends-at-7.0"),
+        pytest.param("7.0..7.2", "ROCm 7.0, 7.1 and 7.2 (of the range 7.0..7.2)", id="all-7.x"),
+    ],
+)
+def test_warp_size_constants_are_errors_in_a_range_reaching_7(span: str, releases: str) -> None:
+    """Each use where C++ needs a constant, directly or through a macro defined with warpSize, is an error at its
+    line naming the 7.x releases of the range; the run-time use (`n % warpSize`) is not; nothing is rewritten."""
+    done = translate_source(WARP_CONSTANTS, path="k.hip.cpp", rocm_version=span)
+    found = [d for d in done.diagnostics if d.code == RANGE_WARP_SIZE_CONSTANT]
+    assert [(d.line, d.col, d.symbol) for d in found] == [(5, 29, "WARPS"), (6, 24, "warpSize"), (7, 16, "warpSize")]
+    assert found[0].message.startswith(
+        f"WARPS (defined with warpSize) as an array bound, which must be a constant: {releases} read warpSize at "
+        "run time, so this does not build there: define the constant per target (64 on gfx9"
+    )
+    assert "in a constant expression (constexpr)" in found[1].message
+    assert "as a template argument" in found[2].message
+    assert all("use warpSize" not in d.message for d in found)  # never warpSize as the constant for 7.x
+    assert CODES[RANGE_WARP_SIZE_CONSTANT].severity is Severity.ERROR
+    assert done.data == WARP_CONSTANTS.encode()
+
+
+@pytest.mark.parametrize("rocm", ["5.2..6.4", "6.3", "7.2"])
+def test_warp_size_constants_outside_a_range_reaching_7_noop(rocm: str) -> None:
+    """A range that ends before 7.0 builds them everywhere; a single release is `hipconv scan`'s (HC307)."""
+    done = translate_source(WARP_CONSTANTS, path="k.hip.cpp", rocm_version=rocm)
+    assert not [d for d in done.diagnostics if d.code == RANGE_WARP_SIZE_CONSTANT]
+
+
+def test_warp_size_constant_fails_the_run_with_fail_on_error(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text(WARP_CONSTANTS)
+    result = run_cli(
+        "translate",
+        str(tmp_path / "k.cu"),
+        "-o",
+        str(tmp_path / "out"),
+        "--rocm-version",
+        "6.3..7.2",
+        "--fail-on",
+        "error",
+    )
+    assert result.code == 1
+    assert re.search(r"k\.cu:5:29: error\[HC038\]: WARPS \(defined with warpSize\) as an array bound", result.stderr)
 
 
 # --- the fixtures' output, compiled with ROCm 6.3's headers ------------------------------------------------

@@ -28,6 +28,7 @@ from hipconv.translate.matchers import (
     overload_shims,
     pasted_names,
     project_hip,
+    range_warp_size,
     redefinitions,
     release_range,
     runtime_include,
@@ -62,6 +63,7 @@ MATCHERS: tuple[Matcher, ...] = (
     launches.match,
     warp_size.match,  # a project's warp-size constant: per architecture on the device, the device's on the host
     release_range.match,  # HC037: a name some release of --rocm-version LOW..HIGH cannot build
+    range_warp_size.match,  # HC038: warpSize as a constant, in a range that reaches ROCm 7.0
     overload_shims.match,  # CUDA overloads the target lacks: hipconv_compat.h defines them
     host_math.match,  # the system headers (<math.h>) runtime_include adds beside the runtime include
     runtime_include.match,  # last: the defines, runtime include and compat include the others need
