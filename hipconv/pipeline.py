@@ -26,6 +26,7 @@ from hipconv.rules.model import LookupTable
 from hipconv.run_context import Context, LazyTable, lazy_table
 from hipconv.settings import Settings, Version
 from hipconv.single_source import cuda_source, folded_result
+from hipconv.single_source.shared_names import header_renames
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import DecodeFailure, SourceFile
 from hipconv.translate.translator import failed_result, translate_sources
@@ -70,8 +71,9 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
         if sources
         else ()
     )
-    if single:
-        translated = map(folded_result, read, sources, translated, (includes[s.path] for s in read))
+    if single and read:  # (the rule table is loaded for a file to fold, not for a rerun found in the cache)
+        fold = functools.partial(folded_result, shared=header_renames(context.table))
+        translated = map(fold, read, sources, translated, (includes[s.path] for s in read))
     new = {}
     for n, r in zip(todo, built):
         results[n] = result = next(translated) if isinstance(r, SourceFile) else r

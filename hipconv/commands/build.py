@@ -159,7 +159,9 @@ def _plan(
             extra=request.hipcc_args,
         )  # fmt: skip
     files = _tree_files(request.translation, output)
-    found = read_tree_flags(files, output.resolve(), source_root=src, cache=dict(request.cache))
+    found = read_tree_flags(
+        files, output.resolve(), source_root=src, cache=dict(request.cache), environ=request.environ
+    )  # the environment make reads: with --single-source, GPU_BACKEND=HIP picks each Makefile's HIP side
     for note in found.notes if verbosity(console).shows(Severity.WARNING) else ():
         print_line(console, note)
     return plan_tree(

@@ -10,7 +10,8 @@ unchanged tree writes the same bytes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from rich.console import Console
@@ -19,11 +20,13 @@ from hipconv.atomic import write_atomic
 from hipconv.interrupts import deferred
 from hipconv.report import print_result
 from hipconv.results import COMPAT_HEADER, FileResult, FileStatus
-from hipconv.settings import Settings, Version
+from hipconv.rules.ranges import range_label
+from hipconv.settings import Settings
 from hipconv.single_source.fold import HIP_TEST, PORTABILITY_HEADER, fold, unwrap
 from hipconv.translate.source import DecodeFailure, SourceFile
 
 HEADER_MARKER = b"// hipconv_portability.h: written by hipconv translate --single-source"
+_RELEASE = re.compile(rb"\A[^\n]*\n// for ROCm ([0-9.]+(?:\.\.[0-9.]+)?):")  # its second line: the release or range
 _DEFINE, _PRELUDE = "define\t", "prelude\t"
 
 
@@ -48,8 +51,16 @@ def header_include(compat_include: str) -> str:
     return compat_include[: -len(COMPAT_HEADER)] + PORTABILITY_HEADER
 
 
-def folded_result(read: SourceFile, cuda: SourceFile, result: FileResult, compat_include: str) -> FileResult:
-    """The single-source result of a file as `read`, whose CUDA text `cuda` translated to `result`."""
+def folded_result(
+    read: SourceFile,
+    cuda: SourceFile,
+    result: FileResult,
+    compat_include: str,
+    *,
+    shared: Callable[[str, str], bool] = lambda cuda, hip: True,
+) -> FileResult:
+    """The single-source result of a file as `read`, whose CUDA text `cuda` translated to `result`; `shared`:
+    the renames the tree's header may hold (fold's, shared_names.header_renames)."""
     if result.status is FileStatus.FAILED or is_portability_header(read.body):
         return result if result.status is FileStatus.FAILED else FileResult(read.path, FileStatus.UNCHANGED)
     hip = cuda.body
@@ -58,7 +69,9 @@ def folded_result(read: SourceFile, cuda: SourceFile, result: FileResult, compat
             hip = SourceFile.from_bytes(read.path, result.output).body
         except DecodeFailure:  # the translation of a file that decoded: cannot happen
             raise
-    folded = fold(cuda.body.decode("utf-8"), hip.decode("utf-8"), header_include=header_include(compat_include))
+    folded = fold(
+        cuda.body.decode("utf-8"), hip.decode("utf-8"), header_include=header_include(compat_include), shared=shared
+    )
     data = read.output(folded.text.encode("utf-8"))
     needs = frozenset(
         {f"{_DEFINE}{a}\t{b}" for a, b in folded.renames} | {f"{_PRELUDE}{line}" for line in folded.prelude}
@@ -76,6 +89,13 @@ def folded_result(read: SourceFile, cuda: SourceFile, result: FileResult, compat
     )
 
 
+def recorded_release(data: bytes) -> str | None:
+    """The ROCm release or range (`6.3`, `5.2..7.2`) a hipconv_portability.h was written for, from its second
+    line; None for another file, or a header that does not say."""
+    found = _RELEASE.match(data) if is_portability_header(data) else None
+    return found.group(1).decode() if found else None
+
+
 def renames_of(result: FileResult) -> frozenset[tuple[str, str]]:
     """The (CUDA, HIP) names a file's portability header must #define for it."""
     return frozenset(
@@ -84,8 +104,9 @@ def renames_of(result: FileResult) -> frozenset[tuple[str, str]]:
     )
 
 
-def portability_header(needs: Iterable[str], rocm: Version) -> bytes:
-    """hipconv_portability.h for what the run's files need (FileResult.portability), sorted."""
+def portability_header(needs: Iterable[str], rocm: str) -> bytes:
+    """hipconv_portability.h for what the run's files need (FileResult.portability), sorted; `rocm`: the release
+    or range it is for (`6.3`, `5.2..7.2`), which its second line records (recorded_release)."""
     renames = sorted(tuple(n[len(_DEFINE) :].split("\t")) for n in needs if n.startswith(_DEFINE))
     prelude = {n[len(_PRELUDE) :] for n in needs if n.startswith(_PRELUDE)}
     switches = _switches(prelude)  # the HIP includes stay in each file, under its guard
@@ -121,7 +142,7 @@ def write_portability_header(folder: Path, needs: Iterable[str], settings: Setti
     path = folder / PORTABILITY_HEADER
     try:
         with deferred():
-            write_atomic(path, portability_header(needs, settings.rocm), follow=False)
+            write_atomic(path, portability_header(needs, range_label(settings) or str(settings.rocm)), follow=False)
     except OSError as exc:
         print_result(console, FileResult(str(path), FileStatus.FAILED, reason=f"cannot write: {exc.strerror or exc}"))
         return False

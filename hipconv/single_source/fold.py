@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # What hipcc defines and nvcc, g++ and clang's CUDA mode do not: clang's HIP language defines __HIP__ (Debian's
@@ -96,13 +97,17 @@ def unwrap(text: str) -> str:
     return "".join(line if (cuda := _unchosen(line)) is None else cuda for line in lines)
 
 
-def fold(cuda: str, hip: str, *, header_include: str) -> Folded:
+def fold(
+    cuda: str, hip: str, *, header_include: str, shared: Callable[[str, str], bool] = lambda cuda, hip: True
+) -> Folded:
     """The single-source text of a file whose CUDA text `cuda` translates to `hip`. `header_include`: the
-    path by which it includes the portability header."""
+    path by which it includes the portability header; `shared`: whether the header, which every file of the
+    tree reads, may `#define` a CUDA name as a HIP name (shared_names.header_renames); a rename it may not
+    is a guarded edit."""
     old, new = cuda.splitlines(keepends=True), hip.splitlines(keepends=True)
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
     pieces = [piece for span in _spans(old, new) for piece in _pieces(old, new, span)]
-    renames = _consistent_renames(old, new, pieces)
+    renames = _consistent_renames(old, new, pieces, shared)
     runs = _runs(old, new, pieces, renames)
     out: list[str] = []
     prelude: list[str] = []
@@ -277,14 +282,15 @@ def _renamed(old: list[str], new: list[str]) -> frozenset[tuple[str, str]] | Non
 
 
 def _consistent_renames(
-    old: list[str], new: list[str], spans: list[tuple[int, int, int, int]]
+    old: list[str], new: list[str], spans: list[tuple[int, int, int, int]], shared: Callable[[str, str], bool]
 ) -> frozenset[tuple[str, str]]:
-    """The renames of the rename-only runs, less a CUDA name renamed two ways (its lines become edits)."""
+    """The renames of the rename-only runs that the header may hold (`shared`), less a CUDA name renamed two
+    ways (its lines become edits)."""
     pairs: set[tuple[str, str]] = set()
     for i1, i2, j1, j2 in spans:
         found = _renamed(old[i1:i2], new[j1:j2])
         if found is not None:
-            pairs |= found
+            pairs |= {pair for pair in found if shared(*pair)}
     targets: dict[str, set[str]] = {}
     for cuda, hip in pairs:
         targets.setdefault(cuda, set()).add(hip)
