@@ -1,6 +1,6 @@
 """The write stage of `hipconv translate`: the only place (with discover) that touches the file system.
 
-Before any file is translated, the output is checked and claimed (prepare_output, check_compat_header);
+Before any file is translated, the output is checked and claimed (prepare_output, check_generated_headers);
 then each result goes to its output file, stdout, a diff or (--in-place) its source (Writer); at the end
 come hipconv_compat.h (write_compat_header) and the report (write_report). Each file is written atomically
 and only when it changed (hipconv.atomic). Inside an -o output tree, which mirrors the input tree, a
@@ -32,6 +32,9 @@ from hipconv.report import csv_report, json_report, markdown_report, print_resul
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.ranges import range_label
 from hipconv.settings import Settings
+from hipconv.single_source import HEADER_MARKER as PORTABILITY_MARKER
+from hipconv.single_source import is_portability_header
+from hipconv.single_source.fold import PORTABILITY_HEADER
 from hipconv.summary import Summary
 from hipconv.translate.compat import COMPAT_HEADER, COMPAT_MARKER, compat_header, is_generated_header
 from hipconv.version import __version__
@@ -236,31 +239,49 @@ def unified_diff(result: FileResult, source_path: str, out: BinaryIO) -> None:
             out.write(b"\n\\ No newline at end of file\n")
 
 
-def check_compat_header(the_plan: Plan, settings: Settings) -> None:
-    """With shims on (not --no-compat), stop before anything is written when the generated hipconv_compat.h
-    would replace a file of that name that hipconv did not write: one at the root of the output (or, in
-    place, of the input), or one of the input that the run would write there."""
-    if the_plan.compat_dir is None or not settings.compat:
+def check_generated_headers(the_plan: Plan, settings: Settings) -> None:
+    """Stop before anything is written when a header this run generates would replace a file of that name that
+    hipconv did not write: hipconv_compat.h with shims on (not --no-compat), hipconv_portability.h with
+    --single-source; the one at the root of the output (or, in place, of the input), or one of the input that
+    the run would write there."""
+    if the_plan.compat_dir is None:
         return
-    target = the_plan.compat_dir / COMPAT_HEADER
-    candidates = [target] + [
-        Path(job.path)
-        for display, dest in the_plan.destinations.named(COMPAT_HEADER)
-        if dest == target and (job := the_plan.job(display)).link is None
+    headers = [
+        (COMPAT_HEADER, is_generated_header, "the hipconv_compat.h of shims", _COMPAT_HINT)
+        if settings.compat
+        else None,
+        (PORTABILITY_HEADER, is_portability_header, "the hipconv_portability.h of --single-source", _PORTABILITY_HINT)
+        if settings.single_source
+        else None,
     ]
-    for path in candidates:
-        try:
-            head = read_regular(path, limit=len(COMPAT_MARKER)).data
-        except NotRegular:  # a link (the tree's, or planted) is replaced, a FIFO refused: by the write
-            continue
-        except OSError:  # absent, or unreadable: the write says what is wrong
-            continue
-        if not is_generated_header(head):
-            raise ConfigError(
-                f"{path} was not written by hipconv, and the {COMPAT_HEADER} of shims that this run writes at "
-                f"{target} would replace it",
-                hint="rename it, or pass --no-compat (what the target lacks is then reported, not shimmed)",
-            )
+    for name, generated, what, hint in filter(None, headers):
+        target = the_plan.compat_dir / name
+        candidates = [target] + [
+            Path(job.path)
+            for display, dest in the_plan.destinations.named(name)
+            if dest == target and (job := the_plan.job(display)).link is None
+        ]
+        for path in candidates:
+            try:
+                head = read_regular(path, limit=_MARKER_SIZE).data
+            except NotRegular:  # a link (the tree's, or planted) is replaced, a FIFO refused: by the write
+                continue
+            except OSError:  # absent, or unreadable: the write says what is wrong
+                continue
+            if not generated(head):
+                raise ConfigError(
+                    f"{path} was not written by hipconv, and {what} that this run writes at {target} would "
+                    "replace it; nothing was written",
+                    hint=hint,
+                )
+
+
+_COMPAT_HINT = "rename it, or pass --no-compat (what the target lacks is then reported, not shimmed)"
+_PORTABILITY_HINT = (
+    f"rename it, and its includes: hipcc reads hipconv's {PORTABILITY_HEADER} in place of the CUDA headers, and "
+    "each run rewrites it whole"
+)
+_MARKER_SIZE = max(len(COMPAT_MARKER), len(PORTABILITY_MARKER))
 
 
 def write_compat_header(

@@ -244,3 +244,101 @@ def test_runs_on_hip_cpu_as_its_translate_twin(tmp_path: Path) -> None:
     assert outputs[0].read_text() == "sum = 196603.0\n"
     compared = run_cli("compare", *outputs)
     assert compared.code == 0, compared.stdout
+
+
+# --- the portability header is hipconv's -------------------------------------------------------------------
+
+OWN_HEADER = "// our own portability layer, by hand\n#pragma once\n#define gpuMalloc cudaMalloc\n"
+
+
+@pytest.mark.parametrize(
+    ("where", "args"),
+    [
+        pytest.param("out", ("-o", "{out}", "--force"), id="in-the-output"),  # --force: write into a tree of files
+        pytest.param("src", ("-o", "{out}"), id="in-the-input-root"),
+        pytest.param("src", ("--in-place",), id="in-place"),
+    ],
+)
+def test_a_users_portability_header_is_never_replaced(where: str, args: tuple[str, ...], tmp_path: Path) -> None:
+    """A hipconv_portability.h that hipconv did not write, where the run would write its own: the run stops before
+    anything is written (exit code 2), saying which file and what to do; the user's header and the tree are as
+    they were."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    shutil.copytree(FIXTURES / "single_reduce" / "cuda", src)
+    (tmp_path / where).mkdir(exist_ok=True)
+    own = tmp_path / where / "hipconv_portability.h"
+    own.write_text(OWN_HEADER)
+    before = {p: tree(p) for p in (src, out) if p.exists()}
+    done = run_cli("translate", src, *(a.format(out=out) for a in args), "--single-source", "--no-cache")
+    err = done.stderr
+    assert done.code == 2, err
+    assert f"error: {own} was not written by hipconv, and the hipconv_portability.h of --single-source" in err
+    assert "nothing was written" in err and "rename it" in err
+    assert own.read_text() == OWN_HEADER
+    assert {p: tree(p) for p in (src, out) if p.exists()} == before
+
+
+def test_hipconvs_own_portability_header_is_rewritten_noop(tmp_path: Path) -> None:
+    """The header a run wrote (its first line says so) is hipconv's: a rerun in place rewrites it, here to the same
+    bytes, and exits 0."""
+    work = tmp_path / "tree"
+    shutil.copytree(FIXTURES / "single_reduce" / "hip-6.3", work)
+    before = tree(work)
+    done = run_cli("translate", work, "--in-place", "--single-source", "--rocm-version", "6.3", "--no-cache")
+    assert done.code == 0, done.stderr
+    assert tree(work) == before
+
+
+# --- scan reads the release the header was written for -----------------------------------------------------
+
+
+def _scan_as_given(*args: str | Path) -> tuple[int, str, str]:
+    done = run_cli("scan", "--single-source", *args, "--color", "never")
+    return done.code, done.stdout.decode(), done.stderr
+
+
+@pytest.mark.parametrize("release", ["5.2", "6.3"])
+def test_scan_takes_the_release_of_the_header_and_says_so(release: str) -> None:
+    """No --rocm-version: the tree is checked for the release its header records (line 2), not the newest one,
+    and scan says which it used; a file named alone (as pre-commit names them) finds the header above it."""
+    golden = FIXTURES / "single_reduce" / f"hip-{release}"
+    code, out, err = _scan_as_given(golden)
+    assert (code, out) == (0, ""), out
+    assert f"hipconv scan: checking for ROCm {release}, which {golden / 'hipconv_portability.h'} was written for" in err
+    code, out, err = _scan_as_given(golden / "reduce.cu")
+    assert (code, out) == (0, "") and f"checking for ROCm {release}" in err
+
+
+def test_scan_takes_a_range_from_the_header(tmp_path: Path) -> None:
+    out = tmp_path / "portable"
+    _translate(FIXTURES / "single_reduce" / "cuda", out, "--rocm-version", "5.2..7.2")
+    assert (out / "hipconv_portability.h").read_text().splitlines()[1].startswith("// for ROCm 5.2..7.2: do not edit")
+    code, found, err = _scan_as_given(out)
+    assert (code, found) == (0, "") and "checking for ROCm 5.2..7.2, which" in err
+
+
+@pytest.mark.parametrize(
+    ("release", "header_says"),
+    [pytest.param("6.3", "5.2", id="other-release"), pytest.param("5.2..7.2", "5.2", id="range")],
+)
+def test_scan_for_another_release_than_the_header_is_refused(release: str, header_says: str) -> None:
+    """--rocm-version that differs from the header's: exit 2, naming the header, both releases and the two ways
+    out, rather than a report of every name the releases spell differently."""
+    golden = FIXTURES / "single_reduce" / f"hip-{header_says}"
+    code, out, err = _scan_as_given(golden, "--rocm-version", release)
+    assert (code, out) == (2, "")
+    assert (
+        f"error: {golden / 'hipconv_portability.h'} was written for ROCm {header_says}, and this scan checks for "
+        f"ROCm {release}: it would report the differences between the releases, not drift"
+    ) in err
+    assert "hint: scan without --rocm-version" in err and f"--single-source --rocm-version {release}`" in err
+
+
+def test_scan_of_trees_for_different_releases_needs_the_release() -> None:
+    trees = [FIXTURES / "single_reduce" / "hip-5.2", FIXTURES / "single_reduce" / "hip-6.3"]
+    code, out, err = _scan_as_given(*trees)
+    assert (code, out) == (2, "")
+    assert "error: the trees' hipconv_portability.h files were written for different releases (" in err
+    assert (
+        f"{trees[0] / 'hipconv_portability.h'} for ROCm 5.2; {trees[1] / 'hipconv_portability.h'} for ROCm 6.3" in err
+    )

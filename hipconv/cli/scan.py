@@ -119,6 +119,7 @@ def scan(
         write_baseline=write_baseline,
         follow_symlinks=follow_symlinks,
         docs_url=docs_url(config.docs_url),
+        rocm_given=rocm_version is not None or config.rocm_version is not None,
     )
     outcome, stdout = scan_paths(request, stderr_console(display), stdout_console(display))
     if stdout:

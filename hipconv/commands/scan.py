@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -28,7 +28,7 @@ from hipconv.scan.formats import (
     render_scan_report,
 )
 from hipconv.scan.scanner import FileScan, at_or_above, scan_jobs
-from hipconv.scan.single_source import drift_scans
+from hipconv.scan.single_source import drift_scans, tree_settings
 from hipconv.settings import Settings
 
 ScanFormat = Literal["text", "json", "sarif", "github"]
@@ -49,6 +49,8 @@ class ScanRequest:
     write_baseline: Path | None = None
     follow_symlinks: bool = False  # follow symbolic links that lead out of the named trees
     docs_url: str = ""  # where SARIF's helpUri points (resources.docs_url); "": the installed copy
+    rocm_given: bool = True  # the release was named (--rocm-version, the configuration): else a single-source
+    # tree's header says it (scan.single_source.tree_settings)
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,11 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
         follow_symlinks=request.follow_symlinks,
     )
     jobs = [job for job in the_plan.jobs if not excluded(job.display, request.excludes)]
+    if request.settings.single_source:
+        settings, note = tree_settings(jobs, request.settings, given=request.rocm_given)
+        request = replace(request, settings=settings)
+        if note is not None:
+            print_line(console, f"hipconv scan: {note}")
     table = load_ruleset(request.rules_dirs).table(request.settings)
     baseline = None  # read before the scan: a bad one stops it at once
     if request.baseline is not None and request.write_baseline is None:

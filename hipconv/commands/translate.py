@@ -13,7 +13,14 @@ from rich.console import Console
 from hipconv.discover import plan
 from hipconv.filecache import default_cache
 from hipconv.interrupts import Interrupted, deferred
-from hipconv.output import OutputMode, Writer, check_compat_header, prepare_output, write_compat_header, write_report
+from hipconv.output import (
+    OutputMode,
+    Writer,
+    check_generated_headers,
+    prepare_output,
+    write_compat_header,
+    write_report,
+)
 from hipconv.pipeline import lazy_table, run
 from hipconv.report import print_done, print_line, print_result, progress_bar, stats_table
 from hipconv.results import FileResult
@@ -67,7 +74,7 @@ def translate_paths(request: TranslateRequest, console: Console, stdout: BinaryI
         follow_symlinks=request.follow_symlinks,
     )
     if writes:
-        check_compat_header(the_plan, request.settings)
+        check_generated_headers(the_plan, request.settings)
     table = lazy_table(request.rules_dirs, request.settings)
     for note in prepare_output(
         the_plan, request.paths, request.settings, mode=request.mode, in_place=request.in_place, force=request.force

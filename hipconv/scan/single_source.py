@@ -7,26 +7,33 @@ and compared with what is on disk:
 - HC035: a guarded edit whose CUDA side (`#else` part) is no longer the text its digest was made from;
 - HC036: any other difference: a CUDA line that now needs a HIP edit, an edit no longer needed, an include
   of the CUDA headers without the guarded portability header beside it.
+
+The release is the one the tree's header was written for (its second line, single_source.recorded_release) when
+the user names none (tree_settings); one named that differs from the header's stops the scan.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from hipconv.config import rocm_target
 from hipconv.diagnostics import (
     SINGLE_SOURCE_EDIT_DRIFTED,
     SINGLE_SOURCE_NAME_MISSING,
     SINGLE_SOURCE_STALE,
     Diagnostic,
 )
+from hipconv.errors import ConfigError
 from hipconv.pipeline import run
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.model import LookupTable
+from hipconv.rules.ranges import range_label
 from hipconv.scan.scanner import FileScan, Finding, fingerprint, normalise
 from hipconv.settings import Settings
-from hipconv.single_source import renames_of
+from hipconv.single_source import recorded_release, renames_of
 from hipconv.single_source.fold import PORTABILITY_HEADER, blocks
 
 _DEFINE = re.compile(rb"^#define (\w+) (\w+)$", re.M)
@@ -109,11 +116,58 @@ def _header(folder: Path, seen: dict[Path, frozenset[tuple[str, str]] | None]) -
     for place in (folder, *folder.parents):
         if place in seen:
             return seen[place]
-        try:
-            data = (place / PORTABILITY_HEADER).read_bytes()
-        except OSError:
+        data = _read_header(place)
+        if data is None:
             continue
         found = frozenset((a.decode(), b.decode()) for a, b in _DEFINE.findall(data))
         seen[place] = found
         return found
     return None
+
+
+def _read_header(folder: Path) -> bytes | None:
+    try:
+        return (folder / PORTABILITY_HEADER).read_bytes()
+    except OSError:
+        return None
+
+
+def tree_settings(jobs: Sequence[Job], settings: Settings, *, given: bool) -> tuple[Settings, str | None]:
+    """The settings to check `jobs` with, and a note saying where their release came from (None: as given, or
+    no header says). A release `given` (--rocm-version, or the configuration's) must be the one every header of
+    the jobs records; else the release those headers record, which must be one."""
+    recorded: dict[str, list[Path]] = {}
+    folders = {Path(job.path).parent for job in jobs}
+    for header in sorted({h for f in folders if (h := _nearest(f)) is not None}):
+        release = recorded_release(_read_header(header) or b"")
+        if release is not None:
+            recorded.setdefault(release, []).append(header / PORTABILITY_HEADER)
+    wanted = range_label(settings) or str(settings.rocm)
+    if given:
+        for release, headers in recorded.items():
+            if rocm_target(release) != (settings.rocm, settings.rocm_range):
+                raise ConfigError(
+                    f"{headers[0]} was written for ROCm {release}, and this scan checks for ROCm {wanted}: it would "
+                    "report the differences between the releases, not drift",
+                    hint=f"scan without --rocm-version (or rocm-version in the configuration): it reads the release "
+                    f"from the header; or move the tree to ROCm {wanted} with `hipconv translate TREE -o OUT "
+                    f"--single-source --rocm-version {wanted}`",
+                )
+        return settings, None
+    if not recorded:
+        return settings, None
+    if len(recorded) > 1:
+        said = "; ".join(f"{headers[0]} for ROCm {release}" for release, headers in sorted(recorded.items()))
+        raise ConfigError(
+            f"the trees' {PORTABILITY_HEADER} files were written for different releases ({said})",
+            hint="scan each tree on its own, or give the release with --rocm-version",
+        )
+    ((release, headers),) = recorded.items()
+    rocm, span = rocm_target(release)
+    note = f"checking for ROCm {release}, which {headers[0]} was written for"
+    return replace(settings, rocm=rocm, rocm_range=span), note
+
+
+def _nearest(folder: Path) -> Path | None:
+    """The folder of the nearest hipconv_portability.h in `folder` or above."""
+    return next((place for place in (folder, *folder.parents) if (place / PORTABILITY_HEADER).is_file()), None)
