@@ -174,6 +174,22 @@ def test_a_directive_a_splice_joins_to_the_brace_stays_code(newline: str) -> Non
     assert _translate(out) == (out, [])
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_definition_after_a_directive_spliced_under_a_guard_is_disabled_in_one_pass(newline: str) -> None:
+    """`}\\` then `#include <x>` (code, kept under the first `#if 0`), then a second definition (found by
+    tests/test_fuzz.py's guarded draws): the code before it is no statement end, so it was left, and a second
+    pass, which sees the first guard's `#endif` line before it, disabled it then."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    out, codes = _translate(f"{plus}\\{newline}#include <stdio.h>{newline}{plus}{newline}")
+    assert codes == ["HC012", "HC012"]
+    assert f"#include <stdio.h>{newline}#endif{newline}#if 0 // hipconv: HIP declares operator+(" in out
+    assert out.count("#if 0 // hipconv: HIP declares") == 2 and out.count("#endif") == 2
+    assert _translate(out) == (out, [])
+    # a directive of its own before the definition is a boundary as before; code joined to it is none
+    assert _translate(f"int x;{newline}#include <stdio.h>{newline}{plus}{newline}")[1] == ["HC012"]
+    assert _translate(f"int x; \\{newline}#include <stdio.h>{newline}{plus}{newline}")[1] == []
+
+
 def test_a_comment_before_the_first_definition_stays_above_its_if_0() -> None:
     """A file starting `/* c */ definition`: the `#if 0` went before the comment, where the runtime include goes
     too, so the include was lost and a second pass added it, and then a second `#if 0` (found by test_fuzz)."""

@@ -96,9 +96,12 @@ def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
     if not may_define_operators(words):
         return
     tokens = c.tokens
+    tail = (0, 0)  # what a splice joins to the last disabled definition's `}`: under its guard, before its #endif
 
     def in_directive(k: int) -> bool:
-        return c.directive_around(tokens.starts[k]) is not None
+        """On a preprocessor line, or before the #endif of a definition disabled above (`}\\` then `#include
+        <x>` stays code under the guard; what follows its #endif line starts a definition as after a directive)."""
+        return c.directive_around(tokens.starts[k]) is not None or tail[0] <= tokens.starts[k] < tail[1]
 
     release = str(c.settings.rocm)
     scopes: _Scopes | None = None
@@ -117,7 +120,8 @@ def match_vector_operators(c: Found, words: frozenset[bytes]) -> None:
         if differs is not None:
             _keep(c, found, differs)
         else:
-            _disable(c, found)
+            endif = _disable(c, found)
+            tail = (tokens.ends[found.close], endif.start)
 
 
 def _line_start(c: Found, found: OperatorDef) -> int:
@@ -144,7 +148,8 @@ def _disabled_already(c: Found, found: OperatorDef) -> bool:
     return directive is not None and MARK.encode() in c.tokens.body[directive[0] : directive[1]]
 
 
-def _disable(c: Found, found: OperatorDef) -> None:
+def _disable(c: Found, found: OperatorDef) -> Edit:
+    """Put the definition under `#if 0` (HC012); the edit that writes its #endif."""
     tokens, body = c.tokens, c.tokens.body
     line_start = _line_start(c, found)
     nl = c.source.newline_at(line_start)
@@ -164,12 +169,14 @@ def _disable(c: Found, found: OperatorDef) -> None:
     c.edits.append(Edit.replace(line_start, tokens.ends[found.first], f"{opening}{first}", RULE_ID))
     # code after the brace, on its line or on the next one through a line splice (`}\`), goes on a line of
     # its own: an `#endif` before a splice would take that line into the directive; a `#` joined so stays code
-    c.edits.append(closing_edit(tokens, found.close, nl, RULE_ID))
+    endif = closing_edit(tokens, found.close, nl, RULE_ID)
+    c.edits.append(endif)
     message = (
         f"{found.signature}: HIP declares {declaration} ({HIP_HEADER}), which computes the same, component "
         f"by component, in ROCm {c.settings.rocm}; the project's definition is disabled (#if 0)"
     )
     c.diag(tokens.starts[found.keyword], NOTE_CODE, message, symbol=f"operator{found.op}", about_api=False)
+    return endif
 
 
 def _keep(c: Found, found: OperatorDef, differs: str) -> None:
