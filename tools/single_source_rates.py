@@ -6,7 +6,7 @@ For each tree T it runs, with -j 1 unless --jobs says otherwise:
 - `python -m hipconv build T -o OUT/to/T --check-only --rocm-version R --hipcc HIPCC --hipcc-arg=-std=c++17
   --report OUT/to/T.json` (translate -o's rate);
 - the same with `--single-source` into OUT/ss/T (the single-source tree's HIP rate);
-- nvcc (`-x cu -std=c++17 --cuda -o /dev/null`) on each TU of OUT/ss/T, with the -I, -isystem, -idirafter, -D,
+- nvcc (`-x cu -std=c++17 -rdc=true --cuda -o /dev/null`) on each TU of OUT/ss/T, with the -I, -isystem, -idirafter, -D,
   -U and -include flags of its hipcc command in OUT/ss/T.json (the tree's build files read on their HIP side),
   less hipconv's own HIP switches. A TU nvcc rejects is compiled again from T, the CUDA source it came from:
   when that fails too, the CUDA source itself does not build with this CUDA (an API CUDA 13 removed, a
@@ -109,7 +109,8 @@ def _cuda_flags(command: list[str]) -> list[str]:
 
 
 def _nvcc(nvcc: str, flags: list[str], source: Path, cwd: Path) -> bool:
-    command = [nvcc, "-x", "cu", "-std=c++17", *flags, "--cuda", "-o", "/dev/null", str(source)]
+    # -rdc=true: a TU that calls a device function of another TU (separate compilation) compiles on its own
+    command = [nvcc, "-x", "cu", "-std=c++17", "-rdc=true", *flags, "--cuda", "-o", "/dev/null", str(source)]
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=300, check=False)
     except subprocess.TimeoutExpired:
