@@ -191,6 +191,21 @@ def test_a_comment_inside_a_rewritten_test_stays(src: str, expected: str) -> Non
     assert translate(text)[0] == text
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("tail", [") && X", ")"])
+def test_a_defined_whose_paren_closes_on_the_next_line_is_left(newline: str, tail: str) -> None:
+    """`#if defined(USE_ROCM// c` then `)` on the next line, which is code (the line comment ends the directive):
+    the rewrite took the `)` from that line and its line break with it, so `&& X` went into the comment, or
+    the `)` was lost (#40, found by the fuzz lane's guarded draws). The test is left as written."""
+    plain = "#ifdef USE_ROCM\nhipFree(q);\n#endif\ncudaStream_t s;\n".replace("\n", newline)  # a switch seen
+    for comment in ("// c", ""):
+        src = plain + f"#if defined(USE_ROCM{comment}{newline}{tail}{newline}int v;{newline}#endif{newline}"
+        text, _ = translate(src)
+        switched = src.replace("#ifdef USE_ROCM", "#if 1 /* hipconv: #ifdef USE_ROCM */", 1)
+        assert text == switched.replace("cudaStream_t", "hipStream_t")
+        assert translate(text)[0] == text
+
+
 def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:
     """Defined in one file (derived from the target), tested around HIP code in another: left alone."""
     (tmp_path / "src").mkdir()

@@ -127,7 +127,9 @@ def _expression_tests(tokens: Tokens, name_i: int, last: int, switches: frozense
             paren = is_punct(tokens, inner, "(")
             name_k = next_code(tokens, inner) if paren else inner
             close = next_code(tokens, name_k) if paren else name_k
-            if name_k <= last and tokens.text(name_k) in switches and (not paren or is_punct(tokens, close, ")")):
+            # (a `)` on the next line, after a line comment, is code: the test ends at the directive's end)
+            closed = not paren or (close <= last and is_punct(tokens, close, ")"))
+            if name_k <= last and tokens.text(name_k) in switches and closed:
                 name = tokens.text(name_k)
                 yield _Test(name, (tokens.starts[k], tokens.ends[close]), f"1 /* hipconv: defined({name}) */")
             k = next_code(tokens, close if close <= last else k)
