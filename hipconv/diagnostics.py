@@ -425,8 +425,8 @@ CODES = _codes(
     Code(
         SINGLE_SOURCE_EDIT_DRIFTED,
         Severity.WARNING,
-        "scan --single-source: a guarded edit whose CUDA side (its #else part) changed since hipconv wrote it: "
-        "its HIP side may no longer do the same",
+        "scan --single-source: a guarded edit whose CUDA side (its #else part; in a build file, the else part of a "
+        "GPU_BACKEND branch) changed since hipconv wrote it: its HIP side may no longer do the same",
         hint="rerun `hipconv translate --single-source`: it regenerates the HIP side from the CUDA side",
         example=Example(
             "__device__ float f(float v) {\n"

@@ -342,3 +342,56 @@ def test_scan_of_trees_for_different_releases_needs_the_release() -> None:
     assert (
         f"{trees[0] / 'hipconv_portability.h'} for ROCm 5.2; {trees[1] / 'hipconv_portability.h'} for ROCm 6.3" in err
     )
+
+
+# --- scan covers the build files the split wrote -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "name", "before", "after", "hip"),
+    [
+        pytest.param(
+            "single_build_make",
+            "Makefile",
+            "LDLIBS += -lcublas\n",
+            "LDLIBS += -lcublas -lcurand\n",
+            "LDLIBS += -lhipblas -lhiprand\n",
+            id="make",
+        ),
+        pytest.param(
+            "single_build_cmake",
+            "CMakeLists.txt",
+            "  project(vecdemo LANGUAGES CXX CUDA)\n",
+            "  project(vecdemo VERSION 1.1 LANGUAGES CXX CUDA)\n",
+            "  project(vecdemo VERSION 1.1 LANGUAGES CXX HIP)\n",
+            id="cmake",
+        ),
+    ],
+)
+def test_a_build_files_cuda_side_edited_since_is_drift(
+    case: str, name: str, before: str, after: str, hip: str, tmp_path: Path
+) -> None:
+    """The CUDA side of a GPU_BACKEND branch edited after the split: scan reports HC035 at the branch (and
+    nothing before the edit); a rerun writes the branch again from the edited side, after which scan is clean and
+    a second rerun changes nothing."""
+    tree_ = tmp_path / "portable"
+    _translate(FIXTURES / case / "cuda", tree_, "--rocm-version", "6.3")
+    assert _scan(tree_, "6.3") == (0, "")
+    build = tree_ / name
+    text = build.read_text()
+    assert text.count(before) == 1
+    build.write_text(text.replace(before, after))
+    code, out = _scan(tree_, "6.3")
+    opening = text[: text.index(before)].rsplit("single-source ", 1)
+    line = opening[0].count("\n") + 1
+    assert code == 1
+    assert f"{name}:{line}:1: warning[HC035]: the CUDA side of this GPU_BACKEND branch (lines {line}-" in out
+    assert f"(digest {opening[1][:12]}); rerun `hipconv translate --single-source` to regenerate it" in out
+    again = tmp_path / "again"
+    _translate(tree_, again, "--rocm-version", "6.3")
+    regenerated = (again / name).read_text()
+    assert hip in regenerated and after in regenerated and opening[1][:12] not in regenerated
+    assert _scan(again, "6.3") == (0, "")
+    twice = tmp_path / "twice"
+    _translate(again, twice, "--rocm-version", "6.3")
+    assert tree(twice) == tree(again)

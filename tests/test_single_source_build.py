@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from rich.console import Console
 
 from helpers import DEBIAN_CMAKE, HAS_DEBIAN_CMAKE_HIP, HIPCC_SYNTAX, check_golden, hipcc_syntax_missing, run_cli
 from hipconv.buildfiles import build_file_kind, translate_build_file
+from hipconv.buildfiles.backends import drifted_branches
 from hipconv.commands.translate import TranslateRequest, translate_paths
 from hipconv.config import Config, settings_from
 from hipconv.diagnostics import BACKEND_NOT_SPLIT, BACKEND_SPLIT, CODES
@@ -38,6 +40,17 @@ def _split(text: str, name: str = "CMakeLists.txt") -> tuple[str, list[str]]:
     result = translate_build_file(SourceFile.from_bytes(name, text.encode()), single_source=True)
     output = text if result.output is None else result.output.decode()
     return output, [d.format().split(": ", 1)[1] for d in result.diagnostics]
+
+
+def _unmarked(text: str, name: str = "CMakeLists.txt") -> str:
+    """`text` less the digests on the branches' opening lines, after checking that each is its CUDA side's."""
+    kind = build_file_kind(name)
+    assert kind is not None
+    assert drifted_branches(kind, text.encode()) == []
+    return _MARKER.sub("", text)
+
+
+_MARKER = re.compile(r" # hipconv single-source [0-9a-f]{12}$", re.M)
 
 
 def _rerun_unchanged(text: str, name: str) -> None:
@@ -154,7 +167,10 @@ def _rerun_unchanged(text: str, name: str) -> None:
 )
 def test_split(name: str, src: str, expected: str) -> None:
     output, diagnostics = _split(src, name)
-    assert output == expected
+    assert _unmarked(output, name) == expected
+    assert output.count(" # hipconv single-source ") == expected.count(
+        'if(GPU_BACKEND STREQUAL "HIP")'
+    ) + expected.count("ifeq ($(GPU_BACKEND),HIP)")
     assert sum(d.startswith(f"note[{BACKEND_SPLIT}]") for d in diagnostics) == 1
     _rerun_unchanged(output, name)
 
@@ -226,7 +242,7 @@ def test_not_split(name: str, src: str, kept: str, message: str) -> None:
 def test_a_condition_and_its_body() -> None:
     """The condition tests GPU_BACKEND, the body is split in its own branches: each is what one build reads."""
     output, diagnostics = _split("if(CMAKE_CUDA_COMPILER)\n  add_executable(app main.cu)\nendif()\n")
-    assert output == (
+    assert _unmarked(output) == (
         'if((GPU_BACKEND STREQUAL "HIP" AND (CMAKE_HIP_COMPILER)) OR (NOT GPU_BACKEND STREQUAL "HIP" AND '
         "(CMAKE_CUDA_COMPILER)))\n"
         '  if(GPU_BACKEND STREQUAL "HIP")\n'

@@ -36,10 +36,20 @@ def translate_build_file(
     from hipconv.buildfiles.common import BuildFileEdits
     from hipconv.buildfiles.make import translate_make
 
+    read = source
+    if single_source:  # a branch whose CUDA side was edited since is translated again from that side
+        from hipconv.buildfiles.backends import unwrap_drifted
+
+        body = unwrap_drifted(kind, source.body)
+        if body != source.body:
+            source = SourceFile(source.path, source.bom, body, source.escaped, source.cr_lines)
     out = BuildFileEdits(source, kind)
     (translate_cmake if kind == "cmake" else translate_make)(source.body, tuple(archs), out)
     if single_source:
         from hipconv.buildfiles.backends import split_backends
 
         out = split_backends(out)
-    return out.result()
+    result = out.result()
+    if source is not read and result.output is None:  # nothing to split in that side: it is the file now
+        return FileResult(read.path, FileStatus.CONVERTED, output=source.data, diagnostics=result.diagnostics)
+    return result

@@ -21,6 +21,10 @@ build has it, with HC414, unless the translation changes only its condition (`if
 `ifeq (A,B)`, `ifneq (A,B)`): the condition then tests GPU_BACKEND itself,
 `(GPU_BACKEND STREQUAL "HIP" AND (<translated>)) OR (NOT GPU_BACKEND STREQUAL "HIP" AND (<as written>))`, or
 `ifneq ($(if $(filter HIP,$(GPU_BACKEND)),<translated>,<as written>),)`.
+
+A branch's opening line carries a digest of its CUDA side (`if(GPU_BACKEND STREQUAL "HIP") # hipconv
+single-source 3f2a...`, fold.digest of its lines less their indentation), so `hipconv scan --single-source`
+finds a CUDA side edited since (drifted_branches: HC035), as it does for a source's guarded edits.
 """
 
 from __future__ import annotations
@@ -33,10 +37,13 @@ from hipconv.buildfiles.cmake_syntax import cmake_commands
 from hipconv.buildfiles.common import BuildFileEdits
 from hipconv.buildfiles.make import statement_spans
 from hipconv.diagnostics import BACKEND_NOT_SPLIT, BACKEND_SPLIT
+from hipconv.single_source.fold import digest
 from hipconv.translate.combine import without_overlaps
 from hipconv.translate.edits import Edit, apply
 
 BACKEND_VARIABLE = "GPU_BACKEND"
+_MARK = "# hipconv single-source"
+_MARKED = re.compile(rb"#\s*hipconv single-source ([0-9a-f]{12})\s*$")
 
 
 @dataclass(frozen=True)
@@ -355,7 +362,66 @@ def _branches(syntax: _Syntax, body: bytes, start: int, hip: str, cuda: str) -> 
         return "".join(inner + line if line.strip() else line for line in text.splitlines(keepends=True))
 
     ending = "\n" if cuda.endswith("\n") or not cuda else ""
-    written = f"{indent}{syntax.open}\n{branch(hip)}"
+    written = f"{indent}{syntax.open} {_MARK} {_cuda_digest(cuda)}\n{branch(hip)}"
     if cuda:
         written += f"{indent}{syntax.other}\n{branch(cuda)}"
     return f"{written}{indent}{syntax.close}{ending}"
+
+
+def _cuda_digest(cuda: str) -> str:
+    """The digest of a branch's CUDA side: its lines less their indentation (which the branch adds)."""
+    return digest([line.strip() for line in cuda.splitlines() if line.strip()])
+
+
+@dataclass(frozen=True)
+class DriftedBranch:
+    """A GPU_BACKEND branch whose CUDA side is no longer the text its HIP side was written from."""
+
+    start: int  # the offset of its `if(GPU_BACKEND STREQUAL "HIP")` / `ifeq ($(GPU_BACKEND),HIP)`
+    end: int  # the end of its endif
+    digest: str  # the digest its opening line records
+    cuda: str  # its CUDA side's lines, as they stand in the branch
+
+
+def unwrap_drifted(kind: str, body: bytes) -> bytes:
+    """`body` with each drifted branch (drifted_branches) replaced by its CUDA side, less the indentation the
+    branch added: a rerun translates that side again, as fold.unwrap does for a source's guarded edits."""
+    syntax = _CMAKE if kind == "cmake" else _MAKE
+    for branch in reversed(drifted_branches(kind, body)):
+        start, end = _line_start(body, branch.start), _line_span(body, branch.end - 1, branch.end)[1]
+        lines = branch.cuda.splitlines(keepends=True)
+        inner = syntax.indent if lines and all(not x.strip() or x.startswith(syntax.indent) for x in lines) else ""
+        cuda = "".join(x[len(inner) :] if x.strip() else x for x in lines).encode("utf-8")
+        body = body[:start] + cuda + body[end:]
+    return body
+
+
+def drifted_branches(kind: str, body: bytes) -> list[DriftedBranch]:
+    """The branches of a single-source build file (`kind`: cmake or make) that carry a digest which their CUDA
+    side (the `else` part; none: empty) no longer matches, in order."""
+    units = _cmake_units(body) if kind == "cmake" else _make_units(body)
+    found = []
+    for n, unit in enumerate(units):
+        line_end = body.find(b"\n", unit.start)
+        marked = _MARKED.search(body[unit.start : len(body) if line_end < 0 else line_end].rstrip(b"\r"))
+        if not unit.backend or marked is None:
+            continue
+        depth, other, close = 0, None, None
+        for m in range(n, len(units)):
+            depth += {"open": 1, "close": -1}.get(units[m].role, 0)
+            if depth == 1 and units[m].role == "middle" and other is None:
+                other = units[m]
+            if depth == 0:
+                close = units[m]
+                break
+        if close is None:
+            continue
+        cuda = "" if other is None else body[other.end : _line_start(body, close.start)].decode("utf-8", "replace")
+        cuda = cuda.split("\n", 1)[1] if "\n" in cuda else ""  # after the else's own line
+        if _cuda_digest(cuda) != marked.group(1).decode():
+            found.append(DriftedBranch(unit.start, close.end, marked.group(1).decode(), cuda))
+    return found
+
+
+def _line_start(body: bytes, at: int) -> int:
+    return body.rfind(b"\n", 0, at) + 1

@@ -11,6 +11,7 @@ from typing import Literal
 from rich.console import Console
 
 from hipconv.atomic import write_named
+from hipconv.buildfiles import build_file_kind
 from hipconv.config import FailOn
 from hipconv.console import verbosity
 from hipconv.discover import plan
@@ -71,14 +72,18 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
     the_plan = plan(
         list(request.paths),
         None,
-        in_place=True,  # read in place
+        in_place=not request.settings.single_source,  # read in place; single source: build files too (-o's jobs)
         excludes=request.excludes,
         respect_gitignore=request.respect_gitignore,
         writes=False,
         force=False,
         follow_symlinks=request.follow_symlinks,
     )
-    jobs = [job for job in the_plan.jobs if not excluded(job.display, request.excludes)]
+    jobs = [
+        job
+        for job in the_plan.jobs
+        if not excluded(job.display, request.excludes) and (job.translate or build_file_kind(job.path) is not None)
+    ]
     if request.settings.single_source:
         settings, note = tree_settings(jobs, request.settings, given=request.rocm_given)
         request = replace(request, settings=settings)

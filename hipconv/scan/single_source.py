@@ -4,7 +4,8 @@ Each file is translated in single-source form again, in memory (pipeline.run wit
 and compared with what is on disk:
 - HC034: a CUDA name the file's translation renames that the nearest hipconv_portability.h (in its folder
   or one above) does not `#define` (or there is no such header);
-- HC035: a guarded edit whose CUDA side (`#else` part) is no longer the text its digest was made from;
+- HC035: a guarded edit whose CUDA side (`#else` part) is no longer the text its digest was made from; in a
+  build file, a GPU_BACKEND branch's (buildfiles.backends.drifted_branches);
 - HC036: any other difference: a CUDA line that now needs a HIP edit, an edit no longer needed, an include
   of the CUDA headers without the guarded portability header beside it.
 
@@ -19,6 +20,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from hipconv.buildfiles import build_file_kind
+from hipconv.buildfiles.backends import BACKEND_VARIABLE, drifted_branches
 from hipconv.config import rocm_target
 from hipconv.diagnostics import (
     SINGLE_SOURCE_EDIT_DRIFTED,
@@ -77,6 +80,19 @@ def _drift(path: str, data: bytes, result: FileResult, header: frozenset[tuple[s
         for block in blocks(lines)
         if block.drifted
     ]
+    kind = build_file_kind(path)
+    for branch in drifted_branches(kind, data) if kind is not None else ():
+        first, last = data.count(b"\n", 0, branch.start) + 1, data.count(b"\n", 0, branch.end) + 1
+        found.append(
+            Diagnostic(
+                path,
+                first,
+                1,
+                SINGLE_SOURCE_EDIT_DRIFTED,
+                f"the CUDA side of this {BACKEND_VARIABLE} branch (lines {first}-{last}) changed since hipconv wrote "
+                f"its HIP side (digest {branch.digest}); rerun `hipconv translate --single-source` to regenerate it",
+            )
+        )
     header_where = f"there is no {PORTABILITY_HEADER} in this folder or above" if header is None else ""
     for cuda, hip in sorted(renames_of(result) - (header or frozenset())):
         at = next((r for r in result.replacements if r.cuda == cuda), None)
