@@ -14,10 +14,10 @@ from hipconv.atomic import write_named
 from hipconv.buildfiles import build_file_kind
 from hipconv.config import FailOn
 from hipconv.console import verbosity
-from hipconv.discover import plan
+from hipconv.discover import Plan, plan
 from hipconv.excludes import excluded
 from hipconv.report import print_done, print_line, print_result, print_verbose, progress_bar
-from hipconv.results import FileStatus
+from hipconv.results import FileStatus, Job
 from hipconv.rules import load_ruleset
 from hipconv.scan.baseline import baseline_json, load_baseline, new_findings
 from hipconv.scan.formats import (
@@ -65,14 +65,13 @@ class ScanOutcome:
         return bool(self.report.failures)
 
 
-def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[ScanOutcome, str]:
-    """Scan the request's paths; returns the outcome and what goes to stdout. Text findings are printed
-    on `out` (stdout); progress, notes, failures and the summary on `console` (stderr)."""
-    started = time.monotonic()
+def _planned(request: ScanRequest) -> tuple[Plan, list[Job]]:
+    """The plan of the request's paths, read in place, and the jobs to scan (with --single-source, the build
+    files too: an -o run's jobs, less the files it would only copy)."""
     the_plan = plan(
         list(request.paths),
         None,
-        in_place=not request.settings.single_source,  # read in place; single source: build files too (-o's jobs)
+        in_place=not request.settings.single_source,
         excludes=request.excludes,
         respect_gitignore=request.respect_gitignore,
         writes=False,
@@ -84,11 +83,25 @@ def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[Sc
         for job in the_plan.jobs
         if not excluded(job.display, request.excludes) and (job.translate or build_file_kind(job.path) is not None)
     ]
-    if request.settings.single_source:
-        settings, note = tree_settings(jobs, request.settings, given=request.rocm_given)
-        request = replace(request, settings=settings)
-        if note is not None:
-            print_line(console, f"hipconv scan: {note}")
+    return the_plan, jobs
+
+
+def _release_of_tree(request: ScanRequest, jobs: list[Job], console: Console) -> ScanRequest:
+    """A single-source scan checks for the release the tree's header records, when none is given (and says so)."""
+    if not request.settings.single_source:
+        return request
+    settings, note = tree_settings(jobs, request.settings, given=request.rocm_given)
+    if note is not None:
+        print_line(console, f"hipconv scan: {note}")
+    return replace(request, settings=settings)
+
+
+def scan_paths(request: ScanRequest, console: Console, out: Console) -> tuple[ScanOutcome, str]:
+    """Scan the request's paths; returns the outcome and what goes to stdout. Text findings are printed
+    on `out` (stdout); progress, notes, failures and the summary on `console` (stderr)."""
+    started = time.monotonic()
+    the_plan, jobs = _planned(request)
+    request = _release_of_tree(request, jobs, console)
     table = load_ruleset(request.rules_dirs).table(request.settings)
     baseline = None  # read before the scan: a bad one stops it at once
     if request.baseline is not None and request.write_baseline is None:
