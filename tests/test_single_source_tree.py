@@ -3,24 +3,28 @@
 The portability header serves every file of a tree, so a CUDA name whose HIP name depends on how it is used
 (cudaEventCreate: one argument hipEventCreate, two arguments hipEventCreateWithFlags) is #defined once, as
 its `uncalled` form, and any other use is a guarded edit in its file (hipconv.single_source.shared_names);
-and build --single-source reads each Makefile's HIP side. The golden tree tests/fixtures/single_clash is built
+a conditional directive the translation inserts is written for both compilers; and build --single-source reads
+each Makefile's HIP side. The golden tree tests/fixtures/single_clash is built
 with nvcc, Debian's hipcc and ROCm 6.3's hipcc-syntax by tests/test_single_source.py.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import HIPCC_SYNTAX, hipcc_syntax_missing, ruleset, run_cli
+from helpers import COMPILE_TIMEOUT_S, HIPCC_SYNTAX, hipcc_syntax_missing, ruleset, run_cli
 from hipconv.settings import Settings, Version
-from hipconv.single_source.fold import HIP_TEST, digest, fold
+from hipconv.single_source.fold import HIP_TEST, digest, fold, unwrap
 from hipconv.single_source.shared_names import header_renames
 
 CLASH = Path(__file__).parent / "fixtures" / "single_clash"
+NVCC = Path(os.environ.get("CUDA_PATH", "/usr/local/cuda")) / "bin" / "nvcc"
 TABLE = ruleset().table(Settings(Version.parse("6.3")))
 
 
@@ -130,3 +134,69 @@ def test_build_single_source_reads_the_makefiles_hip_side(tmp_path: Path) -> Non
         assert "-DSCALE_CHECKED" in unit["command"] and "--offload-arch=gfx90a" in unit["command"]
         assert not any(word.startswith("-gencode") for word in unit["command"])
     assert result.code == 0, result.stderr
+
+
+ERRNAMES_H = """\
+// Names of runtime and driver errors, for log messages.
+#pragma once
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+static const char *error_name(cudaError_t error)
+{
+    return cudaGetErrorName(error);
+}
+
+static const char *error_name(CUresult error)
+{
+    const char *name = "unknown";
+    cuGetErrorName(error, &name);
+    return name;
+}
+"""
+
+REPORT_CU = """\
+#include <cstdio>
+#include "errnames.h"
+
+void report(cudaError_t error) { std::printf("runtime: %s\\n", error_name(error)); }
+"""
+
+
+def test_an_inserted_conditional_is_written_on_both_sides(tmp_path: Path) -> None:
+    """Both overloads of error_name become error_name(hipError_t), and the translation encloses the second in
+    `#if 0` ... `#endif`: a guarded edit cannot hold one end of it (rodinia's helper_cuda.h: 5 TUs failed as
+    HIP on an unterminated #if). Both lines are written for both compilers (nvcc reads `1`), marked, and a
+    rerun reads them away."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "errnames.h").write_text(ERRNAMES_H)
+    (src / "report.cu").write_text(REPORT_CU)
+    result = run_cli("translate", src, "-o", out, "--single-source", "--rocm-version", "6.3")
+    assert result.code == 0, result.stderr
+    text = (out / "errnames.h").read_text()
+    opening = f"#if ({HIP_TEST}) ? (0) : 1 // hipconv single-source inserted: as translated, a redefinition of "
+    assert text.count(opening) == 1
+    assert text.count("#endif // hipconv single-source inserted\n") == 1
+    assert unwrap(text) == ERRNAMES_H
+    again = tmp_path / "again"
+    result = run_cli("translate", out, "-o", again, "--single-source", "--rocm-version", "6.3")
+    assert result.code == 0, result.stderr
+    assert (again / "errnames.h").read_bytes() == (out / "errnames.h").read_bytes()
+    missing = hipcc_syntax_missing()
+    if missing:
+        pytest.skip(missing)
+    built = subprocess.run(
+        [HIPCC_SYNTAX, "report.cu"], cwd=out, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S
+    )
+    assert built.returncode == 0, built.stderr
+    if not NVCC.exists():
+        pytest.skip(f"{NVCC} not found: no CUDA toolkit on this machine")
+    built = subprocess.run(
+        [NVCC, "-x", "cu", "--cuda", "-o", os.devnull, "report.cu"],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        timeout=COMPILE_TIMEOUT_S,
+    )
+    assert built.returncode == 0, built.stderr

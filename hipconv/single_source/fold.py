@@ -37,6 +37,10 @@ _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)")
 _TEST = re.compile(r"^(\s*#\s*)(if|elif|ifdef|ifndef)\b(.*?)\r?\n?$")
 _CHOSEN = re.compile(rf"^(\s*#\s*)(if|elif) \({re.escape(HIP_TEST)}\) \? \((.*\)) // {_MARK} ([0-9a-f]{{12}})\r?\n?$")
 _NOTE = re.compile(r"\s*/\* hipconv: .*?\*/")
+_KINDS = {"if": "open", "ifdef": "open", "ifndef": "open", "endif": "close"} | dict.fromkeys(
+    ("else", "elif", "elifdef", "elifndef"), "middle"
+)
+_INSERTED = re.compile(rf"^\s*#.*// {_MARK} inserted\b.*\r?\n?$")
 _CONDITIONAL = frozenset({"if", "ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif"})
 
 
@@ -94,7 +98,7 @@ def unwrap(text: str) -> str:
     lines = text.splitlines(keepends=True)
     for block in reversed(blocks(lines)):
         lines[block.start : block.end] = block.cuda
-    return "".join(line if (cuda := _unchosen(line)) is None else cuda for line in lines)
+    return "".join(line if (cuda := _unchosen(line)) is None else cuda for line in lines if not _INSERTED.match(line))
 
 
 def fold(
@@ -106,6 +110,7 @@ def fold(
     is a guarded edit."""
     old, new = cuda.splitlines(keepends=True), hip.splitlines(keepends=True)
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
+    old, new = _inserted_conditionals(old, new, newline)
     pieces = [piece for span in _spans(old, new) for piece in _pieces(old, new, span)]
     renames = _consistent_renames(old, new, pieces, shared)
     runs = _runs(old, new, pieces, renames)
@@ -135,6 +140,65 @@ def fold(
             out.extend(_guarded(hip_lines, cuda_lines, newline))
     out.extend(old[at:])
     return Folded("".join(out), renames, tuple(prelude))
+
+
+def _inserted_conditionals(old: list[str], new: list[str], newline: str) -> tuple[list[str], list[str]]:
+    """The conditional directives the translation inserted around CUDA lines (`#if !defined(X)` ... `#endif`
+    about a function that HIP would see twice), written on both sides, marked: a guarded edit cannot hold
+    one end of a conditional without the other. Under hipcc each tests what the translation wrote; for nvcc
+    an opening one is `1`, so the CUDA lines it encloses stay. A changed run's HIP directives are paired in
+    order with its CUDA ones of the same kind (opening, closing); the rest were inserted, and are written so
+    when a run inserts one end without the other. Left alone (guarded edits, as before) when the translation
+    inserted an #else or #elif."""
+    found: list[tuple[int, int, str]] = []  # (CUDA line before which it goes, HIP line, the marked line)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        cuda_kinds = [_KINDS[k] for line in old[i1:i2] if (k := _conditional(line))]
+        chunk: list[tuple[int, int, str]] = []
+        inserted = 0
+        for j in range(j1, j2):
+            keyword = _conditional(new[j])
+            if keyword is not None and cuda_kinds and cuda_kinds[0] == _KINDS[keyword]:
+                cuda_kinds.pop(0)  # a CUDA directive the translation changed, not one it inserted
+                continue
+            if keyword is not None and _KINDS[keyword] == "middle":
+                return old, new
+            if keyword is not None:
+                marked = _marked(new[j], keyword, newline)
+                if marked is None:
+                    return old, new
+                chunk.append((min(i1 + (j - j1) - inserted, i2), j, marked))
+                inserted += 1
+        opened = sum(1 if _KINDS[_conditional(new[j]) or ""] == "open" else -1 for _, j, _ in chunk)
+        if opened:  # a whole #if ... #endif inserted in one run is a guarded edit (or a switch) as before
+            found.extend(chunk)
+    if not found:
+        return old, new
+    old, new = [*old], [*new]
+    for at, j, marked in reversed(found):
+        old.insert(at, marked)
+        new[j] = marked
+    return old, new
+
+
+def _conditional(line: str) -> str | None:
+    found = _DIRECTIVE.match(line)
+    return found.group(1) if found and found.group(1) in _CONDITIONAL else None
+
+
+def _marked(line: str, keyword: str, newline: str) -> str | None:
+    """An inserted conditional directive as both sides read it (None: one this cannot write so)."""
+    code, _, note = line.rstrip("\r\n").partition("//")
+    note = f": {note.strip().removeprefix('hipconv:').strip()}" if note.strip() else ""
+    prefix = code[: len(code) - len(code.lstrip())]
+    if keyword == "endif":
+        return f"{prefix}#endif // {_MARK} inserted{note}{newline}"
+    test = _test_of(code)
+    if test is None or "/*" in test:
+        return None
+    return f"{prefix}#if ({HIP_TEST}) ? ({test}) : 1 // {_MARK} inserted{note}{newline}"
 
 
 def _pieces(old: list[str], new: list[str], span: tuple[int, int, int, int]) -> list[tuple[int, int, int, int]]:
