@@ -12,7 +12,6 @@ templates) go into the keys: `library_versions`.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import enum
 import functools
@@ -20,6 +19,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import operator
 import os
 from pathlib import Path, PurePath
 from typing import Any, Callable
@@ -83,32 +83,55 @@ def _digest(key: bytes, text: bytes) -> bytes:
 # object of one key that says what it is ({"t": [...]} a tuple, ...; a record: {"r": [class, *fields]}),
 # which json.loads hands to _hook innermost first: no Python runs for the scalars.
 _BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
-_SCALARS = (str, bool, int, float)
 
 
 def _encoded(value: Any) -> Any:
     kind = type(value)
-    if value is None or kind in _SCALARS:
+    if kind in _PLAIN:
         return value
+    encode = _ENCODERS.get(kind)
+    if encode is None:
+        encode = _ENCODERS[kind] = _encoder(kind)
+    return encode(value)
+
+
+def _items(values: Any) -> list[Any]:
+    """The encoded items of a sequence (a scalar as itself, without a call: most items are)."""
+    plain = _PLAIN
+    return [x if type(x) in plain else _encoded(x) for x in values]
+
+
+def _encoder(kind: type) -> Callable[[Any], Any]:
+    """How a value of this type is encoded, decided once per type: a run stores tens of thousands of values."""
     if kind is bytes:
-        return {_BYTES: base64.b64encode(value).decode("ascii")}
+        return lambda value: {_BYTES: value.decode("latin-1")}  # a byte per character: source text stays short
     if kind is tuple:
-        return {_TUPLE: [_encoded(x) for x in value]}
+        return lambda value: {_TUPLE: _items(value)}
     if kind is list:
-        return {_LIST: [_encoded(x) for x in value]}
+        return lambda value: {_LIST: _items(value)}
     if kind is dict:
-        return {_DICT: [_encoded(x) for item in value.items() for x in item]}
+        return lambda value: {_DICT: _items(x for item in value.items() for x in item)}
     if kind is frozenset or kind is set:
-        return {_FROZENSET if kind is frozenset else _SET: [_encoded(x) for x in value]}
-    if isinstance(value, PurePath):
-        return {_PATH: str(value)}
-    if isinstance(value, enum.Enum):
-        return {_ENUM: [_name_of(kind), _encoded(value.value)]}
-    if isinstance(value, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
-        return {_RECORD: [_name_of(kind), *(_encoded(x) for x in value)]}
-    if dataclasses.is_dataclass(value):
-        return {_RECORD: [_name_of(kind), *(_encoded(getattr(value, f.name)) for f in dataclasses.fields(value))]}
+        tag = _FROZENSET if kind is frozenset else _SET
+        return lambda value: {tag: _items(value)}
+    if issubclass(kind, PurePath):
+        return lambda value: {_PATH: str(value)}
+    if issubclass(kind, enum.Enum):
+        name = _name_of(kind)
+        return lambda value: {_ENUM: [name, _encoded(value.value)]}
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
+        name = _name_of(kind)
+        return lambda value: {_RECORD: [name, *_items(value)]}
+    if dataclasses.is_dataclass(kind):
+        name, fields = _name_of(kind), operator.attrgetter(*_field_names(kind))
+        if len(_field_names(kind)) == 1:
+            return lambda value: {_RECORD: [name, *_items((fields(value),))]}
+        return lambda value: {_RECORD: [name, *_items(fields(value))]}
     raise TypeError(f"a {kind.__qualname__} is not stored in hipconv's caches")
+
+
+_PLAIN = frozenset({str, bool, int, float, type(None)})  # what JSON holds as it is
+_ENCODERS: dict[type, Callable[[Any], Any]] = {}
 
 
 def _name_of(kind: type) -> str:
@@ -140,7 +163,7 @@ def _hook(obj: dict[str, Any]) -> Any:
     if tag == _LIST:
         return list(data)
     if tag == _BYTES:
-        return base64.b64decode(data, validate=True)
+        return data.encode("latin-1")  # UnicodeEncodeError (a ValueError) for a character above 255: damaged
     if tag == _SET:
         return set(data)
     if tag == _PATH:
