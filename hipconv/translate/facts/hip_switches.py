@@ -161,8 +161,7 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     code here. Cheap for a file with no such test: one search for the words HIP and ROCm. A file that has
     them is read once a run: the project pass and project_hip both ask (kept by its bytes' hash and length,
     for the run's one table)."""
-    lowered = body.lower()
-    if b"#" not in body or (b"hip" not in lowered and b"rocm" not in lowered):
+    if b"#" not in body or not _may_name_switch(body):
         return NO_TESTS
     global _READ_WITH
     if _READ_WITH is not table:
@@ -175,6 +174,22 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
         if len(_READ) < _READ_LIMIT:
             _READ[key] = found
     return found
+
+
+def _may_name_switch(body: bytes) -> bool:
+    """Whether HIP or ROCm is written on a line that may be a directive (one that starts with `#`, follows a
+    comment or continues the line above): the cheap test before _MAY_NAME_SWITCH's reading of each
+    directive. Most CUDA files say neither, or say it in comments and code only ("chip", a tool's name)."""
+    lowered = body.lower()
+    for word in (b"hip", b"rocm"):
+        at = lowered.find(word)
+        while at >= 0:
+            line = body.rfind(b"\n", 0, at) + 1
+            head = body[line:at].lstrip(b" \t")
+            if head.startswith(b"#") or b"*/" in head or body[max(line - 3, 0) : line].rstrip(b"\r\n").endswith(b"\\"):
+                return True
+            at = lowered.find(word, at + len(word))
+    return False
 
 
 _READ: dict[tuple[int, int], SwitchTests] = {}
