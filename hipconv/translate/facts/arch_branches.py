@@ -17,7 +17,7 @@ from typing import NamedTuple
 from hipconv.resources import hip_names
 from hipconv.rules.model import Action, LookupTable
 from hipconv.settings import Version
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, LITERAL, PUNCTUATION, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
 from hipconv.translate.words import WORD_BYTES, file_words
 
@@ -54,28 +54,29 @@ def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version
     """What the code in the byte region (a branch, its nested directives included) holds."""
     code = tokens.body[region[0] : region[1]]
     words = file_words(code)
-    if (
-        words.isdisjoint(_nvidia_words(table))
-        and not any(w.startswith(_PREFIX_BYTES) for w in words)
-        and not _may_define_hip_name(code, words)
-    ):
+    suspects = words & _nvidia_words(table)
+    may_provide = _may_define_hip_name(code, words)
+    if not suspects and not may_provide and not any(w.startswith(_PREFIX_BYTES) for w in words):
         return Holds()  # most branches: nothing that could make them NVIDIA-only or a fallback, found at C speed
     first, end = tokens.within(region)
     nvidia, at, provides, depth = "", -1, "", 0
+    kinds = tokens.kinds
     for k in range(first, end):
-        kind = tokens.kinds[k]
-        if kind == TokenKind.PUNCTUATION:
-            text = tokens.text(k)
-            depth += (text == "{") - (text == "}")
+        kind = kinds[k]
+        if kind == PUNCTUATION:
+            text = tokens.raw(k)
+            depth += (text == b"{") - (text == b"}")
             continue
-        if kind not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        if kind != IDENTIFIER and kind != KEYWORD:
             continue
         name = tokens.text(k)
-        if not nvidia:
+        if not nvidia and (name.encode() in suspects or name.startswith(_PREFIXES)):
             nvidia = _nvidia_only(tokens, k, name, end, table)
             at = tokens.starts[k] if nvidia else -1
-        if not provides and depth == 0 and kind == TokenKind.IDENTIFIER and _defines(tokens, k, end):
-            provides = name if _hip_declares(name, rocm) else ""
+        if may_provide and not provides and depth == 0 and kind == IDENTIFIER and _hip_declares(name, rocm):
+            provides = name if _defines(tokens, k, end) else ""
+        if nvidia and (provides or not may_provide):
+            break  # both facts known
     return Holds(nvidia, at, provides)
 
 
@@ -86,7 +87,7 @@ def nvidia_only(tokens: Tokens, region: Span, table: LookupTable) -> tuple[str, 
         return "", -1
     first, end = tokens.within(region)
     for k in range(first, end):
-        if tokens.kinds[k] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        if tokens.kinds[k] in (IDENTIFIER, KEYWORD):
             what = _nvidia_only(tokens, k, tokens.text(k), end, table)
             if what:
                 return what, tokens.starts[k]
@@ -121,7 +122,7 @@ def _asm(tokens: Tokens, k: int, end: int) -> str:
     if j >= end or not is_punct(tokens, j, "("):
         return ""
     literal = next_code(tokens, j)
-    return ptx_named(tokens.text(literal) if literal < end and tokens.kinds[literal] == TokenKind.LITERAL else "")
+    return ptx_named(tokens.text(literal) if literal < end and tokens.kinds[literal] == LITERAL else "")
 
 
 def ptx_named(literal: str) -> str:
@@ -149,6 +150,7 @@ def _defines(tokens: Tokens, k: int, end: int) -> bool:
     return j < end and is_punct(tokens, j, "{")
 
 
+_PREFIXES = tuple(NVIDIA_ONLY_PREFIXES)
 _PREFIX_BYTES = tuple(p.encode() for p in NVIDIA_ONLY_PREFIXES)
 _NVIDIA_WORDS: dict[int, tuple[LookupTable, frozenset[bytes]]] = {}
 
