@@ -29,7 +29,7 @@ from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind
+from hipconv.translate.lexer import COMMENT, IDENTIFIER, KEYWORD, LITERAL, TokenKind
 from hipconv.translate.syntax import int_literal, is_punct, matching_close, next_code
 from hipconv.translate.words import inside, token_occurrences
 
@@ -91,10 +91,10 @@ def _label(c: Found, case: int) -> _Label | None:
     if not is_punct(tokens, colon, ":"):
         return None
     text = tokens.text(constant)
-    if tokens.kinds[constant] == TokenKind.LITERAL:
+    if tokens.kinds[constant] == LITERAL:
         literal = int_literal(text)
         return None if literal is None else _Label(case, constant, colon, literal.value, text)
-    if tokens.kinds[constant] != TokenKind.IDENTIFIER:
+    if tokens.kinds[constant] != IDENTIFIER:
         return None
     values = hip_enumerator_values(str(c.settings.rocm))
     resolution = c.table.identifiers.get(text)
@@ -159,7 +159,7 @@ def _runs(c: Found, label: _Label, end: int) -> tuple[str, ...]:
     words: list[str] = []
     depth, statement = 0, True
     while k < end:
-        if tokens.kinds[k] == TokenKind.COMMENT or c.directive_around(tokens.starts[k]) is not None:
+        if tokens.kinds[k] == COMMENT or c.directive_around(tokens.starts[k]) is not None:
             k += 1  # a comment, or a line of hipconv's guard (`#if !X`, `#endif`) around a label
             continue
         if depth == 0 and statement and tokens.text(k) in ("case", "default"):
@@ -187,9 +187,9 @@ def _past_labels(c: Found, k: int, end: int) -> int:
     """The first code token at or after k that is not in a `case X:` or `default:` label (comments skipped)."""
     tokens = c.tokens
     while k < end:
-        if tokens.kinds[k] == TokenKind.COMMENT or c.directive_around(tokens.starts[k]) is not None:
+        if tokens.kinds[k] == COMMENT or c.directive_around(tokens.starts[k]) is not None:
             k += 1
-        elif tokens.text(k) in ("case", "default") and tokens.kinds[k] == TokenKind.KEYWORD:
+        elif tokens.text(k) in ("case", "default") and tokens.kinds[k] == KEYWORD:
             depth = 0
             while k < end and not (depth == 0 and is_punct(c.tokens, k, ":")):
                 depth += tokens.text(k) in ("(", "[", "{")
@@ -207,7 +207,7 @@ _GUARD_WHY = "the value of an earlier label, where that one is compiled"
 def _guarded_already(c: Found, label: _Label) -> bool:
     """The line before the label is hipconv's guard of it (`#if !X  // hipconv: the value of ...`)."""
     k = label.case - 1
-    while k >= 0 and c.tokens.kinds[k] == TokenKind.COMMENT and c.directive_around(c.tokens.starts[k]) is None:
+    while k >= 0 and c.tokens.kinds[k] == COMMENT and c.directive_around(c.tokens.starts[k]) is None:
         k -= 1
     directive = c.directive_around(c.tokens.starts[k]) if k >= 0 else None
     return directive is not None and f"hipconv: {_GUARD_WHY}".encode() in c.tokens.body[directive[0] : directive[1]]

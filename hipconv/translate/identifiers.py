@@ -15,7 +15,7 @@ from hipconv.translate.compat import shim_use
 from hipconv.translate.contracts import check_contracts, contracted_names
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, Tokens
 from hipconv.translate.status import apply_resolution
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.texture_refs import TEXTURE, template_use
@@ -104,7 +104,7 @@ def _type_use(c: Found, i: int, last: int, name: str, resolution: Resolution, ru
     tokens = c.tokens
     start, end = tokens.starts[i], tokens.ends[last]
     keyword = prev_code(tokens, i)
-    if keyword < 0 or tokens.kinds[keyword] != TokenKind.KEYWORD or tokens.raw(keyword) not in _TAG_KEYWORDS:
+    if keyword < 0 or tokens.kinds[keyword] != KEYWORD or tokens.raw(keyword) not in _TAG_KEYWORDS:
         apply_resolution(c, start, end, name, resolution, rename=True)
     elif not rule.tagless and rule.tag is not None:
         apply_resolution(c, start, end, name, resolution, rename=True, spelling=rule.tag)
@@ -131,7 +131,7 @@ def _tested_for_definition(c: Found, i: int, name: str) -> bool:
         return False
     k = bisect.bisect_left(tokens.starts, line[0])
     while k < len(tokens) and tokens.starts[k] < line[1]:
-        if tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) == name and not _definedness_test(tokens, k):
+        if tokens.kinds[k] == IDENTIFIER and tokens.text(k) == name and not _definedness_test(tokens, k):
             return False
         k += 1
     return True
@@ -203,7 +203,7 @@ def is_member_or_foreign(tokens: Tokens, i: int, table: LookupTable) -> bool:
         return True
     if is_punct(tokens, j, "::"):
         q = prev_code(tokens, j)
-        if q < 0 or tokens.kinds[q] != TokenKind.IDENTIFIER:
+        if q < 0 or tokens.kinds[q] != IDENTIFIER:
             return False
         text = tokens.text(q)
         qualifier = table.identifiers.get(text)

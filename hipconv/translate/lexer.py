@@ -44,6 +44,15 @@ class TokenKind(enum.IntEnum):
     WHITESPACE = 5  # the gaps between libclang's tokens: blanks, newlines, line splices
 
 
+# The kinds as plain ints, for the loops that run per token (syntax, words, the matchers' walks): on Python
+# 3.11 every `TokenKind.X` goes through EnumType.__getattr__'s attribute hook, several times a global's cost.
+PUNCTUATION = int(TokenKind.PUNCTUATION)
+KEYWORD = int(TokenKind.KEYWORD)
+IDENTIFIER = int(TokenKind.IDENTIFIER)
+LITERAL = int(TokenKind.LITERAL)
+COMMENT = int(TokenKind.COMMENT)
+
+
 @dataclass(frozen=True)
 class Token:
     kind: TokenKind
@@ -111,7 +120,7 @@ class Tokens:
             found = array("I")
             for m in _BRACE.finditer(self.body):
                 i = bisect.bisect_left(starts, m.start())
-                if i < size and starts[i] == m.start() and ends[i] == m.end() and kinds[i] == TokenKind.PUNCTUATION:
+                if i < size and starts[i] == m.start() and ends[i] == m.end() and kinds[i] == PUNCTUATION:
                     found.append(i)  # not one in a comment or a literal
             self._braces = found
         return self._braces
@@ -140,7 +149,7 @@ class Tokens:
     def text(self, i: int) -> str:
         """The token's spelling, with line splices removed."""
         raw = self.body[self.starts[i] : self.ends[i]]
-        if b"\\" in raw and self.kinds[i] != TokenKind.LITERAL:
+        if b"\\" in raw and self.kinds[i] != LITERAL:
             raw = unsplice(raw)
         return raw.decode()
 

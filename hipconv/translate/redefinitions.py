@@ -17,7 +17,7 @@ from hipconv.translate.branches import branches, guard, later_duplicate, transla
 from hipconv.translate.case_labels import CODE
 from hipconv.translate.directives import Directives
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import COMMENT, IDENTIFIER, KEYWORD, PUNCTUATION, TokenKind, Tokens
 from hipconv.translate.syntax import is_punct, matching_close, next_code, prev_code, split_top_level
 from hipconv.translate.words import identifier_tokens, inside, token_occurrences
 
@@ -89,7 +89,7 @@ def _definition_around(c: Found, i: int) -> _Definition | None:
     tokens = c.tokens
     open_ = _opening_paren(tokens, i)
     name = prev_code(tokens, open_) if open_ is not None else -1
-    if name < 0 or tokens.kinds[name] != TokenKind.IDENTIFIER:
+    if name < 0 or tokens.kinds[name] != IDENTIFIER:
         return None
     close = matching_close(tokens, open_) if open_ is not None else None
     brace = next_code(tokens, close) if close is not None else -1
@@ -104,7 +104,7 @@ def _definition_around(c: Found, i: int) -> _Definition | None:
     if params is None:
         return None
     ranges = [_parameter_type(tokens, span) for span in params]
-    qualified = "".join(tokens.text(k) for k in range(head, name + 1) if tokens.kinds[k] != TokenKind.COMMENT)
+    qualified = "".join(tokens.text(k) for k in range(head, name + 1) if tokens.kinds[k] != COMMENT)
     hip = tuple(translated_text(c, a, b) for a, b in ranges)
     cuda = tuple(translated_text(c, a, b, rename=False) for a, b in ranges)
     return _Definition(_declaration_start(c, before), name, end, head, (qualified, hip), cuda)
@@ -114,7 +114,7 @@ def _opening_paren(tokens: Tokens, i: int) -> int | None:
     """The `(` whose parentheses hold token i, unless a `;` or a brace comes first."""
     depth = 0
     for j in range(i - 1, -1, -1):
-        if tokens.kinds[j] != TokenKind.PUNCTUATION:
+        if tokens.kinds[j] != PUNCTUATION:
             continue
         t = tokens.raw(j)
         if t == b")":
@@ -142,7 +142,7 @@ def _declares(tokens: Tokens, before: int) -> bool:
     """Whether the token before a function's name ends a return type (not an expression, not a statement)."""
     if before < 0:
         return False
-    if tokens.kinds[before] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+    if tokens.kinds[before] in (IDENTIFIER, KEYWORD):
         return tokens.raw(before) not in _NOT_BEFORE_NAME
     return is_punct(tokens, before, "*", "&", "&&", ">")
 
@@ -181,9 +181,9 @@ def _parameter_type(tokens: Tokens, span: tuple[int, int]) -> tuple[int, int]:
     """The tokens [first, end) of a parameter's type: without its default argument and its name."""
     first = bisect.bisect_left(tokens.starts, span[0])
     end = bisect.bisect_left(tokens.starts, span[1])
-    code = [k for k in range(first, end) if tokens.kinds[k] != TokenKind.COMMENT]
+    code = [k for k in range(first, end) if tokens.kinds[k] != COMMENT]
     equals = next((n for n, k in enumerate(code) if is_punct(tokens, k, "=")), len(code))
     code = code[:equals]
-    if len(code) >= 2 and tokens.kinds[code[-1]] == TokenKind.IDENTIFIER and tokens.raw(code[-2]) not in _TYPE_PREFIXES:
+    if len(code) >= 2 and tokens.kinds[code[-1]] == IDENTIFIER and tokens.raw(code[-2]) not in _TYPE_PREFIXES:
         code = code[:-1]
     return (code[0], code[-1] + 1) if code else (first, first)

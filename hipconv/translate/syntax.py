@@ -12,7 +12,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.lexer import COMMENT, IDENTIFIER, KEYWORD, PUNCTUATION, Tokens, unsplice
 
 Span = tuple[int, int]  # byte offsets [start, end) into the body
 
@@ -43,22 +43,24 @@ class Launch:
 
 def next_code(tokens: Tokens, i: int) -> int:
     """Index of the first non-comment token after i, or len(tokens)."""
+    kinds = tokens.kinds
     i += 1
-    while i < len(tokens) and tokens.kinds[i] == TokenKind.COMMENT:
+    while i < len(kinds) and kinds[i] == COMMENT:
         i += 1
     return i
 
 
 def prev_code(tokens: Tokens, i: int) -> int:
+    kinds = tokens.kinds
     i -= 1
-    while i >= 0 and tokens.kinds[i] == TokenKind.COMMENT:
+    while i >= 0 and kinds[i] == COMMENT:
         i -= 1
     return i
 
 
 def code_indices(tokens: Tokens) -> list[int]:
     """The indices of the tokens that are not comments."""
-    return [i for i in range(len(tokens)) if tokens.kinds[i] != TokenKind.COMMENT]
+    return [i for i in range(len(tokens)) if tokens.kinds[i] != COMMENT]
 
 
 def after_parens(tokens: Tokens, code: list[int], k: int) -> int:
@@ -75,7 +77,12 @@ def after_parens(tokens: Tokens, code: list[int], k: int) -> int:
 
 def is_punct(tokens: Tokens, i: int, *texts: str) -> bool:
     """True when token i exists and is a punctuator spelled as one of texts."""
-    return 0 <= i < len(tokens) and tokens.kinds[i] == TokenKind.PUNCTUATION and tokens.raw(i).decode() in texts
+    kinds = tokens.kinds  # what runs most of all: no method calls
+    return (
+        0 <= i < len(kinds)
+        and kinds[i] == PUNCTUATION
+        and tokens.body[tokens.starts[i] : tokens.ends[i]].decode() in texts
+    )
 
 
 class IntLiteral(NamedTuple):
@@ -121,7 +128,7 @@ def matching_close(tokens: Tokens, i: int) -> int | None:
     opened: list[int] = []  # the openers not yet closed, innermost last
     j = i
     while j < len(kinds):
-        if kinds[j] == TokenKind.PUNCTUATION:
+        if kinds[j] == PUNCTUATION:
             t = raw(j).decode()
             known = partners.get(j, -1) if t in _OPEN else -1
             if known is None:
@@ -154,7 +161,7 @@ def _top_level(tokens: Tokens, first: int, last: int) -> Generator[tuple[int, st
     """
     j = first
     while j < last:
-        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+        if tokens.kinds[j] == PUNCTUATION:
             t = tokens.raw(j).decode()
             if t in _OPEN or t == "<<<":  # a launch's configuration is bracketed too: k<<<g, b>>>(x)
                 close = matching_close(tokens, j) if t != "<<<" else _chevrons_close(tokens, j, last)
@@ -175,7 +182,7 @@ def _chevrons_close(tokens: Tokens, i: int, limit: int) -> int | None:
     """The `>>>` closing the launch configuration opened by the `<<<` at i."""
     j = i + 1
     while j < limit:
-        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+        if tokens.kinds[j] == PUNCTUATION:
             t = tokens.raw(j)
             if t == b">>>":
                 return j
@@ -193,7 +200,7 @@ def _chevrons_close(tokens: Tokens, i: int, limit: int) -> int | None:
 def template_close(tokens: Tokens, i: int, limit: int) -> int | None:
     """If the `<` at i opens template arguments (it follows a name), the index of its `>`."""
     before = prev_code(tokens, i)
-    if before < 0 or tokens.kinds[before] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+    if before < 0 or tokens.kinds[before] not in (IDENTIFIER, KEYWORD):
         return None
     depth = 0
     try:
@@ -233,9 +240,9 @@ def split_top_level(tokens: Tokens, first: int, last: int) -> tuple[Span, ...] |
 
 def _span(tokens: Tokens, first: int, end: int) -> Span:
     """The code of tokens[first:end]: comments at either edge belong to the gaps, not to the argument."""
-    while first < end and tokens.kinds[first] == TokenKind.COMMENT:
+    while first < end and tokens.kinds[first] == COMMENT:
         first += 1
-    while end > first and tokens.kinds[end - 1] == TokenKind.COMMENT:
+    while end > first and tokens.kinds[end - 1] == COMMENT:
         end -= 1
     if first >= end:  # an empty argument, as in f(a, , b)
         pos = tokens.ends[first - 1] if first > 0 else 0
@@ -294,14 +301,14 @@ def _kernel_name_start(tokens: Tokens, j: int) -> int | None:
         if opener is None:
             return None
         j = prev_code(tokens, opener)
-    if j < 0 or tokens.kinds[j] != TokenKind.IDENTIFIER:
+    if j < 0 or tokens.kinds[j] != IDENTIFIER:
         return None
     while True:
         sep = prev_code(tokens, j)
         if not is_punct(tokens, sep, "::"):
             return j
         qualifier = prev_code(tokens, sep)
-        if qualifier >= 0 and tokens.kinds[qualifier] == TokenKind.IDENTIFIER:
+        if qualifier >= 0 and tokens.kinds[qualifier] == IDENTIFIER:
             j = qualifier
         else:
             return sep  # a leading `::` (global namespace)
@@ -311,7 +318,7 @@ def template_open(tokens: Tokens, j: int) -> int | None:
     """The `<` opening the template arguments that end with the `>` or `>>` at j."""
     depth = 0
     while j >= 0:
-        if tokens.kinds[j] == TokenKind.PUNCTUATION:
+        if tokens.kinds[j] == PUNCTUATION:
             t = tokens.raw(j).decode()
             if t in (">", ">>"):
                 depth += len(t)
@@ -334,7 +341,7 @@ def matching_open(tokens: Tokens, i: int) -> int | None:
     """For a closing bracket at i, the index of its opener; None when unbalanced."""
     depth = 0
     for j in range(i, -1, -1):
-        if tokens.kinds[j] != TokenKind.PUNCTUATION:
+        if tokens.kinds[j] != PUNCTUATION:
             continue
         t = tokens.raw(j).decode()
         if t in _CLOSE:
@@ -355,7 +362,7 @@ def starts_line(tokens: Tokens, i: int) -> bool:
         gap = body[ends[j] : starts[j + 1]]
         if b"\n" in gap and b"\n" in unsplice(gap):
             return True
-        if tokens.kinds[j] != TokenKind.COMMENT:
+        if tokens.kinds[j] != COMMENT:
             return False
         j -= 1
     return True

@@ -11,7 +11,7 @@ import bisect
 import math
 from typing import NamedTuple
 
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, LITERAL, TokenKind, Tokens
 from hipconv.translate.syntax import (
     int_literal,
     is_punct,
@@ -82,13 +82,13 @@ def callers(tokens: Tokens, name: str) -> frozenset[str]:
 def _declared_function(tokens: Tokens, brace: int) -> str | None:
     """The function name when the `{` at brace opens a function body: `name(...) {`, `name(...) const {`."""
     j = prev_code(tokens, brace)
-    while j >= 0 and tokens.kinds[j] == TokenKind.KEYWORD and tokens.text(j) in ("const", "noexcept", "override"):
+    while j >= 0 and tokens.kinds[j] == KEYWORD and tokens.text(j) in ("const", "noexcept", "override"):
         j = prev_code(tokens, j)
     if not is_punct(tokens, j, ")"):
         return None
     opener = matching_open(tokens, j)
     name = prev_code(tokens, opener) if opener is not None else -1
-    if name < 0 or tokens.kinds[name] != TokenKind.IDENTIFIER or tokens.text(name) in _STATEMENTS:
+    if name < 0 or tokens.kinds[name] != IDENTIFIER or tokens.text(name) in _STATEMENTS:
         return None
     return tokens.text(name)
 
@@ -108,7 +108,7 @@ def _last_identifier(tokens: Tokens, first: int, chevron: int) -> str | None:
     for k in range(first, chevron):
         if is_punct(tokens, k, "<"):
             break
-        if tokens.kinds[k] == TokenKind.IDENTIFIER:
+        if tokens.kinds[k] == IDENTIFIER:
             name = tokens.text(k)
     return name
 
@@ -144,10 +144,10 @@ def _threads_of_span(tokens: Tokens, span: tuple[int, int], *, depth: int) -> in
 def _value(tokens: Tokens, k: int, *, depth: int, dim3: bool) -> int | None:
     """An integer literal, or a name the file defines once as a constant (`#define N 32`, `const int n = 32;`)
     or, where a block is read (dim3), as `dim3 name(...)`."""
-    if tokens.kinds[k] == TokenKind.LITERAL:
+    if tokens.kinds[k] == LITERAL:
         literal = int_literal(tokens.text(k))
         return None if literal is None else literal.value
-    if tokens.kinds[k] != TokenKind.IDENTIFIER or depth > 4:
+    if tokens.kinds[k] != IDENTIFIER or depth > 4:
         return None
     name = tokens.text(k)
     values = set()

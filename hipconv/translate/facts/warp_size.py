@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, TokenKind, Tokens
 from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code, template_close
 from hipconv.translate.words import WORD_BYTES, token_occurrences
@@ -129,17 +129,18 @@ def warp_size_uses(tokens: Tokens, names: Iterable[str]) -> list[WarpSizeUse]:
     """Each use of the names (not their definitions, members or `defined(NAME)` tests), in order."""
     found = []
     spellings = [name.encode() for name in names]
+    heads: dict[int, set[str]] = {}  # a function's head, read once for all its uses
     for k in token_occurrences(tokens, spellings, (TokenKind.IDENTIFIER,)):
         before = prev_code(tokens, k)
         if is_punct(tokens, before, ".", "->", "::") or _defined_value(tokens, k) is not None:
             continue
-        use = _use(tokens, k)
+        use = _use(tokens, k, heads)
         if use is not None:
             found.append(use)
     return found
 
 
-def _use(tokens: Tokens, k: int) -> WarpSizeUse | None:
+def _use(tokens: Tokens, k: int, heads: dict[int, set[str]]) -> WarpSizeUse | None:
     directive = _directive(tokens, k)
     if directive is not None:
         if directive[0] == "define":
@@ -158,7 +159,9 @@ def _use(tokens: Tokens, k: int) -> WarpSizeUse | None:
             return WarpSizeUse(k, WarpSide.DEVICE, constant, "")
         why = "in a declaration at file or class scope, which code on either side may read"
         return WarpSizeUse(k, WarpSide.UNDECIDED, constant, why)
-    head = _declaration_words(tokens, body)
+    if body not in heads:
+        heads[body] = _declaration_words(tokens, body)
+    head = heads[body]
     if "__host__" in head and "__device__" in head:
         return WarpSizeUse(
             k, WarpSide.UNDECIDED, constant, "in a __host__ __device__ function, which runs on both sides"
@@ -207,7 +210,7 @@ def _opens_function(tokens: Tokens, brace: int) -> bool:
         name = prev_code(tokens, name)
     if is_punct(tokens, name, "]"):  # a lambda: its own side only where it says one
         return bool(attributes)
-    return name >= 0 and tokens.kinds[name] == TokenKind.IDENTIFIER and tokens.text(name) not in _STATEMENT_WORDS
+    return name >= 0 and tokens.kinds[name] == IDENTIFIER and tokens.text(name) not in _STATEMENT_WORDS
 
 
 def _declaration_words(tokens: Tokens, k: int) -> set[str]:
@@ -226,7 +229,7 @@ def _declaration_words(tokens: Tokens, k: int) -> set[str]:
             depth -= 1
         elif depth == 0 and is_punct(tokens, j, ";", "{", "}"):
             break
-        elif tokens.kinds[j] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        elif tokens.kinds[j] in (IDENTIFIER, KEYWORD):
             words.add(tokens.text(j))
     return words
 
@@ -239,7 +242,7 @@ def _declaration_rest(tokens: Tokens, k: int) -> set[str]:
         if j >= len(tokens) or depth == 0 and is_punct(tokens, j, ";", "{", "}"):
             break
         depth += is_punct(tokens, j, "(", "[") - is_punct(tokens, j, ")", "]")
-        if tokens.kinds[j] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD):
+        if tokens.kinds[j] in (IDENTIFIER, KEYWORD):
             words.add(tokens.text(j))
     return words
 
@@ -284,7 +287,7 @@ def _opens_enum(tokens: Tokens, brace: int) -> bool:
     for _ in range(8):  # the longest head: enum class E : unsigned long long
         if tokens.text(j) == "enum":
             return True
-        if tokens.kinds[j] not in (TokenKind.IDENTIFIER, TokenKind.KEYWORD) and not is_punct(tokens, j, ":", "::"):
+        if tokens.kinds[j] not in (IDENTIFIER, KEYWORD) and not is_punct(tokens, j, ":", "::"):
             return False
         j = prev_code(tokens, j)
     return False
@@ -299,9 +302,9 @@ def _declares_array(tokens: Tokens, bracket: int) -> bool:
     type_end = prev_code(tokens, name)
     while is_punct(tokens, type_end, "*", "&"):
         type_end = prev_code(tokens, type_end)
-    if tokens.kinds[name] != TokenKind.IDENTIFIER or type_end < 0:
+    if tokens.kinds[name] != IDENTIFIER or type_end < 0:
         return False
-    if not (tokens.kinds[type_end] in (TokenKind.IDENTIFIER, TokenKind.KEYWORD) or is_punct(tokens, type_end, ">")):
+    if not (tokens.kinds[type_end] in (IDENTIFIER, KEYWORD) or is_punct(tokens, type_end, ">")):
         return False
     start = statement_start(tokens, name)
     return not any(
@@ -328,7 +331,7 @@ def _const_used_as_constant(tokens: Tokens, k: int, body: int) -> str | None:
             break
         j = prev_code(tokens, j)
     declared = prev_code(tokens, j)
-    if j < start or tokens.kinds[declared] != TokenKind.IDENTIFIER:
+    if j < start or tokens.kinds[declared] != IDENTIFIER:
         return None
     name = tokens.text(declared)
     end = _block_end(tokens, body)
