@@ -142,8 +142,11 @@ def refuse_links(root: Path, path: Path, *, checked: set[str] | None = None) -> 
     there would land somewhere else (outside the root, or over another file of it). A path that is not
     below root is not checked (a place the user named); `checked`: directories already found free of links
     (added to). The root itself is the user's choice and may be a link."""
+    target = os.path.abspath(path)
+    if checked is not None and target in checked:
+        return  # a folder of the tree found free of links before: every file written there asks again
     start = os.path.abspath(root)
-    rel = os.path.relpath(os.path.abspath(path), start)
+    rel = os.path.relpath(target, start)
     if _outside(rel):
         start = os.path.realpath(root)
         rel = os.path.relpath(os.path.abspath(path), start)

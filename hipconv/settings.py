@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from functools import total_ordering
@@ -30,8 +31,13 @@ class Version:
         return self.parts < other.parts
 
     def __str__(self) -> str:
-        parts = self.parts + (0,) * (2 - len(self.parts))
-        return ".".join(str(p) for p in parts)
+        return _version_text(self.parts)
+
+
+@functools.lru_cache(maxsize=64)
+def _version_text(parts: tuple[int, ...]) -> str:
+    """A release's text, 6.3 for (6, 3) and 7.0 for (7,), spelled once (matchers key tables by it per file)."""
+    return ".".join(str(p) for p in parts + (0,) * (2 - len(parts)))
 
 
 class KernelLaunch(str, enum.Enum):
