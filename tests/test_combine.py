@@ -7,9 +7,12 @@ from hypothesis import strategies as st
 
 from hipconv.diagnostics import OVERLAP, Diagnostic
 from hipconv.results import Replacement
+from hipconv.rules import load_ruleset
+from hipconv.settings import Settings, Version
 from hipconv.translate.combine import without_overlaps
 from hipconv.translate.edits import Edit, apply, overlapping
 from hipconv.translate.source import SourceFile
+from hipconv.translate.translator import translate_one
 
 
 def test_an_edit_that_crosses_another_overlaps_it() -> None:
@@ -77,3 +80,15 @@ def test_edits_without_overlaps_pass_through_unchanged() -> None:
     edits = [Edit.replace(0, 3, "hipFoo", "runtime.foo")]
     found = without_overlaps(source, edits, [], [], frozenset({"shim"}))
     assert (found.edits, found.diagnostics, found.shims) == (tuple(edits), (), frozenset({"shim"}))
+
+
+def test_a_name_at_the_start_of_a_file_kept_whole_is_no_replacement() -> None:
+    """A file written for HIP is kept whole (project_hip): a CUDA name at its first byte was still counted as
+    replaced (FileResult.replacements) though its edit was held out, as the kept range starts where it does
+    (#40, found by the fuzz lane's guarded draws: the lane's byte check reads the replacements)."""
+    settings = Settings(Version.parse("6.3"))
+    table = load_ruleset().table(settings)
+    for lead in ("", "int x;\n"):
+        src = f"{lead}cudaStream_t s;\n#include <hip/hip_runtime.h>\nhipStream_t t;\n".encode()
+        result = translate_one(SourceFile.from_bytes("k.cu", src), table, settings)
+        assert result.output is None and result.replacements == ()

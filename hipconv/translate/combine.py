@@ -57,7 +57,8 @@ def combine(results: Sequence[MatchResult], source: SourceFile) -> FileMatches:
         source,
         [e for e in edits if untouched(e)],
         [d for d, (offset, about_api) in zip(diagnostics, anchors) if not (about_api and lost(offset))],
-        [x for x, o in zip(replacements, offsets) if not lost(o) and not inside_kept.furthest(o, False) > o],
+        # (a name at a kept range's start is in it, as its edit is: a file kept whole that starts with one)
+        [x for x, o in zip(replacements, offsets) if not lost(o) and not inside_kept.furthest(o, True) > o],
         used_shims(results),
     )
 
