@@ -98,6 +98,7 @@ def codes(result: FileResult) -> list[str]:
             id="amd-feature-macro",
         ),
         pytest.param("#ifdef __CUDACC_HIP__\nhipFree(p);\n#endif\n", set(), {}, id="cuda-macro"),
+        pytest.param("#ifdef 0USE_HIP\nhipFree(p);\n#endif\n", set(), {}, id="a-number-no-macro"),  # (#40, fuzz)
         pytest.param(
             "#ifdef MYLIB_USE_HIP\n#else\nhipFree(p);\n#endif\n", set(), {"MYLIB_USE_HIP": 1}, id="hip-code-when-off"
         ),
@@ -204,6 +205,28 @@ def test_a_defined_whose_paren_closes_on_the_next_line_is_left(newline: str, tai
         switched = src.replace("#ifdef USE_ROCM", "#if 1 /* hipconv: #ifdef USE_ROCM */", 1)
         assert text == switched.replace("cudaStream_t", "hipStream_t")
         assert translate(text)[0] == text
+
+
+@pytest.mark.parametrize("comment", ["#/* c */ifdef", "/* c */#ifdef", "# /* c */ ifdef"])
+def test_a_comment_around_the_hash_of_a_switch_test_hides_nothing(comment: str) -> None:
+    """`#/* c */ifdef USE_ROCM`: the byte-level reading of directives (hip_switches.DIRECTIVE) saw no directive
+    after `#` and a comment, so a file with the comment got no HC030, unlike the same file without it (#40,
+    found by the fuzz lane's property 5 on its guarded draws)."""
+    src = f"{comment} USE_ROCM\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n"
+    assert switch_tests(src.encode(), _table()[0]).switches == {"USE_ROCM"}
+    text, result = translate(src)
+    assert text.startswith(comment.removesuffix("ifdef") + "if 1 /* hipconv: #ifdef USE_ROCM */\n")
+    assert codes(result) == ["HC030"] and translate(text)[0] == text
+
+
+@pytest.mark.parametrize("include", ["/* c */#include <cuda_runtime.h>", "#/* c */include <cuda_runtime.h>"])
+def test_a_cuda_include_after_a_comment_keeps_the_file_a_cuda_file(include: str) -> None:
+    """A file that includes a `hip/` header and a CUDA header, the latter after a comment: the byte-level
+    reading of includes (include_closure.include_lines) missed it, so the file read as written for HIP and
+    was kept whole, its CUDA names and tests left (#40, found by the fuzz lane's property 5)."""
+    src = f"#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#else\n{include}\n#endif\ncudaStream_t s;\n"
+    text, _ = translate(src)
+    assert "hipStream_t s;" in text and translate(text)[0] == text
 
 
 def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:

@@ -14,9 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`: the regular expression starts at
-# the word (found fast, as a literal), and include_lines checks what comes before it on its line
+# an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`, or with block comments around its `#`:
+# the regular expression starts at the word (found fast, as a literal), and include_lines checks what comes
+# before it on its line
 _INCLUDE = re.compile(rb'include[ \t]*(["<])([^">\n]+)[">]')
+_BLANKS = rb"(?:[ \t]|/\*(?:[^*\n]|\*(?!/))*\*/)*"  # blanks and block comments on a line
+_HASH = re.compile(_BLANKS + rb"#" + _BLANKS)  # what starts an include line: `/* c */#include`, `#/* c */include`
 MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
 
 
@@ -30,7 +33,7 @@ def include_lines(body: bytes) -> tuple[Include, ...]:
         return ()
     lines = []
     for m in _INCLUDE.finditer(body):
-        if body[body.rfind(b"\n", 0, m.start()) + 1 : m.start()].strip(b" \t") == b"#":
+        if _HASH.fullmatch(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()):
             lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
     return tuple(lines)
 

@@ -30,13 +30,15 @@ COMPILER_SWITCHES = frozenset(
 # what a switch's name says; not AMD: AMD_MFMA_AVAILABLE is a feature the project derives
 SWITCH_NAME = re.compile(r"(?:^|_)(?:HIP|ROCM)", re.IGNORECASE)
 _NOT_SWITCHES = re.compile(r"_*(?:CUDA|NVCC|NVCOMPILER)")  # CUDA's own macros never are
+# blanks and block comments on a line: what may stand between a directive's `#` and its name (`#/* c */ifdef`)
+_BLANKS = rb"(?:[ \t]|/\*(?:[^*\n]|\*(?!/))*\*/)*"
 # a directive at a line start (words.line_directives): its name, and its text to the end of its last line
-DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)")
+DIRECTIVE = re.compile(rb"[ \t]*#" + _BLANKS + rb"(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)")
 _COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _TESTED = re.compile(rb"(!\s*)?(?:\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+))")
 # a test or #define whose words may say HIP or ROCm (SWITCH_NAME): a file with "chip" in a comment is not walked
 _MAY_NAME_SWITCH = re.compile(
-    rb"[ \t]*#[ \t]*(?:if|elif|define)(?:[^\n]|\\\n)*?(?:(?<![A-Za-z0-9_])|_)(?:hip|rocm)", re.IGNORECASE
+    rb"[ \t]*#" + _BLANKS + rb"(?:if|elif|define)(?:[^\n]|\\\n)*?(?:(?<![A-Za-z0-9_])|_)(?:hip|rocm)", re.IGNORECASE
 )
 _CONDITIONALS = (b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif")
 HIP_HEADER_PREFIX = "hip/"
@@ -93,8 +95,8 @@ AMD_BUILTIN = b"__builtin_amdgcn_"
 def may_be_switch(name: str) -> bool:
     """A name that says HIP or ROCm, not CUDA's, and not one HIP declares (HIPRAND_VERSION, a HIP header's
     guard: what a translated header-guard test reads), other than hipcc's own macros."""
-    if not SWITCH_NAME.search(name) or _NOT_SWITCHES.match(name):
-        return False
+    if not SWITCH_NAME.search(name) or _NOT_SWITCHES.match(name) or name[:1].isdigit():
+        return False  # (`#ifdef 0USE_HIP` tests a number, no macro)
     return name in COMPILER_SWITCHES or name not in hip_names()
 
 
