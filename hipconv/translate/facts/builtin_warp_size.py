@@ -16,12 +16,12 @@ from typing import NamedTuple
 
 from hipconv.settings import Version
 from hipconv.translate.builtin_variables import uses_builtin_variable
-from hipconv.translate.facts.warp_size import BUILTIN
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import is_punct, matching_close, matching_open, next_code, prev_code, template_close
 from hipconv.translate.words import token_occurrences
 
+BUILTIN = "warpSize"  # HIP's own: a run-time value from ROCm 7.0 (scan's HC307), never a project constant
 _BUILTIN = BUILTIN.encode()
 ROCM_7 = Version.parse("7.0")  # the first ROCm whose warpSize is not a constant expression
 _CONSTANT_CALLS = {  # a call-like keyword whose arguments must be constant expressions -> how the message says it
@@ -55,7 +55,7 @@ def warp_size_constant_uses(tokens: Tokens, words: frozenset[bytes]) -> Iterator
             if not through or not _tests_definition(tokens, i, directive):
                 yield WarpSizeConstantUse(i, through, directive, None)
             continue
-        where = _constant_context(tokens, i)
+        where = constant_context(tokens, i)
         if where is not None:
             yield WarpSizeConstantUse(i, through, None, where)
 
@@ -106,9 +106,10 @@ def _same_line(tokens: Tokens, first: int, last: int) -> bool:
     return between.count(b"\n") == between.count(b"\\\n")
 
 
-def _constant_context(tokens: Tokens, i: int) -> str | None:
+def constant_context(tokens: Tokens, i: int) -> str | None:
     """Where the expression holding token i needs a constant: 'as an array bound', 'as a template argument',
-    ..., walking out from i to the start of its statement; None at run time."""
+    ..., walking out from i to the start of its statement; None at run time. Asked of warpSize here and of a
+    project's own warp-size constant by facts.warp_size (one detector for both)."""
     j = prev_code(tokens, i)
     while j >= 0:
         text = _text(tokens, j)

@@ -16,9 +16,10 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from hipconv.translate.facts.builtin_warp_size import BUILTIN, constant_context
 from hipconv.translate.lexer import IDENTIFIER, KEYWORD, TokenKind, Tokens
 from hipconv.translate.statements import statement_start
-from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code, template_close
+from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code
 from hipconv.translate.words import WORD_BYTES, token_occurrences
 
 # names that say "the warp size": WARP_SIZE, kWarpSize, THREADS_PER_WARP (hipconv scan's HC301 reads them too)
@@ -26,17 +27,10 @@ WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_
 _CLOSE_BRACE = ord("}")
 _WARP_SIZE_LOWER = re.compile(WARP_SIZE_NAME.pattern.removeprefix("(?i)").encode())  # on a lowered body
 WARP_SIZES = frozenset({32, 64})  # a CUDA warp; a constant kept for AMD's wave64
-BUILTIN = "warpSize"  # HIP's own: a run-time value from ROCm 7.0 (scan's HC307), never a project constant
-_CONSTANT_CALLS = {
-    "static_assert": "in a static_assert",
-    "alignas": "in alignas",
-    "__launch_bounds__": "in __launch_bounds__",
-}
 _DEVICE_DECLARATIONS = frozenset({"__global__", "__device__", "__shared__", "__constant__", "__managed__"})
 _FUNCTION_TAILS = frozenset({"const", "noexcept", "override", "final", "mutable", "volatile"})
 _STATEMENT_WORDS = frozenset({"if", "for", "while", "switch", "catch", "return", "sizeof", "decltype", "alignof"})
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(\w+)[ \t]*(\w*)")
-_NOT_DECLARATIONS = frozenset({"return", "new", "delete", "throw", "sizeof", "case", "goto"})
 
 
 class WarpSide(enum.Enum):
@@ -245,72 +239,6 @@ def _declaration_rest(tokens: Tokens, k: int) -> set[str]:
         if tokens.kinds[j] in (IDENTIFIER, KEYWORD):
             words.add(tokens.text(j))
     return words
-
-
-def constant_context(tokens: Tokens, k: int) -> str | None:
-    """Where the expression holding token k needs a constant ('as an array bound', 'as a template argument',
-    ...), walking out from k to the start of its statement; None where a run-time value will do."""
-    j = prev_code(tokens, k)
-    while j >= 0:
-        text = tokens.text(j)
-        if is_punct(tokens, j, ")", "]"):
-            j = matching_open(tokens, j) or 0
-        elif is_punct(tokens, j, "(") and tokens.text(prev_code(tokens, j)) in _CONSTANT_CALLS:
-            return _CONSTANT_CALLS[tokens.text(prev_code(tokens, j))]
-        elif is_punct(tokens, j, "[") and _declares_array(tokens, j):
-            return "as an array bound"
-        elif is_punct(tokens, j, "<") and _template_arguments_around(tokens, j, k):
-            return "as a template argument"
-        elif text == "constexpr":
-            return "in a constant expression (constexpr)"
-        elif text == "case":
-            return "as a case label"
-        elif is_punct(tokens, j, "{") and _opens_enum(tokens, j):
-            return "as an enumerator's value"
-        elif is_punct(tokens, j, ";", "{", "}"):
-            return None
-        j = prev_code(tokens, j)
-    return None
-
-
-def _template_arguments_around(tokens: Tokens, less: int, k: int) -> bool:
-    close = template_close(tokens, less, len(tokens))
-    return (
-        close is not None
-        and close > k
-        and not any(is_punct(tokens, m, "?", ":", "&&", "||") for m in range(less, close))
-    )
-
-
-def _opens_enum(tokens: Tokens, brace: int) -> bool:
-    j = prev_code(tokens, brace)
-    for _ in range(8):  # the longest head: enum class E : unsigned long long
-        if tokens.text(j) == "enum":
-            return True
-        if tokens.kinds[j] not in (IDENTIFIER, KEYWORD) and not is_punct(tokens, j, ":", "::"):
-            return False
-        j = prev_code(tokens, j)
-    return False
-
-
-def _declares_array(tokens: Tokens, bracket: int) -> bool:
-    """The `[` at bracket opens a dimension of an array being declared (`__shared__ float s[8][...]`), not a
-    subscript or a `new T[n]`."""
-    name = prev_code(tokens, bracket)
-    while is_punct(tokens, name, "]"):  # the earlier dimensions of `s[8][...]`
-        name = prev_code(tokens, matching_open(tokens, name) or 0)
-    type_end = prev_code(tokens, name)
-    while is_punct(tokens, type_end, "*", "&"):
-        type_end = prev_code(tokens, type_end)
-    if tokens.kinds[name] != IDENTIFIER or type_end < 0:
-        return False
-    if not (tokens.kinds[type_end] in (IDENTIFIER, KEYWORD) or is_punct(tokens, type_end, ">")):
-        return False
-    start = statement_start(tokens, name)
-    return not any(
-        tokens.text(m) in _NOT_DECLARATIONS or is_punct(tokens, m, "=", ".", "->", "(", "[", "?", ":", "<<", ">>")
-        for m in range(start, name)
-    )
 
 
 def _const_used_as_constant(tokens: Tokens, k: int, body: int) -> str | None:
