@@ -123,8 +123,9 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
         name = _name_of(kind)
         return lambda value: {_RECORD: [name, *_items(value)]}
     if dataclasses.is_dataclass(kind):
-        name, fields = _name_of(kind), operator.attrgetter(*_field_names(kind))
-        if len(_field_names(kind)) == 1:
+        name, names = _name_of(kind), _field_names(kind)
+        fields = operator.attrgetter(*names)  # a tuple of the values, but the one value itself for one field
+        if len(names) == 1:
             return lambda value: {_RECORD: [name, *_items((fields(value),))]}
         return lambda value: {_RECORD: [name, *_items(fields(value))]}
     raise TypeError(f"a {kind.__qualname__} is not stored in hipconv's caches")

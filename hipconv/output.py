@@ -149,7 +149,7 @@ def refuse_links(root: Path, path: Path, *, checked: set[str] | None = None) -> 
     rel = os.path.relpath(target, start)
     if _outside(rel):
         start = os.path.realpath(root)
-        rel = os.path.relpath(os.path.abspath(path), start)
+        rel = os.path.relpath(target, start)
         if _outside(rel):
             return
     step = start

@@ -22,6 +22,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 # What hipcc defines and nvcc, g++ and clang's CUDA mode do not: clang's HIP language defines __HIP__ (Debian's
 # HIP 5.2 hipcc and ROCm 6.3 alike, for .cu and .cpp files); __HIP_PLATFORM_AMD__ is what CMake's hip::host
@@ -110,8 +111,8 @@ def fold(
     is a guarded edit."""
     old, new = cuda.splitlines(keepends=True), hip.splitlines(keepends=True)
     newline = "\r\n" if old and old[0].endswith("\r\n") else "\n"
-    old, new = _inserted_conditionals(old, new, newline)
-    pieces = [piece for span in _spans(old, new) for piece in _pieces(old, new, span)]
+    old, new, codes = _inserted_conditionals(old, new, newline, _opcodes(old, new))
+    pieces = [piece for span in _spans(old, new, codes) for piece in _pieces(old, new, span)]
     renames = _consistent_renames(old, new, pieces, shared)
     runs = _runs(old, new, pieces, renames)
     out: list[str] = []
@@ -142,17 +143,19 @@ def fold(
     return Folded("".join(out), renames, tuple(prelude))
 
 
-def _inserted_conditionals(old: list[str], new: list[str], newline: str) -> tuple[list[str], list[str]]:
+def _inserted_conditionals(
+    old: list[str], new: list[str], newline: str, codes: list[_Opcode]
+) -> tuple[list[str], list[str], list[_Opcode]]:
     """The conditional directives the translation inserted around CUDA lines (`#if !defined(X)` ... `#endif`
     about a function that HIP would see twice), written on both sides, marked: a guarded edit cannot hold
     one end of a conditional without the other. Under hipcc each tests what the translation wrote; for nvcc
     an opening one is `1`, so the CUDA lines it encloses stay. A changed run's HIP directives are paired in
     order with its CUDA ones of the same kind (opening, closing); the rest were inserted, and are written so
     when a run inserts one end without the other. Left alone (guarded edits, as before) when the translation
-    inserted an #else or #elif."""
+    inserted an #else or #elif. `codes`: the diff of old and new, returned as it is when they are kept, else that
+    of the lines with the marked directives."""
     found: list[tuple[int, int, str]] = []  # (CUDA line before which it goes, HIP line, the marked line)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in codes:
         if tag == "equal":
             continue
         cuda_kinds = [_KINDS[k] for line in old[i1:i2] if (k := _conditional(line))]
@@ -164,23 +167,31 @@ def _inserted_conditionals(old: list[str], new: list[str], newline: str) -> tupl
                 cuda_kinds.pop(0)  # a CUDA directive the translation changed, not one it inserted
                 continue
             if keyword is not None and _KINDS[keyword] == "middle":
-                return old, new
+                return old, new, codes
             if keyword is not None:
                 marked = _marked(new[j], keyword, newline)
                 if marked is None:
-                    return old, new
+                    return old, new, codes
                 chunk.append((min(i1 + (j - j1) - inserted, i2), j, marked))
                 inserted += 1
         opened = sum(1 if _KINDS[_conditional(new[j]) or ""] == "open" else -1 for _, j, _ in chunk)
         if opened:  # a whole #if ... #endif inserted in one run is a guarded edit (or a switch) as before
             found.extend(chunk)
     if not found:
-        return old, new
+        return old, new, codes
     old, new = [*old], [*new]
     for at, j, marked in reversed(found):
         old.insert(at, marked)
         new[j] = marked
-    return old, new
+    return old, new, _opcodes(old, new)
+
+
+_Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+
+
+def _opcodes(old: list[str], new: list[str]) -> list[_Opcode]:
+    """The line diff of a file's CUDA and HIP texts: computed once a fold (twice where directives were marked)."""
+    return difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
 
 def _conditional(line: str) -> str | None:
@@ -292,11 +303,9 @@ def _guarded(hip_lines: list[str], cuda_lines: list[str], newline: str) -> list[
     ]
 
 
-def _spans(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
-    """The changed runs of lines (CUDA start, end, HIP start, end), each widened to whole logical lines
-    (a line ending in a backslash and the next are one), and joined where they then touch."""
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    codes = matcher.get_opcodes()
+def _spans(old: list[str], new: list[str], codes: list[_Opcode]) -> list[tuple[int, int, int, int]]:
+    """The changed runs of lines (CUDA start, end, HIP start, end), from their diff `codes`, each widened to whole
+    logical lines (a line ending in a backslash and the next are one), and joined where they then touch."""
     groups = _logical_starts(old)
     spans: list[list[int]] = []
     for tag, i1, i2, j1, j2 in codes:
