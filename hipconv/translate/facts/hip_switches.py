@@ -6,7 +6,10 @@ HIP declares, whose name says HIP or ROCm (`GGML_USE_HIP`, `USE_ROCM`, `BNB_HIP`
 `NDEBUG`, which also guard HIP code now and then) and one of whose branches taken when it is defined
 holds HIP code: an include of a `hip/` header, a HIP spelling of the rule set (`hipMalloc`,
 `hipStream_t`), an alias line (`#define cudaMalloc hipMalloc`), or an AMD builtin
-(`__builtin_amdgcn_perm`). hipcc's own macros
+(`__builtin_amdgcn_perm`). Weaker evidence makes it a switch too: CUDA code there that the translation
+turns into such HIP code (`#include <cuda_runtime.h>`, `cudaMalloc`), so the first run already reads the
+test as the second run, which sees the HIP code, does; a file where this is all there is of the switch
+has its branches translated, not kept (SwitchTests.translated). hipcc's own macros
 (COMPILER_SWITCHES) are switches the same way but need no turning on. A macro the project #defines
 itself (derived from the switch and the target) is the project's decision, never a build switch: forcing
 it on would take a branch the project keeps for some AMD targets only. Read from the bytes with a
@@ -46,11 +49,14 @@ HIP_HEADER_PREFIX = "hip/"
 
 class SwitchTests(NamedTuple):
     """One file's tests of macros that may be switches: each name, how many tests name it, and whether a
-    branch it selects holds HIP code here; and the macros that may be switches that it #defines."""
+    branch it selects holds HIP code here; the macros that may be switches that it #defines; and the
+    switches whose branches here hold CUDA code that translates to HIP, and no HIP code (not in
+    `switches`: their branches are translated, as a second run, which sees that HIP code, keeps them)."""
 
     tested: Mapping[str, int]
     switches: frozenset[str]
     defined: frozenset[str] = frozenset()
+    translated: frozenset[str] = frozenset()
 
 
 NO_TESTS = SwitchTests({}, frozenset())
@@ -61,7 +67,7 @@ class HipTest(NamedTuple):
 
     name: str
     tests: int  # its tests in the file
-    switch: bool  # a branch it selects holds HIP code here
+    switch: bool  # a branch it selects holds HIP code here, or CUDA code that translates to it
     defined: bool  # the file #defines it: the project's decision, not a build switch
 
 
@@ -69,7 +75,8 @@ def hip_tests(body: bytes, table: LookupTable) -> tuple[HipTest, ...]:
     """switch_tests of the body, as the data the project pass keeps per file."""
     found = switch_tests(body, table)
     names = sorted(found.tested.keys() | found.defined)
-    return tuple(HipTest(n, found.tested.get(n, 0), n in found.switches, n in found.defined) for n in names)
+    switches = found.switches | found.translated
+    return tuple(HipTest(n, found.tested.get(n, 0), n in switches, n in found.defined) for n in names)
 
 
 def project_switches(tests: Iterable[HipTest]) -> dict[str, int | None]:
@@ -102,20 +109,44 @@ def may_be_switch(name: str) -> bool:
 
 def hip_spellings(table: LookupTable) -> frozenset[bytes]:
     """The HIP spellings the rules write (hipMalloc, hipStream_t), as bytes: evidence of HIP code."""
-    kept = _HIP_NAMES.get(id(table))
+    return _evidence(table).hip
+
+
+class _Evidence(NamedTuple):
+    """What tells HIP code, and CUDA code that becomes it, for one table (as bytes)."""
+
+    hip: frozenset[bytes]  # the HIP spellings the rules write
+    cuda: frozenset[bytes]  # the CUDA names this run renames to one of them (cudaMalloc)
+    says_hip: frozenset[bytes]  # those of them whose HIP spelling has `hip` in it (_holds_hip's first test)
+    includes: frozenset[bytes]  # the CUDA headers this run includes a `hip/` header for (cuda_runtime.h)
+
+
+def _evidence(table: LookupTable) -> _Evidence:
+    kept = _EVIDENCE.get(id(table))
     if kept is not None and kept[0] is table:
         return kept[1]
-    names = frozenset(
-        r.rule.hip.encode()
-        for r in table.identifiers.values()
+    spelled = [
+        (cuda, r.rule.hip, r.rewrites)
+        for cuda, r in table.identifiers.items()
         if r.rule is not None and r.rule.hip and r.rule.hip.isidentifier() and r.rule.hip != r.rule.cuda
+    ]
+    renamed = [(cuda.encode(), hip) for cuda, hip, rewrites in spelled if rewrites and cuda.isidentifier()]
+    found = _Evidence(
+        frozenset(hip.encode() for _, hip, _ in spelled),
+        frozenset(cuda for cuda, _ in renamed),
+        frozenset(cuda for cuda, hip in renamed if "hip" in hip),
+        frozenset(
+            path.encode()
+            for path, r in table.includes.items()
+            if r.rewrites and r.rule is not None and (r.rule.hip or "").startswith(HIP_HEADER_PREFIX)
+        ),
     )
-    _HIP_NAMES.clear()
-    _HIP_NAMES[id(table)] = (table, names)
-    return names
+    _EVIDENCE.clear()
+    _EVIDENCE[id(table)] = (table, found)
+    return found
 
 
-_HIP_NAMES: dict[int, tuple[LookupTable, frozenset[bytes]]] = {}
+_EVIDENCE: dict[int, tuple[LookupTable, _Evidence]] = {}
 
 
 def alias_of(table: LookupTable, name: str, body: str) -> bool:
@@ -202,20 +233,20 @@ _READ_LIMIT = 1 << 14  # files with HIP or ROCm in them that a run keeps the rea
 def _switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     if not any(line_directives(_MAY_NAME_SWITCH, body)):
         return NO_TESTS
-    names = hip_spellings(table)
+    evidence = _evidence(table)
     tested: dict[str, int] = {}
-    switches: set[str] = set()
+    held: dict[int, set[str]] = {HIP_CODE: set(), CUDA_CODE: set()}  # the switches with such code in a branch
     defined: set[str] = set()
     stack: list[tuple[set[str], set[str]]] = []  # per open chain: (selecting the branch now, negated so far)
     at = 0
     for m in line_directives(DIRECTIVE, body):
-        if stack and any(on for on, _ in stack) and _holds_hip(body[at : m.start()], names):
-            switches.update(*(on for on, _ in stack))
+        if stack and any(on for on, _ in stack) and (code := _holds(body[at : m.start()], evidence)):
+            held[code].update(*(on for on, _ in stack))
         at = m.end()
         directive, rest = m.group(1), directive_code(m.group(2))
         if directive not in _CONDITIONALS:
-            if stack and any(on for on, _ in stack) and _hip_directive(directive, rest, table):
-                switches.update(*(on for on, _ in stack))
+            if stack and any(on for on, _ in stack) and (code := _hip_directive(directive, rest, table, evidence)):
+                held[code].update(*(on for on, _ in stack))
             elif (
                 directive == b"define"
                 and (word := re.match(rb"\s*(\w+)", rest))
@@ -236,24 +267,49 @@ def _switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
         elif stack:
             earlier = stack[-1][1]
             stack[-1] = (earlier | selecting if directive == b"else" else selecting, earlier | negated)
-    if stack and any(on for on, _ in stack) and _holds_hip(body[at:], names):
-        switches.update(*(on for on, _ in stack))
-    return SwitchTests(tested, frozenset(switches - defined), frozenset(defined)) if tested or defined else NO_TESTS
+    if stack and any(on for on, _ in stack) and (code := _holds(body[at:], evidence)):
+        held[code].update(*(on for on, _ in stack))
+    return _found(tested, held, defined)
 
 
-def _holds_hip(code: bytes, names: frozenset[bytes]) -> bool:
-    """HIP names, or an AMD builtin (a branch of AMD device code may use no HIP API at all)."""
+def _found(tested: dict[str, int], held: Mapping[int, set[str]], defined: set[str]) -> SwitchTests:
+    """A macro the file defines is no switch; one with HIP code in a branch here has no weaker evidence."""
+    if not tested and not defined:
+        return NO_TESTS
+    switches = held[HIP_CODE] - defined
+    return SwitchTests(tested, frozenset(switches), frozenset(defined), frozenset(held[CUDA_CODE] - switches - defined))
+
+
+# what a branch's code or directive holds (_holds, _hip_directive): HIP code, CUDA code that becomes HIP, or 0
+HIP_CODE, CUDA_CODE = 1, 2
+
+
+def _holds(code: bytes, evidence: _Evidence) -> int:
+    """HIP names, or an AMD builtin (a branch of AMD device code may use no HIP API at all): HIP_CODE; else
+    CUDA names that this run renames to HIP names, read by a second run as HIP code (so with `hip` in the
+    code, or in one of the HIP names): CUDA_CODE."""
     if AMD_BUILTIN in code:
-        return True
-    return b"hip" in code and not file_words(code).isdisjoint(names)
+        return HIP_CODE
+    words = file_words(code)
+    hip = b"hip" in code
+    if hip and not words.isdisjoint(evidence.hip):
+        return HIP_CODE
+    if not words.isdisjoint(evidence.says_hip) or (hip and not words.isdisjoint(evidence.cuda)):
+        return CUDA_CODE
+    return 0
 
 
-def _hip_directive(directive: bytes, rest: bytes, table: LookupTable) -> bool:
-    """An include of a HIP header, or an alias line."""
+def _hip_directive(directive: bytes, rest: bytes, table: LookupTable, evidence: _Evidence) -> int:
+    """An include of a HIP header, or an alias line: HIP_CODE; an include this run makes one: CUDA_CODE."""
     if directive == b"include":
         path = re.match(rb'\s*[<"]([^>"]+)', rest)
-        return path is not None and path.group(1).startswith(HIP_HEADER_PREFIX.encode())
+        if path is not None and path[1].startswith(HIP_HEADER_PREFIX.encode()):
+            return HIP_CODE
+        return CUDA_CODE if path is not None and path[1] in evidence.includes else 0
     if directive == b"define":
         parts = rest.split()
-        return len(parts) == 2 and alias_of(table, parts[0].decode(errors="replace"), parts[1].decode(errors="replace"))
-    return False
+        alias = len(parts) == 2 and alias_of(
+            table, parts[0].decode(errors="replace"), parts[1].decode(errors="replace")
+        )
+        return HIP_CODE if alias else 0
+    return 0

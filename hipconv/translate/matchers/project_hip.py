@@ -48,7 +48,8 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     if not own.tested and ctx.words.isdisjoint(names):
         return MatchResult()
     known = ctx.project_switches  # the run's verdict wins over the file's own (None: the project defines it)
-    switches = {n for n in own.switches if n not in known} | {n for n, tests in known.items() if tests}
+    found_here = own.switches | own.translated
+    switches = {n for n in found_here if n not in known} | {n for n, tests in known.items() if tests}
     counts = {n: known.get(n) or t for n, t in own.tested.items() if n in switches}
     found = Found(ctx, earlier)
     keep = ctx.settings.project_hip_path == "keep"
@@ -61,10 +62,11 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
             found.edits.append(Edit.replace(test.span[0], test.span[1], test.text + kept, RULE_ID))
             rewritten.append(test.span)
         if test.name in counts:
-            _note(found, test.span[0], test.name, counts.pop(test.name), keep=keep)
+            _note(found, test.span[0], test.name, counts.pop(test.name), keep=keep, cuda=test.name in own.translated)
     if not keep:
         return found.result()
-    branches += _selected_branches(ctx, switches)
+    # a switch whose branches here hold CUDA code that becomes HIP, and no HIP code: translated, not kept
+    branches += _selected_branches(ctx, switches - own.translated)
     branches += _alias_lines(ctx)
     if _written_for_hip(ctx, names) and not _launches_asked_for(ctx):
         branches.append((0, len(ctx.source.body)))
@@ -72,14 +74,15 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     return found.result(taken=tuple(rewritten))
 
 
-def _note(found: Found, offset: int, name: str, tests: int, *, keep: bool) -> None:
+def _note(found: Found, offset: int, name: str, tests: int, *, keep: bool, cuda: bool) -> None:
     said = f"this project has its own HIP path ({name}, {tests} test{'s' if tests != 1 else ''}); "
     if not keep:
         said += "translated without it (--project-hip-path off): its CUDA branches are the ones compiled"
     elif name in COMPILER_SWITCHES:
-        said += f"its AMD branches are kept as written (hipcc defines {name})"
+        said += f"its AMD branches are {'translated' if cuda else 'kept as written'} (hipcc defines {name})"
     else:
-        said += f"its AMD branches are kept, and its tests read {name} as defined"
+        branches = "translated (CUDA code here)" if cuda else "kept"
+        said += f"its AMD branches are {branches}, and its tests read {name} as defined"
     found.diag(offset, PROJECT_HIP_PATH, said, symbol=name, about_api=False)
 
 
