@@ -110,6 +110,81 @@ def test_switch_tests(src: str, switches: set[str], tested: dict[str, int]) -> N
     assert dict(found.tested) == tested
 
 
+@pytest.mark.parametrize(
+    ("src", "switches", "translated"),
+    [
+        pytest.param(
+            "#ifdef MYLIB_USE_HIP\n#include <cuda_runtime.h>\n#endif\n", set(), {"MYLIB_USE_HIP"}, id="include"
+        ),
+        pytest.param(
+            '#if defined(MYLIB_USE_HIP) && !defined(NDEBUG)\n#include "cuda_fp16.h"\n#endif\n',
+            set(),
+            {"MYLIB_USE_HIP"},
+            id="quoted-include-compound-test",
+        ),
+        pytest.param(
+            "#if MYLIB_ROCM\nvoid* alloc(size_t n) { void* p; cudaMalloc(&p, n); return p; }\n#endif\n",
+            set(),
+            {"MYLIB_ROCM"},
+            id="runtime-call",
+        ),
+        pytest.param(
+            "#ifndef USE_ROCM\n#include <cuda_runtime.h>\n#else\n__nv_bfloat16 x;\n#endif\n",
+            set(),
+            {"USE_ROCM"},
+            id="else-of-ifndef-a-type-whose-hip-name-says-hip",
+        ),
+        pytest.param(
+            "#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#endif\n#ifdef USE_ROCM\ncudaStream_t s;\n#endif\n",
+            {"USE_ROCM"},
+            set(),
+            id="hip-code-in-another-branch-wins",
+        ),
+        pytest.param(
+            "#ifndef MYLIB_USE_HIP\n#include <cuda_runtime.h>\ncudaStream_t s;\n#endif\n", set(), set(), id="negated"
+        ),
+        pytest.param(
+            "#ifdef MYLIB_USE_HIP\n#else\n#include <cuda_runtime.h>\n#endif\n", set(), set(), id="cuda-code-when-off"
+        ),
+        pytest.param(
+            "#define MYLIB_USE_HIP 1\n#ifdef MYLIB_USE_HIP\ncudaFree(p);\n#endif\n",
+            set(),
+            set(),
+            id="defined-by-the-file",
+        ),
+        pytest.param(
+            "#ifdef MYLIB_USE_HIP\n#include <cublas_v2.h>\nint warp = 32;\n#endif\n",
+            set(),
+            set(),
+            id="no-hip-header-no-hip-name",  # (cublas_v2.h becomes hipblas/hipblas.h: not a `hip/` header)
+        ),
+    ],
+)
+def test_cuda_code_that_becomes_hip_is_weaker_evidence(src: str, switches: set[str], translated: set[str]) -> None:
+    """CUDA code that this run makes HIP, in a branch a switch selects, makes it a switch on the first run (#40,
+    found by the fuzz lane: a second run saw the HIP code and rewrote the test the first had left)."""
+    found = switch_tests(src.encode(), _table()[0])
+    assert (found.switches, found.translated) == (switches, translated)
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        pytest.param("#ifdef USE_FAST\n#include <cuda_runtime.h>\ncudaMalloc(&p, n);\n#endif\n", id="ifdef"),
+        pytest.param("#if defined(MYLIB_CUDA) && CHIP_COUNT > 1\ncudaFree(p);\n#endif\n", id="name-says-cuda"),
+        pytest.param("#ifdef WITH_AMD_GPU\ncudaStream_t s;\n#endif\n", id="name-says-amd"),
+        pytest.param("#ifdef CUDA_HIP_COMPAT\ncudaStream_t s;\n#endif\n", id="cuda-macro-naming-hip"),
+        pytest.param("#ifdef MYLIB_CHIP_V2\n#include <cuda_runtime.h>\n#endif\n", id="chip-is-no-hip"),
+    ],
+)
+def test_a_macro_whose_name_says_no_hip_is_no_switch_around_cuda_code_noop(src: str) -> None:
+    """Only a name that says HIP or ROCm makes a switch: its tests stay as written, only the CUDA code changes."""
+    assert switch_tests(src.encode(), _table()[0]) == (switch_tests(b"", _table()[0]))
+    text, result = translate(src)
+    assert text.split("\n", 1)[0] == src.split("\n", 1)[0]
+    assert "HC030" not in codes(result)
+
+
 # --- what translation writes ------------------------------------------------------------------------------
 
 ALIAS_HEADER = (
@@ -227,6 +302,61 @@ def test_a_cuda_include_after_a_comment_keeps_the_file_a_cuda_file(include: str)
     src = f"#ifdef USE_ROCM\n#include <hip/hip_runtime.h>\n#else\n{include}\n#endif\ncudaStream_t s;\n"
     text, _ = translate(src)
     assert "hipStream_t s;" in text and translate(text)[0] == text
+
+
+VENDOR_HEADER = (
+    "#pragma once\n#ifdef MYLIB_USE_HIP\n#include <cuda_runtime.h>\n#define MYLIB_WARP 64\n"
+    "#else\n#include <cuda_runtime.h>\n#define MYLIB_WARP 32\n#endif\n"
+    "inline void mylib_check(cudaError_t e) { if (e != cudaSuccess) throw e; }\n"
+)
+
+
+@pytest.mark.parametrize("path", ["vendor.h", "vendor.cu"])
+def test_a_switch_whose_branch_holds_cuda_code_is_rewritten_on_the_first_run(path: str) -> None:
+    """Its test is read as defined at once, its branch translated (not kept: its CUDA header is no HIP one), and a
+    second run changes nothing; it had rewritten the test the first run left (#40)."""
+    once, result = translate(VENDOR_HEADER, path=path)
+    assert once.startswith("#pragma once\n#if 1 /* hipconv: #ifdef MYLIB_USE_HIP */\n#include <hip/hip_runtime.h>\n")
+    assert "cuda" not in once.replace("CUDA", "").split("#endif")[0]
+    notes = [d.message for d in result.diagnostics if d.code == "HC030"]
+    assert notes == [
+        "this project has its own HIP path (MYLIB_USE_HIP, 1 test); its AMD branches are translated (CUDA code"
+        " here), and its tests read MYLIB_USE_HIP as defined"
+    ]
+    again, _ = translate(once, path=path)
+    assert again == once
+
+
+def _vendor_project(root: Path) -> Path:
+    src = root / "proj"
+    (src / "include").mkdir(parents=True)
+    (src / "include" / "vendor.h").write_text(VENDOR_HEADER)
+    (src / "main.cu").write_text(
+        '#include "include/vendor.h"\n#ifdef MYLIB_USE_HIP\nstatic const char* backend = "rocm";\n#else\n'
+        'static const char* backend = "cuda";\n#endif\nint main() { mylib_check(cudaDeviceSynchronize()); }\n'
+    )
+    return src
+
+
+def test_a_project_translated_twice_is_translated_once(tmp_path: Path) -> None:
+    """The switch seen only through its header's CUDA include applies to the whole tree on the first run: a
+    second run over the output writes the same bytes."""
+    src = _vendor_project(tmp_path)
+    first = run_cli("translate", src, "-o", tmp_path / "once", "--no-cache")
+    assert first.code == 0, first.stderr
+    once = tree(tmp_path / "once")
+    assert once["main.cu"].decode().splitlines()[2] == "#if 1 /* hipconv: #ifdef MYLIB_USE_HIP */"
+    assert "(MYLIB_USE_HIP, 2 tests)" in first.stderr and first.stderr.count("note[HC030]") == 2
+    second = run_cli("translate", tmp_path / "once", "-o", tmp_path / "twice", "--no-cache")
+    assert second.code == 0, second.stderr
+    assert tree(tmp_path / "twice") == once
+
+
+def test_scan_names_a_switch_seen_through_cuda_code(tmp_path: Path) -> None:
+    run = run_cli("scan", _vendor_project(tmp_path), "--format", "json")
+    assert run.code == 0, run.stderr
+    assert run.stdout.count(b'"code": "HC030"') == 2
+    assert b"own HIP path (MYLIB_USE_HIP, 2 tests); its AMD branches are translated (CUDA code here)" in run.stdout
 
 
 def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:
