@@ -189,7 +189,7 @@ def measure_pair(checkout: Path, source: Path, work: Path, jobs: int) -> Run:
     """A cold run (no per-file results cached, no output yet) of the checkout's hipconv on source, then a
     rerun. Each checkout has its own cache directory, where its rule set is built once beforehand (a
     run on one copy of the seed programs): what a user's first run pays once (the rule set, the inventories
-    of names, compiled modules), not what a run costs."""
+    of names, compiled modules, the shims it renders: hipconv.shim_store), not what a run costs."""
     out, cache = work / "hip", work / f"cache-{abs(hash(str(checkout)))}"
     env = {**os.environ, "PYTHONPATH": str(checkout), "HIPCONV_CACHE_DIR": str(cache)}
     env.pop("HIPCONV_NO_CACHE", None)

@@ -25,13 +25,14 @@ from rich.console import Console
 from hipconv.atomic import backup, copy_atomic, make_link, remove_stale_temp_files, write_atomic, write_named
 from hipconv.discover import OUTPUT_MARKER, Plan
 from hipconv.errors import ConfigError, OutputUnwritable
-from hipconv.filecache import FileCache, code_digest, key_of
+from hipconv.filecache import FileCache, key_of
 from hipconv.interrupts import deferred
 from hipconv.regular_files import NotRegular, file_type, read_regular
 from hipconv.report import csv_report, json_report, markdown_report, print_result, text_bytes
 from hipconv.results import FileResult, FileStatus, Job
 from hipconv.rules.ranges import range_label
 from hipconv.settings import Settings
+from hipconv.shim_store import shims_key, stored_shims
 from hipconv.single_source import HEADER_MARKER as PORTABILITY_MARKER
 from hipconv.single_source import is_portability_header
 from hipconv.single_source.fold import PORTABILITY_HEADER
@@ -310,13 +311,13 @@ def write_compat_header(
 
 
 def _compat_header(shims: set[str], settings: Settings, cache: FileCache | None, ranged: Mapping[str, str]) -> bytes:
-    """compat_header(), from the cache when hipconv's code (its templates too) and the shims are those it was
-    rendered with."""
-    key = key_of("compat-header", code_digest(), str(settings.rocm), *sorted(shims), *sorted(ranged.values()))
+    """compat_header(), from the cache when hipconv's code, its templates and the shims are those it was rendered
+    with; each shim's text from the shim store (rendered once for this hipconv, whatever the tree)."""
+    key = key_of("compat-header", shims_key(), str(settings.rocm), *sorted(shims), *sorted(ranged.values()))
     kept = cache.get_many([key]).get(key) if cache is not None else None
     if isinstance(kept, bytes):
         return kept
-    header = compat_header(shims, settings.rocm, ranged)
+    header = compat_header(shims, settings.rocm, ranged, stored_shims)
     if cache is not None:
         cache.put_many({key: header})
     return header

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from hipconv.cache_format import Damaged, library_versions, seal_plain, unseal_plain
 from hipconv.resources import cache_dir, data_files, templates_dir
@@ -62,7 +62,7 @@ def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callabl
     except (OSError, Damaged):  # missing, unreadable, damaged or altered: built again and rewritten
         pass
     ruleset = replace(build(), digest=digest)
-    if _store(cache, _SEAL_KEY + digest.encode(), ruleset):
+    if store_entry(cache, _SEAL_KEY + digest.encode(), to_data(ruleset)):
         evict(cache.parent, keep=cache)
     return ruleset
 
@@ -71,7 +71,7 @@ def inputs_digest(inputs: Iterable[Path], template_dirs: Iterable[Path]) -> str 
     """The digest of everything a rule set is built from and its templates render from (None: an input
     cannot be read)."""
     digest = hashlib.sha256(__version__.encode() + b"\0" + library_versions().encode())
-    templates = sorted({t for folder in {*template_dirs, templates_dir()} for t in _files_under(folder)})
+    templates = sorted({t for folder in {*template_dirs, templates_dir()} for t in files_under(folder)})
     for path in [*build_sources(), *inputs, *templates]:  # a template that vanished must fail validation
         try:
             digest.update(str(path).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -80,7 +80,7 @@ def inputs_digest(inputs: Iterable[Path], template_dirs: Iterable[Path]) -> str 
     return digest.hexdigest()
 
 
-def _files_under(folder: Path) -> Iterator[Path]:
+def files_under(folder: Path) -> Iterator[Path]:
     """Every file under `folder`, through links to folders too (as jinja2's loader reads), each folder once."""
     seen: set[str] = set()
     for top, dirs, files in os.walk(folder, followlinks=True):
@@ -103,27 +103,28 @@ def build_sources() -> list[Path]:
     ]
 
 
-def entry_path(digest: str) -> Path:
-    """Where the rule set of this digest is kept."""
-    return cache_dir() / f"{_prefix()}{digest[:32]}{ENTRY_SUFFIX}"
+def entry_path(digest: str, kind: str = "rules") -> Path:
+    """Where the rule set of this digest is kept (`kind`: another entry kept the same way, hipconv.shim_store)."""
+    return cache_dir() / f"{_prefix(kind)}{digest[:32]}{ENTRY_SUFFIX}"
 
 
-def _prefix() -> str:
+def _prefix(kind: str) -> str:
     version = "".join(c if c.isalnum() or c in ".+_" else "_" for c in __version__)
-    return f"rules-{version}-"
+    return f"{kind}-{version}-"
 
 
-def _store(cache: Path, key: bytes, ruleset: RuleSet) -> bool:
-    """Write the entry atomically; False when it cannot be (a read-only home: no cache, no error)."""
+def store_entry(cache: Path, key: bytes, data: Any) -> bool:
+    """Write the entry (JSON data, sealed under key) atomically; False when it cannot be (a read-only home:
+    no cache, no error)."""
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        fd, name = tempfile.mkstemp(dir=cache.parent, prefix=".rules-", suffix=".tmp")
+        fd, name = tempfile.mkstemp(dir=cache.parent, prefix=".entry-", suffix=".tmp")
     except OSError:
         return False
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(seal_plain(key, to_data(ruleset)))
+            fh.write(seal_plain(key, data))
         os.replace(tmp, cache)
     except OSError:  # a directory in the way, a full disk: the temporary file goes, the run goes on
         _remove(tmp)
@@ -134,8 +135,9 @@ def _store(cache: Path, key: bytes, ruleset: RuleSet) -> bool:
     return True
 
 
-def evict(folder: Path, *, keep: Path) -> None:
-    """Remove what `folder` holds beyond the bounds above; `keep` (the entry just written) stays."""
+def evict(folder: Path, *, keep: Path, kind: str = "rules") -> None:
+    """Remove what `folder` holds beyond the bounds above, of the entries of this kind; `keep` (the entry just
+    written) stays."""
     ours: list[tuple[float, Path]] = []
     now = time.time()
     for path in folder.iterdir():
@@ -146,8 +148,8 @@ def evict(folder: Path, *, keep: Path) -> None:
         if path.name.endswith(".tmp"):
             if now - info.st_mtime > STALE_TMP_SECONDS:
                 _remove(path)
-        elif path.name.startswith("rules-") and path.name.endswith((ENTRY_SUFFIX, ".pickle")) and path != keep:
-            if path.name.startswith(_prefix()) and path.name.endswith(ENTRY_SUFFIX):
+        elif path.name.startswith(f"{kind}-") and path.name.endswith((ENTRY_SUFFIX, ".pickle")) and path != keep:
+            if path.name.startswith(_prefix(kind)) and path.name.endswith(ENTRY_SUFFIX):
                 ours.append((info.st_mtime, path))
             else:
                 _remove(path)  # another version's

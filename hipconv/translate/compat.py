@@ -12,7 +12,7 @@ saying why. `--no-compat` (Settings.compat) turns shims off.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from hipconv.diagnostics import FULL_MASK_WIDENED, SHIMMED
 from hipconv.results import COMPAT_HEADER as COMPAT_HEADER  # re-exported: its home is the leaf results.py
@@ -168,24 +168,27 @@ _VERSION_INCLUDE = "#include <hip/hip_version.h>"  # HIP_VERSION, which a releas
 RANGED = f"which {COMPAT_HEADER} defines per release (#if HIP_VERSION >= ...)"
 
 
-def compat_header(shims: Iterable[str], rocm: Version, ranged: Mapping[str, str] | None = None) -> bytes:
-    """hipconv_compat.h holding the given shims (sorted), each from templates/compat/SHIM.h.j2 (a SIMD
-    intrinsic's from its facts, hipconv.rules.simd), a body that several shims share once; the headers a shim
-    includes go to the top, once each. `ranged`: the definitions of a release range's macros (LookupTable.ranged),
-    guarded by HIP_VERSION, which keep their #include lines where they are."""
+def compat_header(
+    shims: Iterable[str],
+    rocm: Version,
+    ranged: Mapping[str, str] | None = None,
+    texts: Callable[[Iterable[str], Callable[[str], str]], Mapping[str, str]] | None = None,
+) -> bytes:
+    """hipconv_compat.h holding the given shims (sorted), each shim_text, a body that several shims share once;
+    the headers a shim includes go to the top, once each. `ranged`: the definitions of a release range's macros
+    (LookupTable.ranged), guarded by HIP_VERSION, which keep their #include lines where they are. `texts`: where
+    the shims' texts come from, given the names and how to render one (hipconv.shim_store); else rendered."""
     includes: list[str] = []
     bodies = []
-    simd = simd_ops()
-    for shim in sorted(set(shims)):
+    names = sorted(set(shims))
+    rendered = (texts or _rendered)([s for s in names if not (ranged and s in ranged)], shim_text)
+    for shim in names:
         if ranged and shim in ranged:
             if _VERSION_INCLUDE not in includes:
                 includes.append(_VERSION_INCLUDE)
             bodies.append(ranged[shim])
             continue
-        if shim in simd:
-            text = render(SIMD_TEMPLATE, simd=simd[shim])
-        else:
-            text = render(f"compat/{shim}.h.j2", conversions=all_conversions())
+        text = rendered[shim]
         for line in _INCLUDE.findall(text):
             if line not in includes:
                 includes.append(line)
@@ -194,6 +197,18 @@ def compat_header(shims: Iterable[str], rocm: Version, ranged: Mapping[str, str]
             bodies.append(body)
     text = render("compat/hipconv_compat.h.j2", rocm=str(rocm), includes=includes, bodies=bodies)
     return text.rstrip("\n").encode() + b"\n"
+
+
+def shim_text(shim: str) -> str:
+    """One shim's definition: templates/compat/SHIM.h.j2 (a SIMD intrinsic's from its facts, hipconv.rules.simd)."""
+    simd = simd_ops()
+    if shim in simd:
+        return render(SIMD_TEMPLATE, simd=simd[shim])
+    return render(f"compat/{shim}.h.j2", conversions=all_conversions())
+
+
+def _rendered(names: Iterable[str], render_one: Callable[[str], str]) -> dict[str, str]:
+    return {name: render_one(name) for name in names}
 
 
 def is_generated_header(data: bytes) -> bool:
