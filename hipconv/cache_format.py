@@ -81,8 +81,10 @@ def _digest(key: bytes, text: bytes) -> bytes:
 
 # A value is encoded as itself when JSON holds it as it is (str, int, float, bool, None), else as a JSON
 # object of one key that says what it is ({"t": [...]} a tuple, ...; a record: {"r": [class, *fields]}),
-# which json.loads hands to _hook innermost first: no Python runs for the scalars.
+# which json.loads hands to _hook innermost first: no Python runs for the scalars. A tuple of records of one
+# class (a file's replacements, its diagnostics) is {"R": [class, [fields], [fields], ...]}: the class once.
 _BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
+_ROWS = "R"
 
 
 def _encoded(value: Any) -> Any:
@@ -106,7 +108,7 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
     if kind is bytes:
         return lambda value: {_BYTES: value.decode("latin-1")}  # a byte per character: source text stays short
     if kind is tuple:
-        return lambda value: {_TUPLE: _items(value)}
+        return _tuple
     if kind is list:
         return lambda value: {_LIST: _items(value)}
     if kind is dict:
@@ -119,16 +121,41 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
     if issubclass(kind, enum.Enum):
         name = _name_of(kind)
         return lambda value: {_ENUM: [name, _encoded(value.value)]}
-    if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
-        name = _name_of(kind)
-        return lambda value: {_RECORD: [name, *_items(value)]}
-    if dataclasses.is_dataclass(kind):
-        name, names = _name_of(kind), _field_names(kind)
-        fields = operator.attrgetter(*names)  # a tuple of the values, but the one value itself for one field
-        if len(names) == 1:
-            return lambda value: {_RECORD: [name, *_items((fields(value),))]}
-        return lambda value: {_RECORD: [name, *_items(fields(value))]}
+    found = _record_fields(kind)
+    if found is not None:
+        name, fields = found
+        return lambda value: {_RECORD: [name, *fields(value)]}
     raise TypeError(f"a {kind.__qualname__} is not stored in hipconv's caches")
+
+
+def _tuple(value: tuple[Any, ...]) -> Any:
+    first = type(value[0]) if len(value) > 1 else None
+    if first is not None and first not in _PLAIN:
+        found = _RECORD_FIELDS.get(first, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = _RECORD_FIELDS[first] = _record_fields(first)
+        if found is not None and all(type(x) is first for x in value):
+            fields = found[1]
+            return {_ROWS: [found[0], *[fields(x) for x in value]]}
+    return {_TUPLE: _items(value)}
+
+
+_RecordFields = tuple[str, Callable[[Any], list[Any]]]
+_RECORD_FIELDS: dict[type, _RecordFields | None] = {}
+_UNKNOWN: Any = object()
+
+
+def _record_fields(kind: type) -> _RecordFields | None:
+    """A record class's name, and how a record's encoded field values are read (None: no record class)."""
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
+        return _name_of(kind), _items
+    if not isinstance(kind, type) or not dataclasses.is_dataclass(kind) or issubclass(kind, enum.Enum):
+        return None
+    names = _field_names(kind)
+    fields = operator.attrgetter(*names)  # a tuple of the values, but the one value itself for one field
+    if len(names) == 1:
+        return _name_of(kind), lambda value: _items((fields(value),))
+    return _name_of(kind), lambda value: _items(fields(value))
 
 
 _PLAIN = frozenset({str, bool, int, float, type(None)})  # what JSON holds as it is
@@ -159,6 +186,9 @@ def _hook(obj: dict[str, Any]) -> Any:
         return tuple(data)
     if tag == _RECORD:
         return _builder(data[0])(data[1:])
+    if tag == _ROWS:
+        build = _builder(data[0])
+        return tuple(build(row) for row in data[1:])  # TypeError for a row that is no list: damaged
     if tag == _FROZENSET:
         return frozenset(data)
     if tag == _LIST:

@@ -178,13 +178,18 @@ def test_hipconv_records_read_back_as_they_were() -> None:
             "k.cu",
             FileStatus.CONVERTED,
             output=b"\xff\xfe not UTF-8",
-            diagnostics=(diagnostic,),
+            diagnostics=(diagnostic, dataclasses.replace(diagnostic, code="HC002")),
             replacements=(Replacement(3, 5, "cudaThreadExit", "hipDeviceReset", "r", "cudart"),),
             shims=frozenset({"a", "b"}),
         ),
         (1, "x"): [Version.parse("6.3"), Path("/tmp/t.j2"), {1.5, None}, float("inf"), Severity.WARNING],
+        "mixed": (Version.parse("5.2"), Version.parse("6.3"), (1, 2), Path("p"), Version.parse("7.0")),
     }
-    assert unseal(b"key", seal(b"key", value)) == value
+    back = unseal(b"key", seal(b"key", value))
+    assert back == value
+    assert type(back["result"].diagnostics) is tuple and type(back["mixed"][2]) is tuple
+    # a tuple of records of one class holds the class's name once
+    assert seal(b"key", value["result"]).count(b"hipconv.diagnostics:Diagnostic") == 1
 
 
 @pytest.mark.parametrize(
@@ -195,6 +200,8 @@ def test_hipconv_records_read_back_as_they_were() -> None:
         pytest.param({"e": ["subprocess:Popen", "x"]}, id="not-an-enum"),
         pytest.param({"r": ["hipconv.results:FileResult.__init__.__globals__"]}, id="dunder"),
         pytest.param({"z": 1}, id="unknown-tag"),
+        pytest.param({"R": ["hipconv.settings:Version", 6]}, id="a-row-that-is-no-list"),
+        pytest.param({"R": ["hipconv.settings:Version", [6, 3, 0], [6]]}, id="a-row-of-another-size"),
     ],
 )
 def test_a_value_hipconv_did_not_write_does_not_read(text: object) -> None:
