@@ -1346,6 +1346,19 @@ FOUND = [
         Setup("6.3", "hip", "t.cpp"),
         id="switch-whose-hip-include-is-spliced-onto-its-test",
     ),
+    pytest.param(  # an HC013 guard's condition named the switch as written, and a second pass rewrote it there
+        b"#ifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\\\n#endif\n"
+        b"switch (algo) {\\\n#if USE_TC\n  case CUBLAS_GEMM_DEFAULT_TENSOR_OP:\n#endif\n"
+        b"  case CUBLAS_GEMM_DEFAULT: return 1;\n}",
+        Setup("5.2", "chevron", "t.cu"),
+        id="guard-built-from-a-switch-test",
+    ),
+    pytest.param(  # a CUDA name in a comment, which translation leaves, was taken for the switch's CUDA code
+        b"#if __CUDA_ARCH__ >= 700\n__syncwarp();\n#elif defined(a__HIPCC__)\n"
+        b"/* cudaMalloc 0 */__syncthreads();\n#endif",
+        Setup("5.2", "chevron", "t.cu"),
+        id="cuda-name-in-a-comment-of-a-switch-branch",
+    ),
 ]
 
 

@@ -158,6 +158,13 @@ def test_switch_tests(src: str, switches: set[str], tested: dict[str, int]) -> N
             set(),
             id="no-hip-header-no-hip-name",  # (cublas_v2.h becomes hipblas/hipblas.h: not a `hip/` header)
         ),
+        pytest.param(  # names translation leaves as written (#40, found by the fuzz lane's property 5)
+            "#ifdef MYLIB_USE_HIP\n/* cudaMalloc */ int a; // cudaFree \\\n cudaStream_t\n"
+            'const char* s = "cudaMalloc";\n#endif\n',
+            set(),
+            set(),
+            id="in-comments-and-strings",
+        ),
     ],
 )
 def test_cuda_code_that_becomes_hip_is_weaker_evidence(src: str, switches: set[str], translated: set[str]) -> None:
@@ -325,6 +332,23 @@ def test_a_switch_whose_branch_holds_cuda_code_is_rewritten_on_the_first_run(pat
     ]
     again, _ = translate(once, path=path)
     assert again == once
+
+
+def test_a_guard_reads_a_rewritten_switch_test_as_its_value() -> None:
+    """A guard hipconv writes from the branch a label is in (HC016: two labels that become one value) reads the
+    switch's test as project_hip rewrote it, as a second run reads it: that run had rewritten the guard's
+    `defined(MYLIB_USE_HIP)` (#40, found by the fuzz lane once it excused no second pass)."""
+    src = (
+        "#ifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n#endif\nint rank(cublasGemmAlgo_t algo) {\n"
+        "  switch (algo) {\n#if !defined(MYLIB_USE_HIP) && MYLIB_TENSOR_OPS\n"
+        "  case CUBLAS_GEMM_DEFAULT_TENSOR_OP: return 1;\n#endif\n  case CUBLAS_GEMM_DEFAULT: return 0;\n  }\n}\n"
+    )
+    text, result = translate(src, path="t.cu")
+    assert "#if !1 /* hipconv: defined(MYLIB_USE_HIP) */ && MYLIB_TENSOR_OPS\n" in text
+    guard = "#if !(! 1 && MYLIB_TENSOR_OPS)  // hipconv: the value of an earlier label, where that one is compiled\n"
+    assert guard + "  case HIPBLAS_GEMM_DEFAULT:\n#endif\n return 0;" in text
+    assert sorted(codes(result)) == ["HC016", "HC030"]
+    assert translate(text, path="t.cu")[0] == text
 
 
 def _vendor_project(root: Path) -> Path:

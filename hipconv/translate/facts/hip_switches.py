@@ -294,9 +294,18 @@ def _holds(code: bytes, evidence: _Evidence) -> int:
     hip = b"hip" in code
     if hip and not words.isdisjoint(evidence.hip):
         return HIP_CODE
-    if not words.isdisjoint(evidence.says_hip) or (hip and not words.isdisjoint(evidence.cuda)):
-        return CUDA_CODE
-    return 0
+    if words.isdisjoint(evidence.cuda):
+        return 0
+    words = file_words(_UNTRANSLATED.sub(b" ", code))  # a name in a comment or a string stays CUDA's
+    return CUDA_CODE if not words.isdisjoint(evidence.says_hip) or (hip and not words.isdisjoint(evidence.cuda)) else 0
+
+
+# comments and string or character literals, which translation leaves as written: line splices continue them,
+# and one with no end runs to the end of its line (the lexer's unknown token) or, for a block comment, the code's
+_UNTRANSLATED = re.compile(
+    rb"/\*.*?(?:\*/|\Z)|//(?:\\\r?\n|\\.|[^\\\n])*|\"(?:\\\r?\n|\\.|[^\"\\\n])*\"?|'(?:\\\r?\n|\\.|[^'\\\n])*'?",
+    re.DOTALL,
+)
 
 
 def _hip_directive(directive: bytes, rest: bytes, table: LookupTable, evidence: _Evidence) -> int:

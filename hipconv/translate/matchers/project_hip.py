@@ -61,6 +61,8 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
             kept = "".join(f" {ctx.tokens.body[a:b].decode()}" for a, b in comments_in(ctx.tokens, test.span))
             found.edits.append(Edit.replace(test.span[0], test.span[1], test.text + kept, RULE_ID))
             rewritten.append(test.span)
+            # what a guard built from the test reads there (translate.branches), as a second run reads it
+            found.rewritten_tests[test.span[0]] = (test.span[1], test.value)
         if test.name in counts:
             _note(found, test.span[0], test.name, counts.pop(test.name), keep=keep, cuda=test.name in own.translated)
     if not keep:
@@ -87,12 +89,12 @@ def _note(found: Found, offset: int, name: str, tests: int, *, keep: bool, cuda:
 
 
 class _Test:
-    """One test of a switch in a conditional directive: what replaces it."""
+    """One test of a switch in a conditional directive: what replaces it, and its value (`1`, `0`)."""
 
-    __slots__ = ("name", "span", "text")
+    __slots__ = ("name", "span", "text", "value")
 
-    def __init__(self, name: str, span: Span, text: str) -> None:
-        self.name, self.span, self.text = name, span, text
+    def __init__(self, name: str, span: Span, text: str, value: str = "1") -> None:
+        self.name, self.span, self.text, self.value = name, span, text, value
 
 
 def _tests(ctx: FileContext, switches: frozenset[str]) -> Iterator[_Test]:
@@ -111,7 +113,7 @@ def _tests(ctx: FileContext, switches: frozenset[str]) -> Iterator[_Test]:
                 lead = "elif" if directive.startswith("elif") else "if"
                 said = f"#{directive} {tokens.text(k)}"
                 yield _Test(
-                    tokens.text(k), (tokens.starts[name_i], tokens.ends[k]), f"{lead} {on} /* hipconv: {said} */"
+                    tokens.text(k), (tokens.starts[name_i], tokens.ends[k]), f"{lead} {on} /* hipconv: {said} */", on
                 )
             continue
         yield from _expression_tests(tokens, name_i, last, switches)
