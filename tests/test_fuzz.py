@@ -57,9 +57,10 @@ from hipconv.results import FileResult, FileStatus
 from hipconv.rules.model import LookupTable, Rule, RuleKind, Scope
 from hipconv.settings import Settings, Version
 from hipconv.translate.compat import COMPAT_HEADER
-from hipconv.translate.facts.hip_switches import may_be_switch
+from hipconv.translate.facts.hip_switches import hip_tests, may_be_switch, project_switches
 from hipconv.translate.launches import LAUNCH_RULE_ID
 from hipconv.translate.lexer import TokenKind, Tokens, lex
+from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import UTF8_BOM, DecodeFailure, SourceFile
 from hipconv.translate.syntax import prev_code
 from hipconv.translate.translator import translate_sources
@@ -379,11 +380,12 @@ def _table(rocm: str, launch: str) -> tuple[LookupTable, Settings]:
     return ruleset().table(s), s
 
 
-def translate(data: bytes, setup: Setup, tokens: Tokens | None = None) -> FileResult:
-    """The library's translation of one file; `tokens`: its body already lexed (saves a libclang call)."""
+def translate(data: bytes, setup: Setup, tokens: Tokens | None = None, project: Project = NO_PROJECT) -> FileResult:
+    """The library's translation of one file; `tokens`: its body already lexed (saves a libclang call);
+    `project`: what the other files of its run tell it."""
     table, s = _table(setup.rocm, setup.launch)
     lexed = {0: tokens} if tokens is not None else None
-    return translate_sources([SourceFile.from_bytes(setup.path, data)], table, s, lexed=lexed)[0]
+    return translate_sources([SourceFile.from_bytes(setup.path, data)], table, s, lexed=lexed, project=project)[0]
 
 
 def decodable(data: bytes) -> bool:
@@ -1110,7 +1112,8 @@ def _code_tokens(result: FileResult, data: bytes) -> list[str]:
 def cli_problems(files: Sequence[bytes], setup: Setup) -> list[str]:
     """`hipconv translate SRC -o OUT` in-process on a tree of the files (one CLI run loads the rules, which
     dominates its time): exit 0, or 2 when a file is not UTF-8; no traceback and no internal error on
-    stderr; each output the library's translation (an undecodable file copied unchanged)."""
+    stderr; each output the library's translation (an undecodable file copied unchanged), given the project
+    switches of the whole tree (a switch seen in one file is read as defined in all)."""
     suffix = Path(setup.path).suffix
     names = [f"f{n}{suffix}" for n in range(len(files))]
     with tempfile.TemporaryDirectory() as tmp:
@@ -1124,8 +1127,11 @@ def cli_problems(files: Sequence[bytes], setup: Setup) -> list[str]:
         return [f"1 cli: exit {run.code}, stderr {run.stderr[:3000]}"]
     expected_code = 0 if all(map(decodable, files)) else 2
     problems = [] if run.code == expected_code else [f"1 cli: exit {run.code}, stderr {run.stderr[:3000]}"]
+    table, _ = _table(setup.rocm, setup.launch)
+    readable = [SourceFile.from_bytes(name, data) for name, data in zip(names, files) if decodable(data)]
+    project = Project(hip_switches=project_switches(t for f in readable for t in hip_tests(f.body, table)))
     for name, data in zip(names, files):
-        result = translate(data, dataclasses.replace(setup, path=name)) if decodable(data) else None
+        result = translate(data, dataclasses.replace(setup, path=name), project=project) if decodable(data) else None
         expected = data if result is None or result.output is None else result.output
         if written[name] != expected:
             problems.append(f"1 cli: {name} written as {written[name]!r}, the library gives {expected!r}")
@@ -1360,6 +1366,18 @@ FOUND = [
         id="cuda-name-in-a-comment-of-a-switch-branch",
     ),
 ]
+
+
+def test_a_switch_seen_in_one_file_of_a_cli_tree_is_read_in_the_others() -> None:
+    """Property 1's CLI check models the project switches of the tree: the random slow lane found a tree whose
+    second file tests the switch the first one's HIP include makes (#40), which the CLI rightly rewrote there."""
+    files = [
+        b"#ifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime.h>\n#endif\n",
+        b"#if defined(MYLIB_USE_HIP) && !defined(NO_VOTE)\nunsigned v = __ballot(x);\n#endif\ncudaStream_t s;\n",
+    ]
+    setup = Setup("6.3", "chevron", "t.cu")
+    assert cli_problems(files, setup) == []
+    assert b"hipconv: defined(MYLIB_USE_HIP)" not in (translate(files[1], setup).output or b"")
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
