@@ -19,7 +19,7 @@ from hipconv.rules.model import Action, LookupTable
 from hipconv.settings import Version
 from hipconv.translate.lexer import IDENTIFIER, KEYWORD, LITERAL, PUNCTUATION, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
-from hipconv.translate.words import WORD_BYTES, file_words
+from hipconv.translate.words import WORD_BYTES, WORDY_KINDS, file_words, token_occurrences
 
 # names of NVIDIA-only APIs that no rule names (a namespace, compiler builtins), and what they are
 NVIDIA_ONLY_NAMES = {
@@ -54,11 +54,13 @@ def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version
     """What the code in the byte region (a branch, its nested directives included) holds."""
     code = tokens.body[region[0] : region[1]]
     words = file_words(code)
-    suspects = words & _nvidia_words(table)
+    suspects = _suspects(words, table)
     may_provide = _may_define_hip_name(code, words)
-    if not suspects and not may_provide and not any(w.startswith(_PREFIX_BYTES) for w in words):
+    if not suspects and not may_provide:
         return Holds()  # most branches: nothing that could make them NVIDIA-only or a fallback, found at C speed
     first, end = tokens.within(region)
+    if not may_provide:  # the first NVIDIA-only construct is all there is to know
+        return Holds(*_first_nvidia_only(tokens, suspects, (first, end), table))
     nvidia, at, provides, depth = "", -1, "", 0
     kinds = tokens.kinds
     for k in range(first, end):
@@ -70,7 +72,7 @@ def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version
         if kind != IDENTIFIER and kind != KEYWORD:
             continue
         name = tokens.text(k)
-        if not nvidia and (name.encode() in suspects or name.startswith(_PREFIXES)):
+        if not nvidia and name.encode() in suspects:
             nvidia = _nvidia_only(tokens, k, name, end, table)
             at = tokens.starts[k] if nvidia else -1
         if may_provide and not provides and depth == 0 and kind == IDENTIFIER and _hip_declares(name, rocm):
@@ -83,11 +85,22 @@ def branch_holds(tokens: Tokens, region: Span, table: LookupTable, rocm: Version
 def nvidia_only(tokens: Tokens, region: Span, table: LookupTable) -> tuple[str, int]:
     """The first NVIDIA-only construct of the byte region and its offset (("", -1): none)."""
     words = file_words(tokens.body[region[0] : region[1]])
-    if words.isdisjoint(_nvidia_words(table)) and not any(w.startswith(_PREFIX_BYTES) for w in words):
-        return "", -1
-    first, end = tokens.within(region)
-    for k in range(first, end):
-        if tokens.kinds[k] in (IDENTIFIER, KEYWORD):
+    return _first_nvidia_only(tokens, _suspects(words, table), tokens.within(region), table)
+
+
+def _suspects(words: frozenset[bytes], table: LookupTable) -> frozenset[bytes]:
+    """The words of a region that may make it NVIDIA-only: those _nvidia_only names, and the prefixed ones."""
+    return (words & _nvidia_words(table)).union(w for w in words if w.startswith(_PREFIX_BYTES))
+
+
+def _first_nvidia_only(
+    tokens: Tokens, suspects: frozenset[bytes], within: tuple[int, int], table: LookupTable
+) -> tuple[str, int]:
+    """The first NVIDIA-only construct in tokens[first:end] (`within`), and its offset: only the tokens spelled as
+    a suspect are read, found at C speed (("", -1): none)."""
+    first, end = within
+    for k in token_occurrences(tokens, suspects, WORDY_KINDS) if suspects else ():
+        if first <= k < end:
             what = _nvidia_only(tokens, k, tokens.text(k), end, table)
             if what:
                 return what, tokens.starts[k]
@@ -150,7 +163,6 @@ def _defines(tokens: Tokens, k: int, end: int) -> bool:
     return j < end and is_punct(tokens, j, "{")
 
 
-_PREFIXES = tuple(NVIDIA_ONLY_PREFIXES)
 _PREFIX_BYTES = tuple(p.encode() for p in NVIDIA_ONLY_PREFIXES)
 _NVIDIA_WORDS: dict[int, tuple[LookupTable, frozenset[bytes]]] = {}
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from hipconv.settings import Version
 from hipconv.translate.builtin_variables import uses_builtin_variable
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import PUNCTUATION, TokenKind, Tokens
 from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import is_punct, matching_close, matching_open, next_code, prev_code, template_close
 from hipconv.translate.words import token_occurrences
@@ -30,6 +30,11 @@ _CONSTANT_CALLS = {  # a call-like keyword whose arguments must be constant expr
     "__launch_bounds__": "in __launch_bounds__",
 }
 _NOT_DECLARATIONS = frozenset({"return", "new", "delete", "throw", "sizeof", "case", "goto", "co_return"})
+_WORDS_THAT_END = {  # a word that decides the walk of constant_context: why a constant is needed (None: it is not)
+    "constexpr": "in a constant expression (constexpr)",
+    "case": "as a case label",
+    "define": None,  # a macro's body: its uses decide
+}
 _CONDITION = re.compile(rb"[ \t]*#[ \t]*(if|elif|ifdef|ifndef)\b")
 
 
@@ -111,31 +116,28 @@ def constant_context(tokens: Tokens, i: int) -> str | None:
     ..., walking out from i to the start of its statement; None at run time. Asked of warpSize here and of a
     project's own warp-size constant by facts.warp_size (one detector for both)."""
     j = prev_code(tokens, i)
+    kinds = tokens.kinds
     while j >= 0:
-        text = _text(tokens, j)
-        if is_punct(tokens, j, ")", "]"):
-            j = matching_open(tokens, j) or 0
-        elif is_punct(tokens, j, "(") and _text(tokens, prev_code(tokens, j)) in _CONSTANT_CALLS:
-            return _CONSTANT_CALLS[_text(tokens, prev_code(tokens, j))]
-        elif is_punct(tokens, j, "[") and _declares_array(tokens, j):
-            return "as an array bound"
-        elif is_punct(tokens, j, "<") and _template_arguments_around(tokens, j, i):
-            return "as a template argument"
-        elif text == "constexpr":
-            return "in a constant expression (constexpr)"
-        elif text == "case":
-            return "as a case label"
-        elif is_punct(tokens, j, "{") and _opens_enum(tokens, j):
-            return "as an enumerator's value"
-        elif is_punct(tokens, j, "{") and _brace_initialiser(tokens, j):
-            pass  # `constexpr int k{warpSize}`: the declaration goes on before it
-        elif (
-            is_punct(tokens, j, ";", "{", "}")
-            or text == "define"
-            or is_punct(tokens, j, ":")
-            and _ends_label(tokens, j)
-        ):
-            return None
+        if kinds[j] != PUNCTUATION:  # each punctuator's spelling read once: this walk runs per use
+            text = tokens.text(j)
+            if text in _WORDS_THAT_END:
+                return _WORDS_THAT_END[text]
+        else:
+            punct = tokens.raw(j)
+            if punct in (b")", b"]"):
+                j = matching_open(tokens, j) or 0
+            elif punct == b"(" and _text(tokens, prev_code(tokens, j)) in _CONSTANT_CALLS:
+                return _CONSTANT_CALLS[_text(tokens, prev_code(tokens, j))]
+            elif punct == b"[" and _declares_array(tokens, j):
+                return "as an array bound"
+            elif punct == b"<" and _template_arguments_around(tokens, j, i):
+                return "as a template argument"
+            elif punct == b"{" and _opens_enum(tokens, j):
+                return "as an enumerator's value"
+            elif punct == b"{" and _brace_initialiser(tokens, j):
+                pass  # `constexpr int k{warpSize}`: the declaration goes on before it
+            elif punct in (b";", b"{", b"}") or punct == b":" and _ends_label(tokens, j):
+                return None
         j = prev_code(tokens, j)
     return None
 
