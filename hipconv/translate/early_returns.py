@@ -6,7 +6,7 @@ HC026)."""
 
 from __future__ import annotations
 
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import KEYWORD, PUNCTUATION, Tokens
 from hipconv.translate.syntax import is_punct, matching_open, prev_code
 
 _STATEMENTS = frozenset({"if", "for", "while", "switch", "catch"})  # `(...) {` that opens no function body
@@ -18,17 +18,19 @@ def return_above(tokens: Tokens, k: int) -> int | None:
     none. The walk goes out through the blocks around k that are statements (`if (...) {`, `for`, `else {`,
     a plain `{`) and stops at any other `{`: the function's body (or a lambda's, a namespace's)."""
     depth, found, own_statement = 0, None, True  # the call's own statement (`return f(__shfl_sync(...))`)
+    kinds = tokens.kinds
     j = prev_code(tokens, k)
     while j >= 0:
-        if is_punct(tokens, j, "}"):
+        punct = tokens.raw(j) if kinds[j] == PUNCTUATION else None  # read once: the walk runs per mask
+        if punct == b"}":
             depth += 1
-        elif is_punct(tokens, j, "{"):
+        elif punct == b"{":
             depth -= 1
             if depth < 0 and not _opens_statement_block(tokens, j):
                 return found
-        elif found is None and not own_statement and tokens.kinds[j] == TokenKind.KEYWORD:
+        elif found is None and not own_statement and kinds[j] == KEYWORD:
             found = j if tokens.text(j) == "return" else None
-        own_statement = own_statement and not is_punct(tokens, j, ";", "{", "}")
+        own_statement = own_statement and punct not in (b";", b"{", b"}")
         j = prev_code(tokens, j)
     return None
 

@@ -15,7 +15,7 @@ from hipconv.translate.compat import shim_use
 from hipconv.translate.contracts import check_contracts, contracted_names
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import IDENTIFIER, KEYWORD, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, PUNCTUATION, Tokens
 from hipconv.translate.status import apply_resolution
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.texture_refs import TEXTURE, template_use
@@ -36,11 +36,11 @@ def match_identifiers(c: Found, skip: list[Span], words: frozenset[bytes]) -> bo
         start = starts[i]
         if start < consumed or (skip and inside(skip, skip_starts, start)) or is_member_or_foreign(tokens, i, c.table):
             continue
-        if tokens.text(i) in c.table.qualified_heads:
+        name = tokens.text(i)
+        if name in c.table.qualified_heads:
             name, last, resolution = _longest_name(tokens, i, identifiers)
         else:
-            name, last = tokens.text(i), i
-            resolution = identifiers.get(name)
+            last, resolution = i, identifiers.get(name)
         if resolution is None:
             continue
         rule = resolution.rule
@@ -199,9 +199,12 @@ def is_member_or_foreign(tokens: Tokens, i: int, table: LookupTable) -> bool:
     only a CUDA namespace or type, or the HIP name it becomes, qualifies a CUDA name (a function or value
     before `::` is renamed, and the second run must decide alike)."""
     j = prev_code(tokens, i)
-    if is_punct(tokens, j, ".", "->"):
+    if j < 0 or tokens.kinds[j] != PUNCTUATION:  # most names: one test (this runs for every API name found)
+        return False
+    before = tokens.raw(j)
+    if before in (b".", b"->"):
         return True
-    if is_punct(tokens, j, "::"):
+    if before == b"::":
         q = prev_code(tokens, j)
         if q < 0 or tokens.kinds[q] != IDENTIFIER:
             return False
