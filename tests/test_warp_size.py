@@ -296,3 +296,17 @@ def test_output_builds_for_wave64_and_wave32_with_debian_hipcc(tmp_path: Path) -
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S, check=False)
         assert done.returncode == 0, done.stderr[-4000:]
         assert f"float partial[1024 / {lanes}];" in done.stdout, arch
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_constant_whose_name_a_line_splice_cuts_is_split_too(newline: str) -> None:
+    """The prefilter and the reading of the constants join line splices: `WARP_\\<newline>SIZE` is WARP_SIZE,
+    in a file whose other lines hold no bytes of the name."""
+    src = (
+        f"#define WARP_\\{newline}SIZE 32{newline}"
+        f"__global__ void k(int* p) {{ p[threadIdx.x % WARP_\\{newline}SIZE] = 1; }}{newline}"
+    )
+    text, found, _ = translate(src)
+    assert found == [f"3:{WARP_SIZE_SPLIT}"]
+    assert f"p[threadIdx.x % hipconv_warp_size] = 1; }}{newline}" in text
+    assert f"#define WARP_\\{newline}SIZE 32{newline}__global__" in text  # the definition as written

@@ -182,7 +182,7 @@ def needs_translation(source: SourceFile, words: frozenset[bytes], table: Lookup
         or pastes_cuda_name(source.body, words)
         or may_define_operators(words)  # a vector operator HIP may declare (vector_ops)
         or may_call_members(words)  # a cooperative group's member HIP may lack (cg_members)
-        or may_name_warp_size(source.body, words)  # a project's warp-size constant (matchers.warp_size)
+        or may_name_warp_size(source.body)  # a project's warp-size constant (matchers.warp_size)
         or not words.isdisjoint(VERSION_WORDS)  # a CUDA version or architecture macro (version_macros)
         or (
             (_is_cu(source) or _is_cpp(source))

@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from hipconv.translate.facts.builtin_warp_size import BUILTIN, constant_context
-from hipconv.translate.lexer import IDENTIFIER, KEYWORD, TokenKind, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, TokenKind, Tokens, unsplice
 from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code
-from hipconv.translate.words import WORD_BYTES, token_occurrences
+from hipconv.translate.words import WORD_BYTES, has_spliced_word, token_occurrences
 
 # names that say "the warp size": WARP_SIZE, kWarpSize, THREADS_PER_WARP (hipconv scan's HC301 reads them too)
 WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
@@ -46,20 +46,23 @@ class WarpSizeUse(NamedTuple):
     why: str  # for WarpSide.UNDECIDED: where it is, which neither side owns
 
 
-def may_name_warp_size(body: bytes, words: frozenset[bytes]) -> bool:
+def may_name_warp_size(body: bytes) -> bool:
     """The prefilter's test: a word of the file names the warp size. Most files have no such bytes at all, found
-    by one search; only a file with a line splice (which may cut a name) has its words read one by one."""
+    by one search; a file where a line splice may cut a name is searched again with its splices joined."""
     lowered = body.lower()
     if b"warp" in lowered and _WARP_SIZE_LOWER.search(lowered) is not None:
         return True
-    return b"\\" in body and any(b"arp" in w.lower() and _names_warp_size(w.decode()) for w in words)
+    if not has_spliced_word(body):
+        return False
+    joined = unsplice(body).lower()
+    return b"warp" in joined and _WARP_SIZE_LOWER.search(joined) is not None
 
 
 def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterable[tuple[str, str]]) -> dict[str, int]:
     """The names the file (or a project header it includes: `macros`, name -> body) defines as the warp size:
     `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned WARP_THREADS{64};`."""
     found = {name: int(body) for name, body in macros if _names_warp_size(name) and body.strip() in ("32", "64")}
-    for word in sorted(words if tokens.spliced else _named_words(tokens.body, words)):
+    for word in sorted(_named_words(unsplice(tokens.body) if tokens.spliced else tokens.body, words)):
         name = word.decode()
         if not _names_warp_size(name):
             continue
@@ -72,7 +75,7 @@ def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterabl
 
 def _named_words(body: bytes, words: frozenset[bytes]) -> set[bytes]:
     """The file's words that hold a warp-size name, found where the name's bytes stand (most files: none, at C
-    speed), not by a regex per word. A name a line splice cuts is not seen here: the caller reads every word."""
+    speed), not by a regex per word. A name a line splice cuts is seen in the body with its splices joined."""
     lowered = body.lower()
     if b"warp" not in lowered:  # every spelling of the names holds it: most files stop here
         return set()

@@ -20,7 +20,7 @@ from hipconv.translate.context import FileContext
 from hipconv.translate.cuda_constructs import CUDA_CONSTRUCT_WORDS
 from hipconv.translate.found import Earlier, Found, MatchResult
 from hipconv.translate.include_closure import include_lines
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import PUNCTUATION, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
 from hipconv.translate.words import WORDY_KINDS, identifier_tokens, inside, is_unqualified_call, token_occurrences
 
@@ -28,7 +28,7 @@ NAMES_FILE = "cuda.host-math"
 HEADER = "math.h"
 _DEVICE_ONLY = (b"__global__", b"__device__")
 _HOST = "__host__"
-_DECLARATION_END = (";", "{", "}")
+_DECLARATION_END = (b";", b"{", b"}")
 
 
 @functools.cache
@@ -76,18 +76,22 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
 def _device_bodies(tokens: Tokens) -> Iterator[Span]:
     """The token ranges [`{`, `}`] of device-only function bodies (and device lambdas), in order."""
     last: Span = (-1, -1)
+    kinds, size = tokens.kinds, len(tokens)
     for q in token_occurrences(tokens, _DEVICE_ONLY, WORDY_KINDS):
         if last[0] < q < last[1]:
             continue  # a lambda or a call inside a body already found
         host, j = False, prev_code(tokens, q)
-        while j >= 0 and tokens.kinds[j] != TokenKind.PUNCTUATION:  # the specifiers before it
+        while j >= 0 and kinds[j] != PUNCTUATION:  # the specifiers before it
             host = host or tokens.text(j) == _HOST
             j = prev_code(tokens, j)
         j = next_code(tokens, q)
-        while j < len(tokens) and not is_punct(tokens, j, *_DECLARATION_END):
-            host = host or tokens.text(j) == _HOST
-            if is_punct(tokens, j, "(", "["):
-                j = matching_close(tokens, j) or len(tokens)
+        while j < size:  # on to the end of the declaration: each punctuator's spelling read once
+            if kinds[j] != PUNCTUATION:
+                host = host or tokens.text(j) == _HOST
+            elif (punct := tokens.raw(j)) in _DECLARATION_END:
+                break
+            elif punct in (b"(", b"["):
+                j = matching_close(tokens, j) or size
             j = next_code(tokens, j)
         if not host and is_punct(tokens, j, "{") and (close := matching_close(tokens, j)) is not None:
             last = (j, close)
