@@ -301,6 +301,28 @@ def test_a_comment_around_the_hash_of_a_switch_test_hides_nothing(comment: str) 
     assert codes(result) == ["HC030"] and translate(text)[0] == text
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    "test",
+    ["#\\{nl}ifdef USE_ROCM", "# /* c */\\{nl} ifdef USE_ROCM", "#if\\{nl}def USE_ROCM", "#ifdef USE_\\{nl}ROCM"],
+)
+def test_a_splice_in_a_switch_test_hides_nothing(test: str, newline: str) -> None:
+    """The directives are read as the preprocessor reads them, splices joined: `#\\<newline>ifdef USE_ROCM` was
+    no test to the byte-level reading, so its HIP branch did not make a switch (no HC030) while the same file
+    with a comment put in did (#40, found by the random slow fuzz lane's property 5)."""
+    src = f"{test.format(nl=newline)}{newline}#include <hip/hip_runtime.h>{newline}#endif{newline}"
+    assert switch_tests(src.encode(), _table()[0]).switches == {"USE_ROCM"}
+    text, result = translate(src)
+    assert "if 1 /* hipconv: #ifdef USE_ROCM */" in text and codes(result) == ["HC030"]
+    assert translate(text)[0] == text
+
+
+def test_a_directive_spliced_into_a_line_comment_is_no_evidence() -> None:
+    """`// note \\<newline>#include <hip/hip_runtime.h>`: the include is part of the comment."""
+    src = "#ifdef USE_ROCM\n// see below \\\n#include <hip/hip_runtime.h>\nint warp = 64;\n#endif\n"
+    assert switch_tests(src.encode(), _table()[0]).switches == set()
+
+
 @pytest.mark.parametrize("include", ["/* c */#include <cuda_runtime.h>", "#/* c */include <cuda_runtime.h>"])
 def test_a_cuda_include_after_a_comment_keeps_the_file_a_cuda_file(include: str) -> None:
     """A file that includes a `hip/` header and a CUDA header, the latter after a comment: the byte-level

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from hipconv.resources import hip_names
 from hipconv.rules.model import LookupTable
+from hipconv.translate.lexer import unsplice
 from hipconv.translate.words import file_words, line_directives
 
 COMPILER_SWITCHES = frozenset(
@@ -231,6 +232,7 @@ _READ_LIMIT = 1 << 14  # files with HIP or ROCm in them that a run keeps the rea
 
 
 def _switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
+    body = unsplice(body)  # the lines the preprocessor reads (`#\\<newline>ifdef M`, `#ifdef M\\<newline>#include`)
     if not any(line_directives(_MAY_NAME_SWITCH, body)):
         return NO_TESTS
     evidence = _evidence(table)
