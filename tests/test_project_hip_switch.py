@@ -17,6 +17,7 @@ from hipconv.rules import load_ruleset
 from hipconv.rules.model import LookupTable
 from hipconv.settings import Settings, Version
 from hipconv.translate.facts.hip_switches import switch_tests
+from hipconv.translate.include_closure import include_lines
 from hipconv.translate.source import SourceFile
 from hipconv.translate.translator import translate_one
 
@@ -403,6 +404,21 @@ def test_scan_names_a_switch_seen_through_cuda_code(tmp_path: Path) -> None:
     assert run.code == 0, run.stderr
     assert run.stdout.count(b'"code": "HC030"') == 2
     assert b"own HIP path (MYLIB_USE_HIP, 2 tests); its AMD branches are translated (CUDA code here)" in run.stdout
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    "include", ["#in\\{nl}clude <cuda_runtime.h>", "#\\{nl}include <cuda_runtime.h>", "#include <cuda_\\{nl}runtime.h>"]
+)
+def test_a_spliced_cuda_include_keeps_the_file_a_cuda_file(include: str, newline: str) -> None:
+    """`#in\\<newline>clude <cuda_runtime.h>` is an include to the compiler, but not to the byte-level reading of
+    includes (include_closure.include_lines): a file with it, a `hip/` header and HIP names read as written for
+    HIP and was kept whole, its CUDA names left (#40)."""
+    lines = ["#include <hip/hip_runtime.h>", include.format(nl=newline), "cudaStream_t s; hipEvent_t e;", ""]
+    src = newline.join(lines)
+    assert include_lines(src.encode())[1] == (False, "cuda_runtime.h")
+    text, _ = translate(src)
+    assert "hipStream_t s; hipEvent_t e;" in text and translate(text)[0] == text
 
 
 def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:

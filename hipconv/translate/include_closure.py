@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hipconv.translate.lexer import LINE_SPLICE, unsplice
+
 # an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`, or with block comments around its `#`:
 # the regular expression starts at the word (found fast, as a literal), and include_lines checks what comes
 # before it on its line
@@ -29,6 +31,8 @@ Include = tuple[bool, str]  # one #include line: quoted ("x.h", not <x.h>), and 
 
 def include_lines(body: bytes) -> tuple[Include, ...]:
     """The #include lines of a body (project.file_facts keeps them with a file's facts)."""
+    if _spliced_head(body):  # read as the preprocessor reads it: `#in\\<newline>clude <cuda_runtime.h>` is one
+        body = unsplice(body)
     if b"include" not in body:
         return ()
     lines = []
@@ -36,6 +40,18 @@ def include_lines(body: bytes) -> tuple[Include, ...]:
         if _HASH.fullmatch(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()):
             lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
     return tuple(lines)
+
+
+# the head of a directive that a line splice may cut, up to the splice: `#`, a word, an include's path so far
+_HEAD = re.compile(rb'[ \t]*#[ \t]*(?:[a-z]*|include[ \t]*["<][^">]*)')
+
+
+def _spliced_head(body: bytes) -> bool:
+    """Whether a line splice cuts a directive's `#` and name (`#in\\<newline>clude`) or an include's path: a look
+    at each splice (a file holds few), not a copy of the file without them (three times the cost)."""
+    return any(
+        _HEAD.fullmatch(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()) for m in LINE_SPLICE.finditer(body)
+    )
 
 
 @dataclass(frozen=True)
