@@ -4,11 +4,11 @@ file needs it (LazyTable): hipconv.pipeline and its project pass (hipconv.gather
 from __future__ import annotations
 
 import functools
-import gc
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hipconv.collector import made_to_last
 from hipconv.filecache import FileCache, code_digest, key_of
 from hipconv.results import Job
 from hipconv.rules import cached_ruleset_digest, load_ruleset, ranges
@@ -37,19 +37,10 @@ class LazyTable:
 
 
 def loaded_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable:
-    """The run's table from its rule set in the rules cache. Its objects (some 60,000) live as long as the
-    run: the collector is paused while they are made and then leaves them out of its scans (gc.freeze),
-    where each full collection would walk them again (a twentieth of a run's CPU). Decoding a cached rule
-    set makes no cycles, so pausing keeps no garbage, and a frozen object is still freed with its last
-    reference."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    """The run's table from its rule set in the rules cache: its objects (some 60,000) live as long as the
+    run, and decoding a cached rule set makes no cycles (hipconv.collector.made_to_last)."""
+    with made_to_last():
         return run_table(load_ruleset(rules_dirs), settings)
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
 
 
 def lazy_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable | LazyTable:

@@ -20,12 +20,13 @@ import sys
 from collections.abc import Sequence
 
 from hipconv import interrupts
+from hipconv.collector import fewer_collections
 from hipconv.errors import HipconvError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit code (the console script raises SystemExit with it)."""
-    with interrupts.raising():
+    with interrupts.raising(), fewer_collections():
         try:
             return _run(argv)
         except interrupts.Interrupted as exc:  # while reporting it, further signals are ignored
