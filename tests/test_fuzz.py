@@ -1365,6 +1365,13 @@ FOUND = [
         Setup("5.2", "chevron", "t.cu"),
         id="cuda-name-in-a-comment-of-a-switch-branch",
     ),
+    pytest.param(  # `/* c */#in\<newline>clude`: an include include_lines did not read, in a file it then read as HIP's
+        b"__device__ int2 operator+(int2 a, int2 b) { return a; }\n#ifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n"
+        b"#define cudaMalloc hipMalloc\n#else\n/* c 0 */#in\\\nclude <cuda_runtime.h>\n#endif\n"
+        b"__device__ int2 operator+(int2 a, int2 b) { return a; }",
+        Setup("5.2", "chevron", "t.cu"),
+        id="spliced-include-after-a-comment",
+    ),
 ]
 
 

@@ -421,6 +421,24 @@ def test_a_spliced_cuda_include_keeps_the_file_a_cuda_file(include: str, newline
     assert "hipStream_t s; hipEvent_t e;" in text and translate(text)[0] == text
 
 
+@pytest.mark.parametrize(
+    ("src", "paths"),
+    [
+        pytest.param("#\\\n include <a.h>\n", ["a.h"], id="hash-spliced"),
+        pytest.param("/* c */#in\\\nclude <a.h>\n", ["a.h"], id="word-spliced-after-a-comment"),
+        pytest.param("#else\\\n#include <a.h>\n", [], id="in-an-else-line"),
+        pytest.param("/* c */#else\\\r\n#include <a.h>\n", [], id="in-an-else-line-after-a-comment"),
+        pytest.param("#define X 1 \\\n#include <a.h>\n", [], id="in-a-define"),
+        pytest.param("int x; \\\n#include <a.h>\n", [], id="after-code"),
+    ],
+)
+def test_include_lines_read_logical_lines(src: str, paths: list[str]) -> None:
+    """A `#include` on a line that a splice joins to the one above is no include unless that line is its `#`
+    (#40, found by the random slow fuzz lane: `#else\\<newline>#include <cuda_runtime.h>` with a comment before
+    the `#else` was an include, without it none, so the file read as written for HIP only without the comment)."""
+    assert [path for _, path in include_lines(src.encode())] == paths
+
+
 def test_a_macro_the_project_defines_is_no_switch(tmp_path: Path) -> None:
     """Defined in one file (derived from the target), tested around HIP code in another: left alone."""
     (tmp_path / "src").mkdir()

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hipconv.translate.lexer import LINE_SPLICE, unsplice
+from hipconv.translate.lexer import LINE_SPLICE, after_splice, unsplice
 
 # an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`, or with block comments around its `#`:
 # the regular expression starts at the word (found fast, as a literal), and include_lines checks what comes
@@ -37,13 +37,25 @@ def include_lines(body: bytes) -> tuple[Include, ...]:
         return ()
     lines = []
     for m in _INCLUDE.finditer(body):
-        if _HASH.fullmatch(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()):
+        line = body.rfind(b"\n", 0, m.start()) + 1
+        if after_splice(body, line):  # a line the one above continues (`#else\\`, `#define X \\`): read it whole
+            head = _logical_head(body, line, m.start())
+            if _HASH.fullmatch(head):
+                lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
+        elif _HASH.fullmatch(body, line, m.start()):
             lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
     return tuple(lines)
 
 
+def _logical_head(body: bytes, line: int, at: int) -> bytes:
+    """What stands before `at` on its logical line, which starts before `line`: its lines, splices joined."""
+    while after_splice(body, line):
+        line = body.rfind(b"\n", 0, line - 1) + 1
+    return unsplice(body[line:at])
+
+
 # the head of a directive that a line splice may cut, up to the splice: `#`, a word, an include's path so far
-_HEAD = re.compile(rb'[ \t]*#[ \t]*(?:[a-z]*|include[ \t]*["<][^">]*)')
+_HEAD = re.compile(_BLANKS + rb"#" + _BLANKS + rb'(?:[a-z]*|include[ \t]*["<][^">]*)')
 
 
 def _spliced_head(body: bytes) -> bool:
