@@ -158,10 +158,14 @@ def refuse_links(root: Path, path: Path, *, checked: set[str] | None = None) -> 
         step = os.path.join(step, part)
         if checked is not None and step in checked:
             continue
-        if os.path.islink(step):
+        try:
+            mode = os.lstat(step).st_mode
+        except OSError:
+            return  # nothing there (a new file or folder): no link below it either
+        if stat.S_ISLNK(mode):
             message = f"{path}: a write there would go through a symbolic link inside the output directory ({step})"
             raise LinkOnTheWay(errno.EPERM, message, step)
-        if checked is not None and os.path.isdir(step):
+        if checked is not None and stat.S_ISDIR(mode):
             checked.add(step)
 
 
