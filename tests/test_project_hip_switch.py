@@ -430,6 +430,7 @@ def test_a_spliced_cuda_include_keeps_the_file_a_cuda_file(include: str, newline
         pytest.param("/* c */#else\\\r\n#include <a.h>\n", [], id="in-an-else-line-after-a-comment"),
         pytest.param("#define X 1 \\\n#include <a.h>\n", [], id="in-a-define"),
         pytest.param("int x; \\\n#include <a.h>\n", [], id="after-code"),
+        pytest.param("#include /* c */<a.h>\n", ["a.h"], id="comment-before-the-path"),
     ],
 )
 def test_include_lines_read_logical_lines(src: str, paths: list[str]) -> None:

@@ -16,11 +16,11 @@ from typing import Any
 
 from hipconv.translate.lexer import LINE_SPLICE, after_splice, unsplice
 
-# an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`, or with block comments around its `#`:
+# an #include line is `^[ \t]*#[ \t]*include[ \t]*(["<])([^">\n]+)[">]`, or with block comments around its `#` or path:
 # the regular expression starts at the word (found fast, as a literal), and include_lines checks what comes
 # before it on its line
-_INCLUDE = re.compile(rb'include[ \t]*(["<])([^">\n]+)[">]')
 _BLANKS = rb"(?:[ \t]|/\*(?:[^*\n]|\*(?!/))*\*/)*"  # blanks and block comments on a line
+_INCLUDE = re.compile(rb"include" + _BLANKS + rb'(["<])([^">\n]+)[">]')  # (`#include /* c */ <x.h>`)
 _HASH = re.compile(_BLANKS + rb"#" + _BLANKS)  # what starts an include line: `/* c */#include`, `#/* c */include`
 MAX_HEADER_BYTES = 16 * 1024 * 1024  # a larger file reached by an #include is not read (not source)
 
