@@ -64,3 +64,14 @@ def test_spliced_identifier_spelling() -> None:
 def test_round_trip_property(text: str) -> None:
     src = text.encode("utf-8")
     assert "".join(t.text for t in lex(src).with_gaps()).encode() == src
+
+
+def test_closing_brace_steps_over_inner_blocks_and_reads_no_brace_in_a_comment_or_literal() -> None:
+    src = b'void f() { if (a) { s = "}"; } /* } */ g({1, 2}); }\nvoid h() { {\n'
+    tokens = lex(src)
+    opening = [i for i in range(len(tokens)) if tokens.raw(i) == b"{"]
+    closing = tokens.closing_brace(opening[0])
+    assert closing is not None and tokens.starts[closing] == src.index(b"}\nvoid h")
+    assert tokens.raw(tokens.closing_brace(opening[1]) or 0) == b"}"
+    assert tokens.starts[tokens.closing_brace(opening[1]) or 0] == src.index(b"} /*")
+    assert tokens.closing_brace(opening[-2]) is None  # h's body never closes

@@ -138,6 +138,20 @@ class Tokens:
             else:
                 yield j
 
+    def closing_brace(self, brace: int) -> int | None:
+        """The `}` that closes the `{` at token index brace, counting braces only (over the braces index, not
+        every token: a function's body is stepped over by its blocks); None when it is not closed."""
+        braces, body, starts = self.braces(), self.body, self.starts
+        depth = 0
+        for at in range(bisect.bisect_left(braces, brace), len(braces)):
+            if body[starts[braces[at]]] == _CLOSE_BRACE:
+                depth -= 1
+                if depth == 0:
+                    return braces[at]
+            else:
+                depth += 1
+        return None
+
     def within(self, region: tuple[int, int]) -> tuple[int, int]:
         """(first, last): tokens[first:last] are the tokens lying wholly inside the byte region."""
         first = bisect.bisect_left(self.starts, region[0])

@@ -93,7 +93,7 @@ def _device_bodies(tokens: Tokens) -> Iterator[Span]:
             elif punct in (b"(", b"["):
                 j = matching_close(tokens, j) or size
             j = next_code(tokens, j)
-        if not host and is_punct(tokens, j, "{") and (close := matching_close(tokens, j)) is not None:
+        if not host and is_punct(tokens, j, "{") and (close := tokens.closing_brace(j)) is not None:
             last = (j, close)
             yield last
 
