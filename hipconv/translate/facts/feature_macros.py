@@ -28,15 +28,13 @@ from hipconv.translate.facts.arch_branches import (
     ptx_named,
 )
 from hipconv.translate.facts.arch_chains import Arm
-from hipconv.translate.facts.hip_switches import DIRECTIVE, directive_code, tested_names
+from hipconv.translate.facts.hip_switches import COMMENTS, CONDITIONALS, DIRECTIVE, directive_code, tested_names
 from hipconv.translate.lexer import Tokens
 from hipconv.translate.source import SourceFile
 from hipconv.translate.version_tests import MACROS
 from hipconv.translate.words import line_directives
 
 _OPENERS = (b"if", b"ifdef", b"ifndef")
-_CONDITIONALS = (*_OPENERS, b"elif", b"elifdef", b"elifndef", b"else", b"endif")
-_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
 _ARCH = b"__CUDA_ARCH__"
 _FEATURE_DEFINE = re.compile(rb"\s*(\w+)(?:\s+(?:\d+[uUlL]*)?)?\s*")  # object-like: empty, or an integer
 # the words of the NVIDIA-only code of arch_branches: the uses of a file without one are not looked for
@@ -85,7 +83,7 @@ def _read(body: bytes, *, uses: bool) -> list[FeatureFact]:
             name = _FEATURE_DEFINE.fullmatch(directive_code(m.group(2)))
             if name:
                 found.setdefault((name.group(1).decode(), False), FeatureFact(name.group(1).decode(), ""))
-        if directive not in _CONDITIONALS:
+        if directive not in CONDITIONALS:
             continue
         rest = directive_code(m.group(2))
         if directive == b"endif":
@@ -137,7 +135,7 @@ def _note_uses(
     """The NVIDIA-only code of body[start:end], for the macros that select each open chain's branch."""
     if _NVIDIA_CODE.search(body, start, end) is None:  # most code, found without a copy
         return
-    code = _COMMENT.sub(_blank, body[start:end])
+    code = COMMENTS.sub(_blank, body[start:end])
     what, at = nvidia_code(code)
     if not what:
         return

@@ -38,13 +38,13 @@ _NOT_SWITCHES = re.compile(r"_*(?:CUDA|NVCC|NVCOMPILER)")  # CUDA's own macros n
 _BLANKS = rb"(?:[ \t]|/\*(?:[^*\n]|\*(?!/))*\*/)*"
 # a directive at a line start (words.line_directives): its name, and its text to the end of its last line
 DIRECTIVE = re.compile(rb"[ \t]*#" + _BLANKS + rb"(\w+)([^\n]*(?:(?<=\\)\n[^\n]*)*)")
-_COMMENT = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)
+COMMENTS = re.compile(rb"/\*.*?\*/|//[^\n]*", re.DOTALL)  # block and line comments
 _TESTED = re.compile(rb"(!\s*)?(?:\bdefined\s*\(\s*(\w+)\s*\)|\bdefined\s+(\w+))")
 # a test or #define whose words may say HIP or ROCm (SWITCH_NAME): a file with "chip" in a comment is not walked
 _MAY_NAME_SWITCH = re.compile(
     rb"[ \t]*#" + _BLANKS + rb"(?:if|elif|define)(?:[^\n]|\\\n)*?(?:(?<![A-Za-z0-9_])|_)(?:hip|rocm)", re.IGNORECASE
 )
-_CONDITIONALS = (b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif")
+CONDITIONALS = (b"if", b"ifdef", b"ifndef", b"elif", b"elifdef", b"elifndef", b"else", b"endif")
 HIP_HEADER_PREFIX = "hip/"
 
 
@@ -160,7 +160,7 @@ def directive_code(text: bytes) -> bytes:
     (`1 /* hipconv: defined(M) */`) read as written, so a second run keeps what the first kept."""
     if b"/" not in text:  # most directives: no comment, so no rewritten test either
         return text.replace(b"\\\n", b" ") if b"\\" in text else text
-    return _COMMENT.sub(b" ", _REWRITTEN.sub(_as_written, text)).replace(b"\\\n", b" ")
+    return COMMENTS.sub(b" ", _REWRITTEN.sub(_as_written, text)).replace(b"\\\n", b" ")
 
 
 _REWRITTEN = re.compile(rb"\b[01] /\* hipconv: (?:#(?:el)?if(n?)def (\w+)|defined\((\w+)\)|(\w+)) \*/")
@@ -246,7 +246,7 @@ def _switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
             held[code].update(*(on for on, _ in stack))
         at = m.end()
         directive, rest = m.group(1), directive_code(m.group(2))
-        if directive not in _CONDITIONALS:
+        if directive not in CONDITIONALS:
             if stack and any(on for on, _ in stack) and (code := _hip_directive(directive, rest, table, evidence)):
                 held[code].update(*(on for on, _ in stack))
             elif (
