@@ -587,7 +587,8 @@ def _is_shimmed_include(d: Directive) -> bool:
 
 def _is_runtime_include(d: Directive, runtime: str | None) -> bool:
     paths = {"cuda_runtime.h", runtime or "cuda_runtime.h"}
-    return d.name == "include" and any(f"<{p}>" in d.text or f'"{p}"' in d.text for p in paths)
+    text = re.sub(r"\\\r?\n", "", d.text)  # `<cuda_\\<newline>runtime.h>` names it too
+    return d.name == "include" and any(f"<{p}>" in text or f'"{p}"' in text for p in paths)
 
 
 def _runtime_lines(tokens: Tokens, table: LookupTable) -> list[Region]:
@@ -636,9 +637,14 @@ def _region(body: bytes, tokens: Tokens, offset: int, cuda: str, hip: str, rule_
             begin, end = _statement(tokens, i, close)
             return Region(begin, end, None, "statement")
         return Region(offset, tokens.ends[close], None, "call")
-    if rule is not None and rule.compat and rule.kind is RuleKind.INCLUDE and hip == COMPAT_HEADER:
-        # a header the target lacks: `<cuda/header.h>` becomes `"hipconv_compat.h"`, its delimiters with it
-        return Region(offset - 1, offset + len(cuda) + 1, (f'"{hip}"'.encode(),), "rename")
+    if rule is not None and rule.kind is RuleKind.INCLUDE:
+        # a header path is rewritten whole, up to its closing delimiter, and written unspliced: line splices
+        # inside it (`<cuda_\\<newline>runtime.h>`) or right before the delimiter go with it
+        end = _spelled_end(body, offset, cuda)
+        if rule.compat and hip == COMPAT_HEADER:
+            # a header the target lacks: `<cuda/header.h>` becomes `"hipconv_compat.h"`, its delimiters with it
+            return Region(offset - 1, end + 1, (f'"{hip}"'.encode(),), "rename")
+        return Region(offset, end, (hip.encode(),), "rename")
     if body[offset : offset + len(cuda)] == cuda.encode():
         return Region(offset, offset + len(cuda), (hip.encode(),), "rename")
     # the name is spelled with line splices or comments inside (a::/*c*/b): take tokens until it is complete
@@ -649,6 +655,20 @@ def _region(body: bytes, tokens: Tokens, offset: int, cuda: str, hip: str, rule_
         k += 1
     # the comments inside it are kept around the HIP name: properties 3 and 5 check them and the code
     return Region(offset, tokens.ends[k - 1], None if commented else (hip.encode(),), "rename")
+
+
+_SPLICE = re.compile(rb"\\\r?\n")
+
+
+def _spelled_end(body: bytes, offset: int, text: str) -> int:
+    """Where `text`, spelled in body from offset with line splices anywhere in it, ends (past the splices
+    right after it)."""
+    at = offset
+    for char in (*text.encode(), None):
+        while (m := _SPLICE.match(body, at)) is not None:
+            at = m.end()
+        at += char is not None
+    return at
 
 
 def _close_paren(tokens: Tokens, i: int) -> int:
@@ -1371,6 +1391,21 @@ FOUND = [
         b"__device__ int2 operator+(int2 a, int2 b) { return a; }",
         Setup("5.2", "chevron", "t.cu"),
         id="spliced-include-after-a-comment",
+    ),
+    pytest.param(  # a splice inside an include's path: the path was read as written, so left as it was
+        b"\xef\xbb\xbf#include <c\\\nooperative_groups/reduce.h>",
+        Setup("6.3", "chevron", "t.cu"),
+        id="include-path-cut-by-a-splice",
+    ),
+    pytest.param(  # the same, and the next include spliced onto its line (no directive: it stays as it is)
+        b'#include <c\\\nooperative_groups/reduce.h>\\\n#include "cuda_fp16.h"',
+        Setup("5.2", "chevron", "t.cu"),
+        id="include-path-cut-by-a-splice-then-an-include-spliced-on",
+    ),
+    pytest.param(  # a header: the runtime, spliced in its name, goes before the first HIP include
+        b'#include "cuda_\\\r\nfp16.h"\r\n#include <cuda_\\\r\nruntime.h>\r\n',
+        Setup("6.3", "chevron", "t.cuh"),
+        id="header-include-paths-cut-by-splices",
     ),
 ]
 

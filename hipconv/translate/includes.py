@@ -56,7 +56,7 @@ def match_includes(c: Found, directives: Directives, *, runtime_first: bool) -> 
         path_span = _include_path(tokens, name_i, directive_last_token(tokens, hash_i))
         if path_span is None:
             continue
-        path = body[path_span[0] : path_span[1]].decode()
+        path = unsplice(body[path_span[0] : path_span[1]]).decode()  # `<cuda_\<newline>runtime.h>` too
         resolution = table.includes.get(path)
         written = resolution.rule.hip if resolution and resolution.rewrites and resolution.rule else None
         found.append(_Include(hash_i, path_span, path, resolution, written or path))
