@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hipconv.translate.lexer import TokenKind, lex
+from hipconv.translate.lexer import TokenKind, Tokens, lex
 
 
 def kinds_and_texts(src: bytes) -> list[tuple[str, str]]:
@@ -75,3 +75,36 @@ def test_closing_brace_steps_over_inner_blocks_and_reads_no_brace_in_a_comment_o
     assert tokens.raw(tokens.closing_brace(opening[1]) or 0) == b"}"
     assert tokens.starts[tokens.closing_brace(opening[1]) or 0] == src.index(b"} /*")
     assert tokens.closing_brace(opening[-2]) is None  # h's body never closes
+
+
+def _enclosing_by_walking_back(tokens: Tokens, k: int) -> list[int]:
+    """The `{` around token k, found by reading every token back from k: what the braces index must answer."""
+    found, depth = [], 0
+    for j in range(k - 1, -1, -1):
+        if tokens.kinds[j] != TokenKind.PUNCTUATION or tokens.raw(j) not in (b"{", b"}"):
+            continue
+        if tokens.raw(j) == b"}":
+            depth += 1
+        elif depth:
+            depth -= 1
+        else:
+            found.append(j)
+    return found
+
+
+def test_enclosing_braces_innermost_first_over_blocks_comments_and_literals() -> None:
+    src = b'namespace n { void f() { if (a) { s = "{"; } /* { */ x = 1; } }\nvoid h() { {\n y; } } }\n'
+    tokens = lex(src)
+    at = {t: next(i for i in range(len(tokens)) if tokens.raw(i) == t) for t in (b"x", b"s", b"y")}
+    opens = [tokens.starts[j] for j in tokens.enclosing_braces(at[b"x"])]
+    assert opens == [src.index(b"{ if"), src.index(b"{ void")]  # f's body, then the namespace's
+    assert [tokens.starts[j] for j in tokens.enclosing_braces(at[b"s"])] == [src.index(b"{ s ="), *opens]
+    assert len(list(tokens.enclosing_braces(at[b"y"]))) == 2  # h's body and its inner block; an extra } after
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["{", "}", "x", "/*{*/", '"}"', "\n"]), max_size=60))
+def test_enclosing_braces_match_a_walk_back_over_every_token(parts: list[str]) -> None:
+    tokens = lex(" ".join(parts).encode())
+    for k in range(len(tokens) + 1):
+        assert list(tokens.enclosing_braces(k)) == _enclosing_by_walking_back(tokens, k)

@@ -70,7 +70,18 @@ _UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
 class Tokens:
     """libclang's tokens of one body as parallel arrays (gaps are implicit)."""
 
-    __slots__ = ("body", "kinds", "starts", "ends", "spliced", "partners", "_comments", "_unterminated", "_braces")
+    __slots__ = (
+        "body",
+        "kinds",
+        "starts",
+        "ends",
+        "spliced",
+        "partners",
+        "_comments",
+        "_unterminated",
+        "_braces",
+        "_outer",
+    )
 
     def __init__(
         self, body: bytes, kinds: array[int], starts: array[int], ends: array[int], spliced: tuple[int, ...] = ()
@@ -84,6 +95,7 @@ class Tokens:
         self._comments: array[int] | None = None
         self._unterminated: array[int] | None = None
         self._braces: array[int] | None = None
+        self._outer: array[int] | None = None
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -126,17 +138,29 @@ class Tokens:
         return self._braces
 
     def enclosing_braces(self, k: int) -> Iterator[int]:
-        """The `{` tokens whose blocks hold token k, innermost first (over the braces index, not every token)."""
-        braces, body, starts = self.braces(), self.body, self.starts
-        depth = 0
-        for at in range(bisect.bisect_left(braces, k) - 1, -1, -1):
-            j = braces[at]
-            if body[starts[j]] == _CLOSE_BRACE:
-                depth += 1
-            elif depth:
-                depth -= 1
-            else:
-                yield j
+        """The `{` tokens whose blocks hold token k, innermost first: read back from k as braces pair up (a `}`
+        steps over its block; one never opened steps over the rest), over an index built once per file."""
+        braces, outer = self.braces(), self._outer_braces()
+        at = outer[bisect.bisect_left(braces, k)]
+        while at:
+            yield braces[at - 1]
+            at = outer[at - 1]
+
+    def _outer_braces(self) -> array[int]:
+        """outer[p]: 1 + the position in braces() of the innermost `{` that a walk back from before position p
+        meets unpaired (0: none). For a `{` at p that is outer[p + 1] = p + 1; for a `}`, the walk steps over
+        its block to before the `{` it pairs with."""
+        if self._outer is None:
+            braces, body, starts = self.braces(), self.body, self.starts
+            outer = array("I", [0]) * (len(braces) + 1)
+            for p, j in enumerate(braces):
+                if body[starts[j]] != _CLOSE_BRACE:
+                    outer[p + 1] = p + 1
+                else:
+                    opened = outer[p]  # the `{` this `}` pairs with, read backwards
+                    outer[p + 1] = outer[opened - 1] if opened else 0
+            self._outer = outer
+        return self._outer
 
     def closing_brace(self, brace: int) -> int | None:
         """The `}` that closes the `{` at token index brace, counting braces only (over the braces index, not
