@@ -69,11 +69,12 @@ class MacroBranch(NamedTuple):
 def match_version_macros(c: Found, directives: Directives, words: frozenset[bytes]) -> list[Span]:
     """Rewrite or report the version and architecture tests; the directive lines done (for others to skip)."""
     features = file_features(c.source, c.ctx.project_features)
-    chains = file_chains(c.tokens, directives) if features or not words.isdisjoint(WORDS) else []
-    off: list[Span] = []  # branches taken only where a feature macro AMD devices leave undefined is defined
-    if features and not words.isdisjoint(name.encode() for name in features):
-        off = _uses_without_fallback(c, chains, features)
-    if words.isdisjoint(WORDS):
+    tested = not words.isdisjoint(WORDS)
+    named = bool(features) and not words.isdisjoint(name.encode() for name in features)
+    chains = file_chains(c.tokens, directives) if tested or named else []  # (most files: neither)
+    # branches taken only where a feature macro AMD devices leave undefined is defined
+    off = _uses_without_fallback(c, chains, features) if named else []
+    if not tested:
         return []
     w = with_macros(settings_worlds(c.settings), integer_macros(c.tokens, directives, c.ctx.project_macros))
     plans: dict[int, ArmChoice] = {}
