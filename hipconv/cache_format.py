@@ -86,6 +86,7 @@ def _digest(key: bytes, text: bytes) -> bytes:
 # class (a file's replacements, its diagnostics) is {"R": [class, [fields], [fields], ...]}: the class once.
 _BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
 _ROWS = "R"
+_SCALAR_ROWS = "T"  # a tuple of tuples of scalars
 
 
 def _encoded(value: Any) -> Any:
@@ -130,8 +131,14 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
 
 
 def _tuple(value: tuple[Any, ...]) -> Any:
-    first = type(value[0]) if len(value) > 1 else None
-    if first is not None and first not in _PLAIN:
+    if not value:
+        return {_TUPLE: []}
+    first = type(value[0])
+    if first is tuple:
+        plain = _PLAIN
+        if all(type(x) is tuple and all(type(y) in plain for y in x) for x in value):
+            return {_SCALAR_ROWS: value}  # (pairs of names, #include lines): json writes the tuples as arrays
+    elif first not in _PLAIN and len(value) > 1:
         found = _RECORD_FIELDS.get(first, _UNKNOWN)
         if found is _UNKNOWN:
             found = _RECORD_FIELDS[first] = _record_fields(first)
@@ -200,9 +207,8 @@ def _hook(obj: dict[str, Any]) -> Any:
         return tuple(data)
     if tag == _RECORD:
         return _builder(data[0])(data[1:])
-    if tag == _ROWS:
-        build = _builder(data[0])
-        return tuple(build(row) for row in data[1:])  # TypeError for a row that is no list: damaged
+    if tag == _ROWS or tag == _SCALAR_ROWS:
+        return _rows(tag, data)
     if tag == _FROZENSET:
         return frozenset(data)
     if tag == _LIST:
@@ -214,6 +220,16 @@ def _hook(obj: dict[str, Any]) -> Any:
     if tag == _PATH:
         return Path(data)
     raise TypeError(f"unknown tag {tag!r}")
+
+
+def _rows(tag: str, data: list[Any]) -> tuple[Any, ...]:
+    """A tuple of records of one class (_ROWS), or of tuples of scalars (_SCALAR_ROWS)."""
+    if tag == _ROWS:
+        build = _builder(data[0])
+        return tuple(build(row) for row in data[1:])  # TypeError for a row that is no list: damaged
+    if not all(type(row) is list for row in data):
+        raise TypeError("a row that is no list")
+    return tuple(map(tuple, data))
 
 
 _MEMBERS: dict[tuple[str, Any], Any] = {}

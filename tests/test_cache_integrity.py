@@ -184,10 +184,17 @@ def test_hipconv_records_read_back_as_they_were() -> None:
         ),
         (1, "x"): [Version.parse("6.3"), Path("/tmp/t.j2"), {1.5, None}, float("inf"), Severity.WARNING],
         "mixed": (Version.parse("5.2"), Version.parse("6.3"), (1, 2), Path("p"), Version.parse("7.0")),
+        # a file's #include lines and #defines: tuples of tuples of scalars, written as arrays of arrays
+        "includes": ((False, "cuda_runtime.h"), (True, "kernels.cuh"), (), (None, 1.5, 7)),
+        "one": ((True, "a.h"),),
+        "not-scalars": ((Path("a.h"), 1), (True, "b.h")),
+        "empty": (),
     }
     back = unseal(b"key", seal(b"key", value))
     assert back == value
     assert type(back["result"].diagnostics) is tuple and type(back["mixed"][2]) is tuple
+    assert all(type(row) is tuple for key in ("includes", "one", "not-scalars") for row in back[key])
+    assert b'{"T":[[false,"cuda_runtime.h"],[true,"kernels.cuh"],[],[null,1.5,7]]}' in seal(b"key", value)
     # a tuple of records of one class holds the class's name once
     assert seal(b"key", value["result"]).count(b"hipconv.diagnostics:Diagnostic") == 1
 
@@ -202,6 +209,8 @@ def test_hipconv_records_read_back_as_they_were() -> None:
         pytest.param({"z": 1}, id="unknown-tag"),
         pytest.param({"R": ["hipconv.settings:Version", 6]}, id="a-row-that-is-no-list"),
         pytest.param({"R": ["hipconv.settings:Version", [6, 3, 0], [6]]}, id="a-row-of-another-size"),
+        pytest.param({"T": [[True, "a.h"], "b.h"]}, id="a-scalar-row-that-is-no-list"),
+        pytest.param({"T": 6}, id="scalar-rows-that-are-no-list"),
     ],
 )
 def test_a_value_hipconv_did_not_write_does_not_read(text: object) -> None:
