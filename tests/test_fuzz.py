@@ -1407,6 +1407,25 @@ FOUND = [
         Setup("6.3", "chevron", "t.cuh"),
         id="header-include-paths-cut-by-splices",
     ),
+    pytest.param(  # `}\` then `# /*` never closed: HC012's #endif went into the comment, its #if 0 never closed
+        b"inline __host__ __device__ int2 operator+(int2 a, int2 b) { return make_int2(a.x + b.x, a.y + b.y); }\\\n"
+        b"# /* include <cuda_runtime.h>\n",
+        Setup("6.3", "chevron", "t.cu"),
+        id="endif-into-a-comment-never-closed",
+    ),
+    pytest.param(  # `}\` then `/* c */#`: the comment hid the `#`, so the #endif went before the splice, and the
+        # `#`, on a line of its own after it, became a directive (a runtime include, added again on a second pass)
+        b"inline __host__ __device__ int2 operator+(int2 a, int2 b) { return make_int2(a.x + b.x, a.y + b.y); }\\\n"
+        b"/* c */#include <cuda_runtime.h>\n",
+        Setup("5.2", "chevron", "t.cu"),
+        id="commented-directive-spliced-onto-a-disabled-definition",
+    ),
+    pytest.param(  # the same with a comment across the line break after the `#`: the #endif went into it
+        b"inline __host__ __device__ int2 operator+(int2 a, int2 b) { return make_int2(a.x + b.x, a.y + b.y); }\\\r\n"
+        b"# /* // c\r\n */\r\n",
+        Setup("6.3", "chevron", "t.cu"),
+        id="endif-into-a-comment-across-the-line-break",
+    ),
 ]
 
 

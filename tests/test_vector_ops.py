@@ -175,6 +175,36 @@ def test_a_directive_a_splice_joins_to_the_brace_stays_code(newline: str) -> Non
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        pytest.param(
+            "\\@/* c */#include <cuda_runtime.h>@int after;@",
+            "\\@/* c */#include <cuda_runtime.h>@#endif@int after;@",
+            id="comment-before-the-hash",  # a comment before the `#` hid it: the #endif went before the splice
+        ),
+        pytest.param(" /* c */ # x@int after;@", " /* c */ # x@#endif@int after;@", id="comment-then-hash-on-the-line"),
+        pytest.param(
+            "\\@# /* a@ b */@int after;@", "\\@# /* a@ b */@#endif@int after;@", id="comment-across-the-line-break"
+        ),  # the #endif went at the line break inside the comment
+        pytest.param(
+            "\\@# /* include <cuda_runtime.h>@",
+            "\\@# @#endif@/* include <cuda_runtime.h>@",
+            id="comment-never-closed",  # (#40): the #endif went into it, and the #if 0 was never closed
+        ),
+    ],
+)
+def test_a_directive_comments_join_to_the_brace_stays_code(newline: str, tail: str, expected: str) -> None:
+    """`}` then a `#` that a splice or comments join to its line (found by tests/test_fuzz.py's spliced guards):
+    it stays code, under the `#if 0`, and the `#endif` goes at the end of the line, outside every comment."""
+    plus = f"{HD} int2 operator+(int2 a, int2 b) {{ return make_int2(a.x + b.x, a.y + b.y); }}"
+    out, codes = _translate(plus + tail.replace("@", newline))
+    assert codes == ["HC012"]
+    assert out.endswith("a.y + b.y); }" + expected.replace("@", newline))
+    assert _translate(out) == (out, [])
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_definition_after_a_directive_spliced_under_a_guard_is_disabled_in_one_pass(newline: str) -> None:
     """`}\\` then `#include <x>` (code, kept under the first `#if 0`), then a second definition (found by
     tests/test_fuzz.py's guarded draws): the code before it is no statement end, so it was left, and a second

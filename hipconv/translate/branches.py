@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hipconv.translate.directives import Directives, logical_line_end
+from hipconv.translate.directives import Directives, directive_last_token, logical_line_end
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
 from hipconv.translate.includes import line_before_splices
 from hipconv.translate.lexer import TokenKind, Tokens, unsplice
-from hipconv.translate.syntax import is_punct, prev_code, starts_line
+from hipconv.translate.syntax import is_punct, next_code, prev_code, starts_line
 
 
 class Branch(NamedTuple):
@@ -190,13 +190,22 @@ def closing_edit(tokens: Tokens, last: int, nl: str, rule_id: str) -> Edit:
     right after the token, with a line break after it when code follows on the line or through a splice."""
     body = tokens.body
     end = tokens.ends[last]
-    line_end = logical_line_end(body, end)
-    if unsplice(body[end:line_end]).lstrip(b" \t").startswith((b"#", b"%:")):
-        # what a splice joins to the guarded code (`}\` then `#include <x>`) would start a line of its own after
-        # the #endif, and so become a directive: it stays with the code, under the guard (before a CRLF's CR)
+    rest = next_code(tokens, last)
+    line_last = directive_last_token(tokens, last)  # the line's last token (a block comment may hold line breaks)
+    if rest <= line_last and tokens.text(rest) in ("#", "%:"):
+        # what a splice or comments join to the guarded code (`}\` then `#include <x>`, `/* c */#x`) would start a
+        # line of its own after the #endif, and so become a directive: it stays with the code, under the guard
+        # (the #endif goes at the line's end, before a CRLF's CR; before a comment that runs to the file's end)
+        line_end = logical_line_end(body, tokens.ends[line_last])
+        unclosed = _OPEN_COMMENT.search(body, tokens.ends[-1])  # after the last token: a `/*` never closed
+        if unclosed is not None and unclosed.start() < line_end:
+            return Edit.replace(unclosed.start(), unclosed.start(), nl + "#endif" + nl, rule_id)
         line_end -= body[line_end - 1 : line_end] == b"\r"
         return Edit.replace(line_end, line_end, nl + "#endif", rule_id)
     return Edit.replace(end, end, nl + "#endif" + ("" if line_ends_after(tokens, last) else nl), rule_id)
+
+
+_OPEN_COMMENT = re.compile(rb"/(?:\\\r?\n)*\*")  # `/*`, with line splices between its characters too
 
 
 def _in_comment(tokens: Tokens, offset: int) -> bool:
