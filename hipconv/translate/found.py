@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from types import MappingProxyType
 
 from hipconv.diagnostics import Diagnostic
@@ -46,24 +45,34 @@ class MatchResult:
 NOTHING = MatchResult()
 
 
-@dataclass(frozen=True)
 class Earlier:
-    """The results of the matchers that ran before one, in order, and what they tell the later ones."""
+    """The results of the matchers that ran before one, in order, and what they tell the later ones (each
+    worked out once, when first asked). A plain class: one is made for each matcher on each file, and most
+    matchers read none of it."""
 
-    results: tuple[MatchResult, ...] = ()
+    __slots__ = ("results", "_skip", "_tests")
 
-    @cached_property
+    def __init__(self, results: tuple[MatchResult, ...] = ()) -> None:
+        self.results = results
+        self._skip: list[Span] | None = None
+        self._tests: Mapping[int, tuple[int, str]] | None = None
+
+    @property
     def skip(self) -> list[Span]:
         """The spans the earlier matchers took (include paths, #error/#warning text, version tests), in order."""
-        return sorted(span for r in self.results for span in r.taken)
+        if self._skip is None:
+            self._skip = sorted(span for r in self.results for span in r.taken)
+        return self._skip
 
-    @cached_property
+    @property
     def rewritten_tests(self) -> Mapping[int, tuple[int, str]]:
         """The version tests rewritten (version_macros): what a later matcher reads as the translated text."""
-        found = [r.rewritten_tests for r in self.results if r.rewritten_tests]
-        return found[0] if len(found) == 1 else {k: v for tests in found for k, v in tests.items()}
+        if self._tests is None:
+            found = [r.rewritten_tests for r in self.results if r.rewritten_tests]
+            self._tests = found[0] if len(found) == 1 else {k: v for tests in found for k, v in tests.items()}
+        return self._tests
 
-    @cached_property
+    @property
     def includes(self) -> Includes | None:
         return next((r.includes for r in self.results if r.includes is not None), None)
 
@@ -92,8 +101,8 @@ class Found:
         "rewritten_tests",
     )
 
-    def __init__(self, ctx: FileContext, earlier: Earlier = Earlier()) -> None:
-        self.ctx, self.earlier = ctx, earlier
+    def __init__(self, ctx: FileContext, earlier: Earlier | None = None) -> None:
+        self.ctx, self.earlier = ctx, earlier if earlier is not None else Earlier()
         self.source, self.tokens, self.table, self.settings = ctx.source, ctx.tokens, ctx.table, ctx.settings
         self.edits: list[Edit] = []
         self.diagnostics: list[Diagnostic] = []

@@ -17,7 +17,7 @@ from hipconv.diagnostics import COALESCED_SCAN_WAVEFRONT
 from hipconv.translate.cg_members import NAMESPACE, facts, receiver_groups
 from hipconv.translate.context import FileContext
 from hipconv.translate.facts.launch_blocks import launches_around
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.lane_masks import file_launches
 from hipconv.translate.lexer import TokenKind
 from hipconv.translate.syntax import is_punct, parse_call, prev_code
@@ -29,9 +29,10 @@ _WARP = 32  # the lanes of a CUDA warp: a block of at most this many threads kee
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
+    if NAMESPACE.encode() not in ctx.words or ctx.words.isdisjoint(SCANS):
+        return NOTHING  # (a matcher's findings are made only for a file it may find something in)
     found = Found(ctx, earlier)
-    if NAMESPACE.encode() in ctx.words and not ctx.words.isdisjoint(SCANS):
-        _match_scans(found)
+    _match_scans(found)
     return found.result()
 
 

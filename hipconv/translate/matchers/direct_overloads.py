@@ -12,7 +12,7 @@ import functools
 
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.matchers.overload_shims import Overload, overloads, visible_type
 from hipconv.translate.syntax import Span, parse_call
 from hipconv.translate.words import identifier_tokens, inside, is_unqualified_call
@@ -25,11 +25,11 @@ def _direct(rocm: str) -> dict[bytes, Overload]:
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     by_name = _direct(str(ctx.settings.rocm))
     present = [name for name in by_name if name in ctx.words]  # a few names: not the file's words walked
     if not present:
-        return found.result()
+        return NOTHING
+    found = Found(ctx, earlier)
     tokens, skip = ctx.tokens, earlier.skip
     skip_starts = [a for a, _ in skip]
     taken: list[Span] = []

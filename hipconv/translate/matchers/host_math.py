@@ -18,7 +18,7 @@ from hipconv.diagnostics import HOST_MATH_INCLUDED
 from hipconv.resources import data_file
 from hipconv.translate.context import FileContext
 from hipconv.translate.cuda_constructs import CUDA_CONSTRUCT_WORDS
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.include_closure import include_lines
 from hipconv.translate.lexer import PUNCTUATION, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, prev_code
@@ -40,14 +40,12 @@ def names() -> frozenset[bytes]:
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     present = ctx.words & names()
     if not present or not (ctx.kind.nvcc_compiles or ctx.kind.is_header):
-        return found.result()
-    if not _translated(ctx, earlier):
-        return found.result()
-    if any(path == HEADER for _, path in include_lines(ctx.tokens.body)):
-        return found.result()
+        return NOTHING
+    if not _translated(ctx, earlier) or any(path == HEADER for _, path in include_lines(ctx.tokens.body)):
+        return NOTHING
+    found = Found(ctx, earlier)
     tokens = ctx.tokens
     device = _device_bodies(tokens)  # in order, found as far as the calls need: most files stop at the first
     body: Span | None = (-1, -1)

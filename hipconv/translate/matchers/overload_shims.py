@@ -21,7 +21,7 @@ from hipconv.diagnostics import OVERLOAD_SHIMMED
 from hipconv.resources import data_file, expand_spans, hip_releases
 from hipconv.results import COMPAT_HEADER
 from hipconv.translate.context import FileContext
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, matching_close, next_code, parse_call, prev_code
 from hipconv.translate.words import EXPRESSION_KEYWORDS, WORDY_KINDS, identifier_tokens, inside, is_unqualified_call
@@ -97,12 +97,12 @@ def _lacking(rocm: str) -> dict[bytes, list[Overload]]:
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     rocm = str(ctx.settings.rocm)
     by_name = _lacking(rocm)
     present = [name for name in by_name if name in ctx.words]  # a few names: not the file's words walked
     if not ctx.settings.compat or not present:
-        return found.result()
+        return NOTHING
+    found = Found(ctx, earlier)
     tokens = ctx.tokens
     skip = earlier.skip
     skip_starts = [a for a, _ in skip]

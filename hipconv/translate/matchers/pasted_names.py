@@ -22,7 +22,7 @@ from hipconv.rules.model import Action, Resolution
 from hipconv.translate.calls import needs_arguments
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.matchers.overload_shims import overloads
 from hipconv.translate.status import status_message
@@ -52,9 +52,9 @@ class PastedUse:
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     if b"##" not in ctx.tokens.body or not any(p.encode() in ctx.words for p in PREFIXES):
-        return found.result()
+        return NOTHING
+    found = Found(ctx, earlier)
     taken: list[Span] = []
     for macro in paste_macros(ctx):
         uses = _uses(ctx, macro, earlier.skip)

@@ -15,7 +15,7 @@ from hipconv.rules.ranges import range_label
 from hipconv.settings import Version
 from hipconv.translate.context import FileContext
 from hipconv.translate.facts.builtin_warp_size import ROCM_7, warp_size_constant_uses
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 
 FIX = (
     "define the constant per target (64 on gfx9 and older: GCN, CDNA; 32 on gfx10-gfx12: RDNA, wave32 by default), "
@@ -24,13 +24,13 @@ FIX = (
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     span = ctx.settings.rocm_range
     if span is None or span[1] < ROCM_7:
-        return found.result()
+        return NOTHING
     uses = [u for u in warp_size_constant_uses(ctx.tokens, ctx.words) if u.where is not None]
     if not uses:
-        return found.result()
+        return NOTHING
+    found = Found(ctx, earlier)
     runtime = [r for r in releases_between(*span) if Version.parse(r) >= ROCM_7]
     releases = f"ROCm {runtime[0]}" if len(runtime) == 1 else f"ROCm {', '.join(runtime[:-1])} and {runtime[-1]}"
     for use in uses:

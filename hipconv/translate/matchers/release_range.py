@@ -14,16 +14,16 @@ from __future__ import annotations
 from hipconv.diagnostics import RANGE_GAP
 from hipconv.rules.ranges import range_label
 from hipconv.translate.context import FileContext
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.syntax import is_punct, prev_code
 from hipconv.translate.words import identifier_tokens, inside
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     gaps = ctx.table.gaps
     if not gaps:
-        return found.result()
+        return NOTHING
+    found = Found(ctx, earlier)
     for result in earlier.results:
         for replacement, offset in zip(result.replacements, result.replacement_offsets):
             if replacement.cuda in gaps:

@@ -19,7 +19,7 @@ from hipconv.diagnostics import HOST_WARP_SIZE_CONSTANT, WARP_SIZE_SIDE_UNDECIDE
 from hipconv.translate.context import FileContext
 from hipconv.translate.edits import Edit
 from hipconv.translate.facts.warp_size import WarpSide, WarpSizeUse, warp_size_constants, warp_size_uses
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.words import inside
 
 DEVICE_CONSTANT = "hipconv_warp_size"  # the shim (templates/compat/hipconv_warp_size.h.j2) and its name
@@ -29,14 +29,15 @@ _FAMILIES = "AMD GPUs run 64-lane wavefronts (gfx9: CDNA, GCN) or 32-lane ones (
 
 
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
-    found = Found(ctx, earlier)
     names = warp_size_constants(ctx.tokens, ctx.words, ctx.project_macros)
-    if names:
-        skip = earlier.skip  # what the earlier matchers took: a project's own HIP code, version tests
-        starts = [start for start, _ in skip]
-        for use in warp_size_uses(ctx.tokens, names):
-            if not (skip and inside(skip, starts, ctx.tokens.starts[use.token])):
-                _split(found, use, names)
+    if not names:
+        return NOTHING
+    found = Found(ctx, earlier)
+    skip = earlier.skip  # what the earlier matchers took: a project's own HIP code, version tests
+    starts = [start for start, _ in skip]
+    for use in warp_size_uses(ctx.tokens, names):
+        if not (skip and inside(skip, starts, ctx.tokens.starts[use.token])):
+            _split(found, use, names)
     return found.result()
 
 
