@@ -346,11 +346,27 @@ def test_redefinitions(src: str, expected: str) -> None:
             "int id(cudaStream_t s) { return 0; }\nstatic int\n#ifdef FAST\nid(CUstream s) { return 1; }\n#endif\n",
             id="directive-inside-the-declaration",
         ),
+        pytest.param(  # its body's #endif and #if pair with lines outside it, as a guard's would (#40, test_fuzz)
+            "int id(cudaStream_t s) { return 0; }\n#if FAST\nint id(CUstream s) {\n#endif\n  int n = 1;\n#if SLOW\n"
+            "  n = 2;\n  return n;\n}\n#endif\n",
+            id="body-closing-and-opening-an-if",
+        ),
     ],
 )
 def test_redefinitions_noop(src: str) -> None:
     """Nothing is guarded out (names are still renamed)."""
     assert "#if 0" not in translate(src)[0] and "hipconv:" not in translate(src)[0]
+
+
+def test_a_redefinition_whose_body_holds_a_whole_if_is_guarded() -> None:
+    """An #if group inside the body pairs up there: the guard goes around the whole definition."""
+    body = "{\n  const char *n;\n#if CHECKED\n  n = 0;\n#else\n  cuGetErrorName(e, &n);\n#endif\n  return n;\n}\n"
+    first = "static const char *name(cudaError_t e) { return cudaGetErrorName(e); }\n"
+    out, result = translate(f"{first}static const char *name(CUresult e) {body}")
+    guarded = body.replace("cuGetErrorName", "hipDrvGetErrorName")
+    assert out.endswith(f"#if 0  // hipconv: as translated, a redefinition of name(hipError_t) above\n"
+                        f"static const char *name(hipError_t e) {guarded}#endif\n")  # fmt: skip
+    assert [d.code for d in result.diagnostics] == ["HC013"]
 
 
 def test_redefinition_note() -> None:

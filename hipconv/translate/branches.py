@@ -169,9 +169,12 @@ def _parenthesized(text: str) -> bool:
     return False
 
 
-def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule_id: str) -> None:
+def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule_id: str) -> bool:
     """Put tokens[first..last] under `#if 0` (condition None) or `#if !(condition)`, each directive on a
-    line of its own, with `why` as a comment on the #if line."""
+    line of its own, with `why` as a comment on the #if line; False (nothing put) where the conditional
+    directives among those tokens do not pair up among themselves, as the guard's lines would pair with them."""
+    if not _pairs_up(c.ctx.directives, first, last):
+        return False
     tokens, body = c.tokens, c.tokens.body
     nl = c.source.newline_at(tokens.starts[first])
     opening = ("#if 0" if condition is None else f"#if !{grouped(condition)}") + f"  // hipconv: {why}"
@@ -183,6 +186,23 @@ def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule
     else:
         c.edits.append(Edit.replace(tokens.starts[first], tokens.starts[first], nl + opening + nl, rule_id))
     c.edits.append(closing_edit(tokens, last, nl, rule_id))
+    return True
+
+
+def _pairs_up(directives: Directives, first: int, last: int) -> bool:
+    """Whether the conditional directives between tokens first and last pair up among themselves: each #if
+    with its #endif, an #elif or #else inside one (a function body that holds `#endif` then `#if X`, or an
+    `#else` of an #if above it, does not)."""
+    lines = directives.lines
+    depth = 0
+    for k in range(bisect.bisect_left(lines, (first,)), len(lines)):
+        hash_i, _, name = lines[k]
+        if hash_i > last:
+            break
+        depth += (name in _OPENERS) - (name == "endif")
+        if depth < 0 or (depth == 0 and name in _ALTERNATIVES):
+            return False
+    return depth == 0
 
 
 def closing_edit(tokens: Tokens, last: int, nl: str, rule_id: str) -> Edit:

@@ -142,7 +142,8 @@ def _one_switch(c: Found, labels: list[_Label], where: Branches, end: int) -> No
             continue
         if _guarded_already(c, label):
             continue  # hipconv's output, translated again
-        guard(c, label.case, label.colon, verdict.condition, _GUARD_WHY, RULE_ID)
+        if not guard(c, label.case, label.colon, verdict.condition, _GUARD_WHY, RULE_ID):
+            continue  # (`case` and its `:` on two sides of an #else: left as it is)
         only = "kept only where no earlier label of its value is compiled"
         c.diag(tokens.starts[label.case], code, f"case {name}: {only}: {same}{differs}")
 

@@ -74,7 +74,8 @@ def _drop(c: Found, d: _Definition, first: _Definition, condition: str | None) -
     hip = f"{name}({', '.join(types)})"
     line = c.source.line_col(tokens.starts[first.name])[0]
     same = f"it becomes {hip}, as does {name}({', '.join(first.cuda)}) of line {line}"
-    guard(c, d.first, d.close, condition, f"as translated, a redefinition of {hip} above", RULE_ID)
+    if not guard(c, d.first, d.close, condition, f"as translated, a redefinition of {hip} above", RULE_ID):
+        return  # its #if/#endif lines pair with lines outside it: left as it is
     at = tokens.starts[d.name]
     if condition is None:
         c.dropped.append((tokens.starts[d.first], tokens.ends[d.close]))  # what it reports is gone with it
