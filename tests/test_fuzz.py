@@ -540,13 +540,13 @@ def _unrecorded_renames(tokens: Tokens, table: LookupTable, known: set[tuple[int
 def _version_test_lines(tokens: Tokens) -> list[Region]:
     """A line that names a CUDA version or architecture macro (version_macros rewrites its test, or the
     use of the value, with the original in a `/* hipconv: ... */` comment), or a name that may be a project's
-    HIP switch (project_hip, the same way: the fragments' MYLIB_USE_HIP, or I1MYLIB_USE_HIP after a rough
-    insert): its text, whole, may change."""
+    HIP switch (project_hip, the same way: the fragments' MYLIB_USE_HIP, or I1MYLIB_USE_HIP or aMYLIB_USE_HIP
+    after a rough insert): its text, whole, may change."""
     body = tokens.body
     regions = []
     for k in range(len(tokens)):
         if tokens.kinds[k] == TokenKind.IDENTIFIER and (
-            tokens.text(k) in VERSION_MACROS or (tokens.text(k).isupper() and may_be_switch(tokens.text(k)))
+            tokens.text(k) in VERSION_MACROS or may_be_switch(tokens.text(k))  # (any case: `aMYLIB_USE_HIP` too)
         ):
             start = body.rfind(b"\n", 0, tokens.starts[k]) + 1
             while start > 0 and body[: start - 1].removesuffix(b"\r").endswith(b"\\"):  # a spliced line
@@ -1426,6 +1426,18 @@ FOUND = [
         Setup("6.3", "chevron", "t.cu"),
         id="endif-into-a-comment-across-the-line-break",
     ),
+    pytest.param(  # a redefinition whose body holds `#endif` then `#if X`: HC013's #if 0 paired with that #endif
+        b"static const char *name(cudaError_t e) { return cudaGetErrorName(e); }\nstatic const char *name(CUresult e) "
+        b"{ \n#endif\n\n#if X\nconst char *n; cuGetErrorName(e, &n); return n; }",
+        Setup("5.2", "chevron", "t.cu"),
+        id="redefinition-whose-body-closes-and-opens-an-if",
+    ),
+    pytest.param(  # a switch named in lower case after a rough insert: rewritten, which the model took for no switch
+        b"cudaStream_t s;\n#ifdef aMYLIB_USE_HIP\n#include <hip/hip_runtime.h>\n#define cudaMalloc hipMalloc\n#else\n"
+        b"#include <cuda_runtime.h>\n#endif",
+        Setup("6.3", "chevron", "t.cu"),
+        id="switch-named-in-lower-case",
+    ),
 ]
 
 
@@ -1558,6 +1570,14 @@ VOTE = b'#include "cuda_fp16.h"\nunsigned vote = __ballot_sync(__activemask(), x
             b"#else\n #include <cuda_runtime.h>\n#endif",
             Setup("6.3", "chevron", "t.cu"),
             id="comment-before-the-cuda-include-of-a-switch",
+        ),
+        pytest.param(  # `<<<` in a comment asked for the launches of a file written for HIP (project_hip): renamed
+            b"\xef\xbb\xbf#// k<<<g, b>>>(x) 0\nifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\\\n"
+            b"#define cudaMalloc hipMalloc\n#else\\\n#include <cuda_runtime.h>\n#endif",
+            b"\xef\xbb\xbf#\nifdef MYLIB_USE_HIP\n#include <hip/hip_runtime.h>\\\n"
+            b"#define cudaMalloc hipMalloc\n#else\\\n#include <cuda_runtime.h>\n#endif",
+            Setup("6.3", "hip", "t.cu"),
+            id="launch-in-a-comment-of-a-hip-file",
         ),
     ],
 )

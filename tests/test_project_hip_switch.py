@@ -498,6 +498,22 @@ def test_hip_code_noop(src: str, path: str) -> None:
     assert "HC030" not in codes(result)
 
 
+def test_a_launch_in_a_comment_asks_for_no_launch_rewrite() -> None:
+    """`--kernel-launch hip` on a file written for HIP rewrites its `<<<` launches; a `<<<` in a comment is no
+    launch, and the file stays whole (test_fuzz's property 5: with the comment, its CUDA names were renamed)."""
+    settings = Settings(Version.parse("6.3"), kernel_launch="hip")
+    table = load_ruleset().table(settings)
+    src = (
+        "#include <hip/hip_runtime.h>\n#define cudaMalloc hipMalloc\n"
+        "__global__ void k(float *x) { x[0] = 1; }  // run as k<<<1, 64>>>(x)\n"
+        "void run(float *x) { cudaMalloc(&x, 4); }\n"
+    )
+    assert translate_one(SourceFile.from_bytes("t.cu", src.encode()), table, settings).output is None
+    launched = src.replace("void run(float *x) {", "void run(float *x) { k<<<1, 64>>>(x);")
+    out = translate_one(SourceFile.from_bytes("t.cu", launched.encode()), table, settings).output or b""
+    assert b"{ hipLaunchKernelGGL(k, dim3(1), dim3(64), 0, 0, x);" in out and b"// run as k<<<1, 64>>>(x)" in out
+
+
 def test_no_hip_path_noop() -> None:
     """A project switch that is not HIP's: translated as today, whatever --project-hip-path says."""
     src = "#ifdef MYLIB_USE_OPENCL\nint q;\n#else\ncudaStream_t s;\n#endif\n"

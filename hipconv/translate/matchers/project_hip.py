@@ -36,6 +36,7 @@ from hipconv.translate.include_closure import include_lines
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.version_tests import MACROS as VERSION_MACROS
+from hipconv.translate.words import token_occurrences
 
 RULE_ID = "project.hip-switch"
 _OPENERS = ("if", "ifdef", "ifndef")
@@ -200,7 +201,9 @@ def _written_for_hip(ctx: FileContext, names: frozenset[bytes]) -> bool:
 def _launches_asked_for(ctx: FileContext) -> bool:
     """`--kernel-launch hip` on a HIP file with `<<<` launches (a tree hipconv translated, run again to change its
     launches): `<<<` is HIP too, so the file is kept whole only where the user did not ask for the other form."""
-    return ctx.settings.kernel_launch == "hip" and b"<<<" in ctx.source.body
+    if ctx.settings.kernel_launch != "hip" or b"<<<" not in ctx.source.body:
+        return False
+    return bool(token_occurrences(ctx.tokens, (b"<<<",), (TokenKind.PUNCTUATION,), first_only=True))  # not in a comment
 
 
 def _without(spans: Sequence[Span], holes: Sequence[Span]) -> list[Span]:
