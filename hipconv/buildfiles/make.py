@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from hipconv.buildfiles.common import BuildFileEdits, flag_edits
 from hipconv.buildfiles.nvcc_flags import NVCC_FLAGS_VARIABLE, WARP_SYNC_DEFINE, map_library, nvcc_only
@@ -36,40 +36,44 @@ ROCM_PATH_DEFAULT = "/opt/rocm"
 HIPCC_PATH = "$(ROCM_PATH)/bin/hipcc"
 
 
-_WORD = re.compile(r"\S+")
-_MAKE_EVENT = re.compile(r"\$[({]|[)}]|\s+")  # what make_words looks at: a reference's start or end, a blank
+_REFERENCE_EDGE = re.compile(r"\$[({]|[)}]")  # a reference's start or end
 
 
 def make_words(line: str) -> list[tuple[str, int]]:
     """Whitespace-separated words of a Makefile line with their offsets; $(...) and ${...} are never split."""
+    words = _plain_words(line)
     if "$(" not in line and "${" not in line:  # no reference: plain words
-        return [(m.group(), m.start()) for m in _WORD.finditer(line)]
+        return words
+    joined: list[tuple[str, int]] = []
+    depth = 0  # references open before the blank after the word
+    for word, at in words:
+        if depth:  # the blank before this word is inside a reference: one word with the one before
+            start = joined[-1][1]
+            joined[-1] = (line[start : at + len(word)], start)
+        else:
+            joined.append((word, at))
+        if "$" in word or ")" in word or "}" in word:
+            for edge in _REFERENCE_EDGE.findall(word):
+                depth = depth + 1 if edge[0] == "$" else depth - (depth > 0)
+    if depth:  # a reference never closed runs to the line's end, its trailing blanks too
+        start = joined[-1][1]
+        joined[-1] = (line[start:], start)
+    return joined
+
+
+def _plain_words(line: str) -> list[tuple[str, int]]:
+    """str.split()'s words with their offsets (each found after the one before: only blanks lie between)."""
     words: list[tuple[str, int]] = []
-    depth, start, plain = 0, None, 0  # plain: where the text not yet looked at starts
-    for m in _MAKE_EVENT.finditer(line):
-        at, event = m.start(), m.group()
-        if start is None and at > plain:
-            start = plain
-        if event[0] == "$":
-            depth += 1
-            start = at if start is None else start
-        elif event in ")}":
-            depth -= depth > 0
-            start = at if start is None else start
-        elif not depth and start is not None:  # a blank between words
-            words.append((line[start:at], start))
-            start = None
-        plain = m.end()
-    if start is None and plain < len(line):
-        start = plain
-    if start is not None:
-        words.append((line[start:], start))
+    at = 0
+    for word in line.split():
+        at = line.find(word, at)
+        words.append((word, at))
+        at += len(word)
     return words
 
 
-@dataclass(frozen=True)
-class _Line:
-    """One physical line of a Makefile."""
+class _Line(NamedTuple):
+    """One physical line of a Makefile (a tuple: one is made for each line, faster than a dataclass)."""
 
     start: int  # byte offset in the file
     code: str  # the line less its comment and line end
@@ -89,7 +93,7 @@ def _read_lines(body: bytes) -> list[_Line]:
         text = raw.decode("utf-8").rstrip("\r\n")
         if in_comment and previous is not None:  # make reads a comment's line splice as part of the comment
             in_comment = _spliced(text)
-            previous = replace(previous, start=offset, code="", first=False, value_at=0, words=[])
+            previous = previous._replace(start=offset, code="", first=False, value_at=0, words=[])
             lines.append(previous)
             offset += len(raw)
             continue
@@ -109,7 +113,7 @@ def _read_lines(body: bytes) -> list[_Line]:
                 variable, value_at = assignment.group(1), assignment.end()
                 in_rule = False
             elif code.strip() and not _CONDITIONAL.match(code):  # a rule: a colon outside the references
-                in_rule = any(":" in word for word, _ in words if not word.startswith("$"))
+                in_rule = ":" in code and any(":" in word for word, _ in words if not word.startswith("$"))
         line = _Line(offset, code, recipe, first, variable, value_at, continues, words)
         lines.append(line)
         previous = line
@@ -209,6 +213,9 @@ def _nvcc_variables(lines: list[_Line]) -> tuple[set[str], set[str]]:
     }
     pending = []
     for _, words in logical:
+        joined = " ".join(words)  # a word is nvcc only with "nvcc" or a reference in it: most lines have neither
+        if "nvcc" not in joined and "$" not in joined:
+            continue
         at = next((n for n, word in enumerate(words) if _is_nvcc(word, compilers)), None)
         if at is not None:
             pending += [ref for word in words[at + 1 :] for ref in _REFERENCE.findall(word)]
@@ -276,6 +283,8 @@ def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildF
     """nvcc -> hipcc: the index of the (first) compiler word, and whether a path to nvcc was rewritten."""
     found, path_rewritten = None, False
     for n, (word, pos) in enumerate(words):
+        if "nvcc" not in word and "$" not in word:  # neither the program nor a reference (the common word)
+            continue
         if not _is_nvcc(word, compilers):  # a lookup inside a condition or a path: ifneq ($(shell which nvcc),)
             _rewrite_shell_nvcc(word, pos, out)
             continue
