@@ -57,6 +57,7 @@ FULL_MASK_PARTIAL_WAVEFRONT = "HC105"
 COALESCED_SCAN_WAVEFRONT = "HC106"
 WARP_SIZE_SPLIT = "HC107"
 WARP_SIZE_SIDE_UNDECIDED = "HC108"
+UNGUARDED_DUPLICATE = "HC109"
 CUDNN_NO_REWRITE = "HC201"
 CUDNN_VALUE_UNSUPPORTED = "HC202"
 MIOPEN_STEP_ADDED = "HC203"
@@ -498,6 +499,21 @@ CODES = _codes(
             '    case CUBLAS_STATUS_LICENSE_ERROR: return "license error";\n  }\n  return "?";\n}',
             "example.cu:5:5: note[HC013]: case CUBLAS_STATUS_LICENSE_ERROR: dropped (the switch value cannot be it "
             "on HIP): CUBLAS_STATUS_LICENSE_ERROR has no HIP counterpart",
+        ),
+    ),
+    Code(
+        UNGUARDED_DUPLICATE,
+        Severity.WARNING,
+        "a definition or case label that becomes a duplicate on HIP, left as it is: #if/#else/#endif lines in it "
+        "pair with lines outside it, so no #if that hipconv writes around it could pair up",
+        hint="leave it out of the HIP build by hand (its #if/#endif lines moved out of it first), or give the two "
+        "CUDA types HIP tells apart",
+        example=Example(
+            "int id(cudaStream_t s) { return 0; }\n#if FAST\nint id(CUstream s) {\n#endif\n  int n = 1;\n"
+            "#if SLOW\n  n = 2;\n  return n;\n}\n#endif\n",
+            "example.cu:3:5: warning[HC109]: id(CUstream) left as it is, a redefinition on HIP: it becomes "
+            "id(hipStream_t), as does id(cudaStream_t) of line 1; #if/#else/#endif lines in it pair with lines "
+            "outside it, so no #if can go around it: leave one out of the HIP build by hand",
         ),
     ),
     Code(

@@ -369,6 +369,28 @@ def test_a_redefinition_whose_body_holds_a_whole_if_is_guarded() -> None:
     assert [d.code for d in result.diagnostics] == ["HC013"]
 
 
+def test_a_redefinition_no_guard_can_go_around_is_reported() -> None:
+    """Its body's #endif and #if pair with lines outside it, as a guard's would: left as it is, and said (HC109),
+    since HIP then sees two definitions wherever both are compiled."""
+    src = (
+        "int id(cudaStream_t s) { return 0; }\n#if FAST\nint id(CUstream s) {\n#endif\n  int n = 1;\n#if SLOW\n"
+        "  n = 2;\n  return n;\n}\n#endif\n"
+    )
+    out, result = translate(src)
+    assert out == src.replace("cudaStream_t", "hipStream_t").replace("CUstream", "hipStream_t")
+    assert [(d.line, d.col, d.code, d.message) for d in result.diagnostics] == [
+        (
+            3,
+            5,
+            "HC109",
+            "id(CUstream) left as it is, a redefinition on HIP: it becomes id(hipStream_t), as does id(cudaStream_t) "
+            "of line 1; #if/#else/#endif lines in it pair with lines outside it, so no #if can go around it: leave "
+            "one out of the HIP build by hand",
+        )
+    ]
+    assert translate(out)[0] == out  # a second pass changes nothing
+
+
 def test_redefinition_note() -> None:
     _, result = translate(OVERLOADS)
     assert [(d.line, d.col, d.code, d.message) for d in result.diagnostics if d.code == "HC013"] == [

@@ -122,7 +122,7 @@ def test_codes_lists_every_code() -> None:
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        pytest.param("HC999", "error: unknown code 'HC999'; did you mean 'HC409', 'HC019' or 'HC009'?", id="close"),
+        pytest.param("HC999", "error: unknown code 'HC999'; did you mean 'HC409', 'HC109' or 'HC019'?", id="close"),
         pytest.param("hc31", "error: unknown code 'hc31'; did you mean 'HC317', 'HC316' or 'HC315'?", id="prefix"),
         pytest.param("nothing", "error: unknown code 'nothing'", id="far"),
     ],

@@ -169,6 +169,10 @@ def _parenthesized(text: str) -> bool:
     return False
 
 
+# why guard() put nothing (HC109)
+CUT_BY_DIRECTIVES = "#if/#else/#endif lines in it pair with lines outside it, so no #if can go around it"
+
+
 def guard(c: Found, first: int, last: int, condition: str | None, why: str, rule_id: str) -> bool:
     """Put tokens[first..last] under `#if 0` (condition None) or `#if !(condition)`, each directive on a
     line of its own, with `why` as a comment on the #if line; False (nothing put) where the conditional

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from hipconv.diagnostics import CASE_DROPPED, CASE_MERGED_DIFFERENT_CODE
+from hipconv.diagnostics import CASE_DROPPED, CASE_MERGED_DIFFERENT_CODE, UNGUARDED_DUPLICATE
 from hipconv.resources import hip_enumerator_values
 from hipconv.rules.model import Action, Resolution, RuleKind
-from hipconv.translate.branches import Branches, branches, guard, later_duplicate
+from hipconv.translate.branches import CUT_BY_DIRECTIVES, Branches, branches, guard, later_duplicate
 from hipconv.translate.comments import code_text, keep_comments
 from hipconv.translate.directives import Directives
 from hipconv.translate.edits import Edit
@@ -143,7 +143,9 @@ def _one_switch(c: Found, labels: list[_Label], where: Branches, end: int) -> No
         if _guarded_already(c, label):
             continue  # hipconv's output, translated again
         if not guard(c, label.case, label.colon, verdict.condition, _GUARD_WHY, RULE_ID):
-            continue  # (`case` and its `:` on two sides of an #else: left as it is)
+            left = f"case {name}: left as it is, a duplicate case value on HIP where both labels are compiled"
+            c.diag(tokens.starts[label.case], UNGUARDED_DUPLICATE, f"{left}: {same}; {CUT_BY_DIRECTIVES}")
+            continue
         only = "kept only where no earlier label of its value is compiled"
         c.diag(tokens.starts[label.case], code, f"case {name}: {only}: {same}{differs}")
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import bisect
 from typing import NamedTuple
 
-from hipconv.translate.branches import branches, guard, later_duplicate, translated_text
+from hipconv.diagnostics import UNGUARDED_DUPLICATE
+from hipconv.translate.branches import CUT_BY_DIRECTIVES, branches, guard, later_duplicate, translated_text
 from hipconv.translate.case_labels import CODE
 from hipconv.translate.directives import Directives
 from hipconv.translate.found import Found
@@ -74,9 +75,11 @@ def _drop(c: Found, d: _Definition, first: _Definition, condition: str | None) -
     hip = f"{name}({', '.join(types)})"
     line = c.source.line_col(tokens.starts[first.name])[0]
     same = f"it becomes {hip}, as does {name}({', '.join(first.cuda)}) of line {line}"
-    if not guard(c, d.first, d.close, condition, f"as translated, a redefinition of {hip} above", RULE_ID):
-        return  # its #if/#endif lines pair with lines outside it: left as it is
     at = tokens.starts[d.name]
+    if not guard(c, d.first, d.close, condition, f"as translated, a redefinition of {hip} above", RULE_ID):
+        written = f"{name}({', '.join(d.cuda)}) left as it is, a redefinition on HIP: {same}; {CUT_BY_DIRECTIVES}"
+        c.diag(at, UNGUARDED_DUPLICATE, f"{written}: leave one out of the HIP build by hand", about_api=False)
+        return
     if condition is None:
         c.dropped.append((tokens.starts[d.first], tokens.ends[d.close]))  # what it reports is gone with it
         c.diag(at, CODE, f"{name}({', '.join(d.cuda)}) dropped (#if 0; a redefinition on HIP): {same}", about_api=False)
