@@ -169,12 +169,23 @@ def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
 
 def _is_nvcc(word: str, compilers: set[str]) -> bool:
     """Is this word nvcc: the program, its path, `$(shell which nvcc)`, or a variable that holds it."""
-    if "nvcc" not in word and "$" not in word:  # neither the program nor a reference (the common word)
-        return False
-    if _NVCC_WORD.fullmatch(word) or _is_shell_nvcc(word.lstrip("@+-")):
+    if "nvcc" in word and (_NVCC_WORD.fullmatch(word) or _is_shell_nvcc(word.lstrip("@+-"))):
         return True
+    if "$" not in word:  # not a reference either (the common word)
+        return False
     reference = _COMPILER_REFERENCE.fullmatch(word)
     return reference is not None and (reference.group(1) in compilers or bool(_NVCC_NAME.fullmatch(reference.group(1))))
+
+
+def _compiler_at(words: list[str], compilers: set[str]) -> int | None:
+    """Where nvcc is among the words of a logical line (the first word that is), or None."""
+    joined = " ".join(words)  # a word is nvcc only with "nvcc" or a reference in it: most lines have neither
+    if "nvcc" not in joined and "$" not in joined:
+        return None
+    for n, word in enumerate(words):
+        if ("nvcc" in word or "$" in word) and _is_nvcc(word, compilers):  # the test first: most words fail it
+            return n
+    return None
 
 
 def _is_shell_nvcc(word: str) -> bool:
@@ -213,10 +224,7 @@ def _nvcc_variables(lines: list[_Line]) -> tuple[set[str], set[str]]:
     }
     pending = []
     for _, words in logical:
-        joined = " ".join(words)  # a word is nvcc only with "nvcc" or a reference in it: most lines have neither
-        if "nvcc" not in joined and "$" not in joined:
-            continue
-        at = next((n for n, word in enumerate(words) if _is_nvcc(word, compilers)), None)
+        at = _compiler_at(words, compilers)
         if at is not None:
             pending += [ref for word in words[at + 1 :] for ref in _REFERENCE.findall(word)]
     pending += list(flags)
@@ -248,18 +256,18 @@ def translate_make(body: bytes, archs: tuple[str, ...], out: BuildFileEdits) -> 
                 first_flag = next((n for n, (_, pos) in enumerate(words) if pos >= value_start), len(words))
             elif flag_line:
                 first_flag = 0
-            compiler, path_rewritten = _rewrite_nvcc(words, compilers, out)
+            compiler, path_rewritten = _rewrite_nvcc(line.code, words, compilers, out)
             if compiler is not None:
                 first_flag = compiler + 1 if first_flag is None else max(first_flag, compiler + 1)
             if path_rewritten and rocm_path_at is None:
                 rocm_path_at = 0 if line.recipe else logical_start
-            _report_cuda_paths(words, compilers, out)
+            _report_cuda_paths(line.code, words, compilers, out)
             if first_flag is not None:
                 flags += words[first_flag:]
             else:
-                _map_libraries(words, out)
+                _map_libraries(line.code, words, out)
         continued_nvcc = first_flag is not None and line.continues
-        if not continued_nvcc:
+        if flags and not continued_nvcc:
             _make_flags(flags, archs, out)
             flags = []
     _make_flags(flags, archs, out)
@@ -279,9 +287,14 @@ def _byte_words(line: _Line) -> list[tuple[str, int]]:
     return [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in line.words]
 
 
-def _rewrite_nvcc(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> tuple[int | None, bool]:
-    """nvcc -> hipcc: the index of the (first) compiler word, and whether a path to nvcc was rewritten."""
+def _rewrite_nvcc(
+    code: str, words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits
+) -> tuple[int | None, bool]:
+    """nvcc -> hipcc in the words of a line (`code`): the index of the (first) compiler word, and whether a path
+    to nvcc was rewritten."""
     found, path_rewritten = None, False
+    if "nvcc" not in code and "$" not in code:  # no word is nvcc or looks it up (the common line)
+        return found, path_rewritten
     for n, (word, pos) in enumerate(words):
         if "nvcc" not in word and "$" not in word:  # neither the program nor a reference (the common word)
             continue
@@ -342,9 +355,13 @@ def _report_warp_sync(word: str, at: int, out: BuildFileEdits) -> None:
     )
 
 
-def _report_cuda_paths(words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> None:
+def _report_cuda_paths(code: str, words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> None:
+    """HC401 for the words of a line (`code`) that name a CUDA toolkit path or assemble nvcc flags in a function."""
+    cuda_path = _CUDA_PATH.search(code) is not None  # in none of its words if not in the line
+    if not cuda_path and "$" not in code:
+        return
     for word, pos in words:
-        if _CUDA_PATH.search(word) and not _is_nvcc(word, compilers):
+        if cuda_path and _CUDA_PATH.search(word) and not _is_nvcc(word, compilers):
             out.report(
                 pos,
                 BUILD_CONSTRUCT_UNMAPPED,
@@ -357,8 +374,10 @@ def _report_cuda_paths(words: list[tuple[str, int]], compilers: set[str], out: B
             )
 
 
-def _map_libraries(words: list[tuple[str, int]], out: BuildFileEdits) -> None:
-    """-lcublas -> -lhipblas on lines that are not nvcc's."""
+def _map_libraries(code: str, words: list[tuple[str, int]], out: BuildFileEdits) -> None:
+    """-lcublas -> -lhipblas in the words of a line (`code`) that is not nvcc's."""
+    if "-l" not in code:
+        return
     for word, pos in words:
         if word.startswith("-l") and len(word) > 2 and "$" not in word:
             mapped, note = map_library(word[2:])
