@@ -179,13 +179,18 @@ def _is_nvcc(word: str, compilers: set[str]) -> bool:
 
 def _compiler_at(words: list[str], compilers: set[str]) -> int | None:
     """Where nvcc is among the words of a logical line (the first word that is), or None."""
-    joined = " ".join(words)  # a word is nvcc only with "nvcc" or a reference in it: most lines have neither
-    if "nvcc" not in joined and "$" not in joined:
+    if not _may_hold_nvcc(" ".join(words), compilers):  # most lines
         return None
     for n, word in enumerate(words):
         if ("nvcc" in word or "$" in word) and _is_nvcc(word, compilers):  # the test first: most words fail it
             return n
     return None
+
+
+def _may_hold_nvcc(text: str, compilers: set[str]) -> bool:
+    """Can a word in `text` be nvcc (_is_nvcc) or look it up? Only with nvcc in it, or a reference to a variable
+    named like nvcc or holding it: a line without these is skipped without looking at its words."""
+    return "nvcc" in text or "NVCC" in text or any(name in text for name in compilers)
 
 
 def _is_shell_nvcc(word: str) -> bool:
@@ -293,7 +298,7 @@ def _rewrite_nvcc(
     """nvcc -> hipcc in the words of a line (`code`): the index of the (first) compiler word, and whether a path
     to nvcc was rewritten."""
     found, path_rewritten = None, False
-    if "nvcc" not in code and "$" not in code:  # no word is nvcc or looks it up (the common line)
+    if not _may_hold_nvcc(code, compilers):  # the common line
         return found, path_rewritten
     for n, (word, pos) in enumerate(words):
         if "nvcc" not in word and "$" not in word:  # neither the program nor a reference (the common word)
@@ -357,8 +362,10 @@ def _report_warp_sync(word: str, at: int, out: BuildFileEdits) -> None:
 
 def _report_cuda_paths(code: str, words: list[tuple[str, int]], compilers: set[str], out: BuildFileEdits) -> None:
     """HC401 for the words of a line (`code`) that name a CUDA toolkit path or assemble nvcc flags in a function."""
-    cuda_path = _CUDA_PATH.search(code) is not None  # in none of its words if not in the line
-    if not cuda_path and "$" not in code:
+    # neither is in a word if it is not in the line (the common line)
+    cuda_path = _CUDA_PATH.search(code) is not None
+    assembled = "$" in code and _NVCC_FLAG_TEXT.search(code) is not None
+    if not cuda_path and not assembled:
         return
     for word, pos in words:
         if cuda_path and _CUDA_PATH.search(word) and not _is_nvcc(word, compilers):
@@ -368,7 +375,7 @@ def _report_cuda_paths(code: str, words: list[tuple[str, int]], compilers: set[s
                 f"{word}: a CUDA toolkit path; point it at ROCm (such as /opt/rocm) by hand",
                 word,
             )
-        elif word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
+        elif assembled and word.startswith("$") and _NVCC_FLAG_TEXT.search(word):
             out.report(
                 pos, BUILD_CONSTRUCT_UNMAPPED, f"nvcc flags assembled by a make function are not mapped: {word}", word
             )
