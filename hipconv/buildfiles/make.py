@@ -41,8 +41,8 @@ _REFERENCE_EDGE = re.compile(r"\$[({]|[)}]")  # a reference's start or end
 
 def make_words(line: str) -> list[tuple[str, int]]:
     """Whitespace-separated words of a Makefile line with their offsets; $(...) and ${...} are never split."""
-    words = _plain_words(line)
-    if "$(" not in line and "${" not in line:  # no reference: plain words
+    words = _with_offsets(line, line.split())
+    if not _has_reference(line):  # plain words
         return words
     joined: list[tuple[str, int]] = []
     depth = 0  # references open before the blank after the word
@@ -61,15 +61,25 @@ def make_words(line: str) -> list[tuple[str, int]]:
     return joined
 
 
-def _plain_words(line: str) -> list[tuple[str, int]]:
-    """str.split()'s words with their offsets (each found after the one before: only blanks lie between)."""
-    words: list[tuple[str, int]] = []
+def _has_reference(line: str) -> bool:
+    return "$(" in line or "${" in line
+
+
+def _word_texts(line: str) -> list[str]:
+    """make_words without the offsets (most lines need none): str.split() where no reference joins words."""
+    return [word for word, _ in make_words(line)] if _has_reference(line) else line.split()
+
+
+def _with_offsets(line: str, words: list[str], base: int = 0) -> list[tuple[str, int]]:
+    """The words of `line` (make_words' or a prefix of each) with their offsets plus `base`: each is found after
+    the one before, only blanks lie between."""
+    found: list[tuple[str, int]] = []
     at = 0
-    for word in line.split():
+    for word in words:
         at = line.find(word, at)
-        words.append((word, at))
+        found.append((word, base + at))
         at += len(word)
-    return words
+    return found
 
 
 class _Line(NamedTuple):
@@ -82,7 +92,7 @@ class _Line(NamedTuple):
     variable: str | None  # the variable the line's logical line assigns
     value_at: int  # where the value starts in `code` (first lines of assignments)
     continues: bool  # ends with a backslash
-    words: list[tuple[str, int]]  # make_words of `code` less a continuation's backslash (offsets in `code`)
+    words: list[str]  # make_words of `code` less a continuation's backslash, without their offsets
 
 
 def _read_lines(body: bytes) -> list[_Line]:
@@ -113,7 +123,7 @@ def _read_lines(body: bytes) -> list[_Line]:
                 variable, value_at = assignment.group(1), assignment.end()
                 in_rule = False
             elif code.strip() and not _CONDITIONAL.match(code):  # a rule: a colon outside the references
-                in_rule = ":" in code and any(":" in word for word, _ in words if not word.startswith("$"))
+                in_rule = ":" in code and any(":" in word for word in words if not word.startswith("$"))
         line = _Line(offset, code, recipe, first, variable, value_at, continues, words)
         lines.append(line)
         previous = line
@@ -139,12 +149,12 @@ def _spliced(text: str) -> bool:
     return (len(text) - len(text.rstrip("\\"))) % 2 == 1
 
 
-def _line_words(code: str, continues: bool) -> list[tuple[str, int]]:
-    """make_words of a line; a continuation is a word of its own, or glued to the last word (-arch=sm_70\\)."""
-    words = make_words(code)
+def _line_words(code: str, continues: bool) -> list[str]:
+    """The words of a line; a continuation is a word of its own, or glued to the last word (-arch=sm_70\\)."""
+    words = _word_texts(code)
     if continues:
-        words[-1] = (words[-1][0][:-1], words[-1][1])
-        if not words[-1][0]:
+        words[-1] = words[-1][:-1]
+        if not words[-1]:
             words.pop()
     return words
 
@@ -154,9 +164,9 @@ def _logical(lines: list[_Line]) -> Iterable[tuple[_Line, list[str]]]:
     current: tuple[_Line, list[str]] | None = None
     for line in lines:
         if line.value_at:  # an assignment's first line: the words of its value
-            words = [w for w, _ in _line_words(line.code[line.value_at :], line.continues)]
+            words = _line_words(line.code[line.value_at :], line.continues)
         else:
-            words = [w for w, _ in line.words]
+            words = list(line.words)  # a copy: continuation lines' words are added to it
         if line.first:
             if current is not None:
                 yield current
@@ -288,8 +298,8 @@ def _quiet(code: str) -> bool:
 def _byte_words(line: _Line) -> list[tuple[str, int]]:
     """The line's words with their byte offsets in the file (build files are almost always ASCII; be exact)."""
     if line.code.isascii():
-        return [(w, line.start + pos) for w, pos in line.words]
-    return [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in line.words]
+        return _with_offsets(line.code, line.words, line.start)
+    return [(w, line.start + len(line.code[:pos].encode("utf-8"))) for w, pos in _with_offsets(line.code, line.words)]
 
 
 def _rewrite_nvcc(
