@@ -200,7 +200,7 @@ def _compiler_at(words: list[str], compilers: set[str]) -> int | None:
 def _may_hold_nvcc(text: str, compilers: set[str]) -> bool:
     """Can a word in `text` be nvcc (_is_nvcc) or look it up? Only with nvcc in it, or a reference to a variable
     named like nvcc or holding it: a line without these is skipped without looking at its words."""
-    return "nvcc" in text or "NVCC" in text or any(name in text for name in compilers)
+    return "nvcc" in text or "NVCC" in text or any(map(text.__contains__, compilers))
 
 
 def _is_shell_nvcc(word: str) -> bool:
