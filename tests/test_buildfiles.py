@@ -9,11 +9,14 @@ and builds).
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import check_golden, run_cli, tree
 from hipconv.buildfiles import build_file_kind, translate_build_file
@@ -447,3 +450,41 @@ def test_cmake_commands_and_make_words() -> None:
         "-o",
         "$@",
     ]
+
+
+def _make_words_by_events(line: str) -> list[tuple[str, int]]:
+    """make_words as a scan of each reference's start and end and each blank: what the split-based reading
+    must give (offsets included) on every line."""
+    words: list[tuple[str, int]] = []
+    depth, start, plain = 0, None, 0  # plain: where the text not yet looked at starts
+    for m in re.finditer(r"\$[({]|[)}]|\s+", line):
+        at, event = m.start(), m.group()
+        if start is None and at > plain:
+            start = plain
+        if event[0] == "$":
+            depth += 1
+            start = at if start is None else start
+        elif event in ")}":
+            depth -= depth > 0
+            start = at if start is None else start
+        elif not depth and start is not None:
+            words.append((line[start:at], start))
+            start = None
+        plain = m.end()
+    if start is None and plain < len(line):
+        start = plain
+    if start is not None:
+        words.append((line[start:], start))
+    return words
+
+
+_MAKE_PARTS = ["$(", "${", ")", "}", " ", "\t", "  ", "nvcc", "-o", "$@", "x", "\u00a0", "\u00e9", "\u2003"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MAKE_PARTS), max_size=16))
+def test_make_words_split_as_references_and_blanks_say(parts: list[str]) -> None:
+    """Words split at blanks (any Unicode blank, as make's reading of the line by str.split), never inside a
+    reference; a reference left open runs to the line's end."""
+    line = "".join(parts)
+    assert make_words(line) == _make_words_by_events(line)
