@@ -191,10 +191,7 @@ def _compiler_at(words: list[str], compilers: set[str]) -> int | None:
     """Where nvcc is among the words of a logical line (the first word that is), or None."""
     if not _may_hold_nvcc(" ".join(words), compilers):  # most lines
         return None
-    for n, word in enumerate(words):
-        if ("nvcc" in word or "$" in word) and _is_nvcc(word, compilers):  # the test first: most words fail it
-            return n
-    return None
+    return next((n for n, word in enumerate(words) if _is_nvcc(word, compilers)), None)
 
 
 def _may_hold_nvcc(text: str, compilers: set[str]) -> bool:
@@ -311,8 +308,6 @@ def _rewrite_nvcc(
     if not _may_hold_nvcc(code, compilers):  # the common line
         return found, path_rewritten
     for n, (word, pos) in enumerate(words):
-        if "nvcc" not in word and "$" not in word:  # neither the program nor a reference (the common word)
-            continue
         if not _is_nvcc(word, compilers):  # a lookup inside a condition or a path: ifneq ($(shell which nvcc),)
             _rewrite_shell_nvcc(word, pos, out)
             continue
