@@ -240,8 +240,21 @@ def test_the_bundled_rule_set_reads_back_as_it_was() -> None:
 
 
 def _first_rule(field: str, value: object) -> object:
-    """A damage: the first rule's `field` set to `value`."""
-    return lambda data: data["rules"][0].__setitem__(stored.STORED_FIELDS.index(field), value)
+    """A damage: the first rule's `field` set to `value`, in a column of either layout."""
+
+    def damage(data: dict) -> None:
+        column = data["columns"][field]
+        if isinstance(column, list):
+            column[0] = value
+        else:
+            column["at"] = [pair for pair in column["at"] if pair[0] != 0] + [[0, value]]
+
+    return damage
+
+
+def _shared(data: dict) -> dict:
+    """A column stored as one value most rules share, and the others by index."""
+    return next(column for column in data["columns"].values() if isinstance(column, dict))
 
 
 @pytest.mark.parametrize(
@@ -249,13 +262,19 @@ def _first_rule(field: str, value: object) -> object:
     [
         pytest.param(lambda data: data.update(format=0), id="another-format"),
         pytest.param(lambda data: data["fields"].pop(), id="another-rule-layout"),
-        pytest.param(lambda data: data["rules"][0].pop(), id="a-short-row"),
+        pytest.param(lambda data: data["columns"]["id"].pop(), id="a-short-column"),
+        pytest.param(lambda data: data["columns"].pop("cuda"), id="a-missing-column"),
+        pytest.param(lambda data: data.update(count="14000"), id="not-a-count"),
+        pytest.param(lambda data: _shared(data)["at"].append([-1, None]), id="a-value-before-the-rules"),
+        pytest.param(lambda data: _shared(data)["at"].append([10**6, None]), id="a-value-after-the-rules"),
+        pytest.param(lambda data: _shared(data)["at"].append([0]), id="a-value-without-its-rule"),
+        pytest.param(lambda data: _shared(data).pop("fill"), id="no-shared-value"),
         pytest.param(_first_rule("kind", "spell"), id="no-kind"),
         pytest.param(_first_rule("rocm", 10**6), id="no-range"),
         pytest.param(_first_rule("drops", "x"), id="not-a-list"),
         pytest.param(lambda data: data["ranges"][0].__setitem__(0, ["6"]), id="not-a-version"),
         pytest.param(lambda data: data.update(cuda_api=[]), id="not-an-inventory"),
-        pytest.param(lambda data: data.update(rules={}), id="not-rows"),
+        pytest.param(lambda data: data.update(columns=[]), id="not-columns"),
     ],
 )
 def test_a_rule_set_hipconv_did_not_write_does_not_read(damage: object) -> None:

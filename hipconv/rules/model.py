@@ -236,9 +236,11 @@ class RuleSet:
         headers: dict[str, list[Rule]] = {}
         for rule in self.rules:
             (headers if rule.kind is RuleKind.INCLUDE else grouped).setdefault(rule.cuda, []).append(rule)
-        identifiers = {name: self.resolve(rs, settings) for name, rs in grouped.items()}
+        one = _SingleRules(settings)  # most spellings have one rule: resolved per (status, releases), not per rule
+        identifiers = {name: one(rs[0]) if len(rs) == 1 else self.resolve(rs, settings) for name, rs in grouped.items()}
         for name, library in self.cuda_api.items():
-            identifiers.setdefault(name, Resolution(Action.NO_RULE, None, library))
+            if name not in identifiers:
+                identifiers[name] = Resolution(Action.NO_RULE, None, library)
         includes = {path: self.resolve(rs, settings) for path, rs in headers.items()}
         runtime = includes.get(RUNTIME_HEADER)
         hip_headers = frozenset(r.hip for rs in headers.values() for r in rs if r.hip)
@@ -287,6 +289,26 @@ def _overloaded(rules: list[Rule]) -> bool:
 
 
 _SHIMMABLE = frozenset({Action.UNSUPPORTED, Action.REMOVED, Action.UNAVAILABLE})
+
+
+class _SingleRules:
+    """RuleSet.resolve of a spelling's one rule, for one target: the action is a function of the rule's status
+    and releases alone, of which a rule set has a few dozen pairs, so each pair is decided once. A cached rule
+    set shares one VersionRange among the rules of equal releases: keyed by its id (the rules keep it alive)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.actions: dict[tuple[int, int], Action] = {}
+
+    def __call__(self, rule: Rule) -> Resolution:
+        key = (id(rule.status), id(rule.rocm))  # an enum member hashes in Python
+        action = self.actions.get(key)
+        if action is None:
+            action = _action(rule, self.settings) if rule.rocm.covers(self.settings.rocm) else Action.REMOVED
+            self.actions[key] = action
+        if rule.compat and action in _SHIMMABLE:
+            return _shimmed(action, rule, self.settings)
+        return Resolution(action, rule, rule.library)
 
 
 def _shimmed(action: Action, rule: Rule, settings: Settings) -> Resolution:

@@ -1,16 +1,20 @@
 """A RuleSet as the rule cache stores it (hipconv.rules.cache): plain JSON that json reads without a hook.
 
 A rule set is 14,000 rules read at every start; stored as tagged records (hipconv.cache_format.seal), that
-is 180,000 objects through a Python hook, half a second. Here each rule is one row of its fields' values in
-the order of STORED_FIELDS, enums by value, tuples as lists, a template as its path, and the ROCm range as an
-index into `ranges` (a few dozen distinct ones). Reading it back builds Rules without their __init__, as
-unpickling did. The layout and every value it converts are checked (Damaged otherwise); texts, flags and
-mappings are kept as JSON reads them, as the sealed digest vouches for their bytes.
+is 180,000 objects through a Python hook, half a second. Here each field is one column of its values, a
+rule's at its index: enums by value, tuples as lists, a template as its path, and the ROCm range as an index
+into `ranges` (a few dozen distinct ones). A column where one value holds for most rules (most fields are
+empty for most rules) is that value once and the others by index: json reads some 200,000 values, not
+400,000. Reading it back builds Rules without their __init__, as unpickling did. The layout and every value
+it converts are checked (Damaged otherwise); texts, flags and mappings are kept as JSON reads them, as the
+sealed digest vouches for their bytes.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,7 +23,7 @@ from hipconv.cache_format import Damaged
 from hipconv.rules.model import Rule, RuleKind, RuleSet, RuleStatus, Scope, VersionRange
 from hipconv.settings import Version
 
-FORMAT = 1  # bump when the layout changes (the cache key covers this module's bytes too)
+FORMAT = 2  # bump when the layout changes (the cache key covers this module's bytes too)
 STORED_FIELDS = tuple(f.name for f in dataclasses.fields(Rule))
 _RANGE_FIELDS = tuple(f.name for f in dataclasses.fields(VersionRange))
 _ENUMS: dict[str, dict[Any, Any]] = {
@@ -38,29 +42,44 @@ _AS_STORED |= {"origin", "uncalled", "tag", "defined_only", "rewrite_code", "com
 def to_data(ruleset: RuleSet) -> dict[str, Any]:
     """The JSON value that stands for `ruleset`."""
     ranges: dict[VersionRange, int] = {}
-    rows = []
-    for rule in ruleset.rules:
-        row: list[Any] = []
-        for name in STORED_FIELDS:
-            value = getattr(rule, name)
-            if name in _ENUMS:
-                value = value.value
-            elif name == "rocm":
-                value = ranges.setdefault(value, len(ranges))
-            elif name in _TUPLES or name in _OPTIONAL_TUPLES:
-                value = None if value is None else list(value)
-            elif name in _MAPPINGS:
-                value = dict(value)
-            elif name == "template":
-                value = None if value is None else str(value)
-            row.append(value)
-        rows.append(row)
+    columns = {
+        name: _column([_stored(name, getattr(rule, name), ranges) for rule in ruleset.rules]) for name in STORED_FIELDS
+    }
     return {
         "format": FORMAT,
         "fields": list(STORED_FIELDS),
+        "count": len(ruleset.rules),
         "ranges": [[None if v is None else list(v.parts) for v in _range_values(r)] for r in ranges],
-        "rules": rows,
+        "columns": columns,
         "cuda_api": dict(ruleset.cuda_api),
+    }
+
+
+def _stored(name: str, value: Any, ranges: dict[VersionRange, int]) -> Any:
+    """A rule's field as JSON holds it."""
+    if name in _ENUMS:
+        return value.value
+    if name == "rocm":
+        return ranges.setdefault(value, len(ranges))
+    if name in _TUPLES or name in _OPTIONAL_TUPLES:
+        return None if value is None else list(value)
+    if name in _MAPPINGS:
+        return dict(value)
+    if name == "template":
+        return None if value is None else str(value)
+    return value
+
+
+def _column(values: list[Any]) -> Any:
+    """A field's values, one per rule; where one value holds for most rules (most fields: empty), that value
+    once and the others by index, so that json reads a few objects, not one per rule."""
+    texts = [json.dumps(v, sort_keys=True) for v in values]
+    common, count = Counter(texts).most_common(1)[0] if texts else ("", 0)
+    if count * 2 <= len(values):
+        return values
+    return {
+        "fill": values[texts.index(common)],
+        "at": [[n, v] for n, (v, t) in enumerate(zip(values, texts)) if t != common],
     }
 
 
@@ -75,17 +94,14 @@ def from_data(data: Any) -> RuleSet:
 def _read(data: Any) -> RuleSet:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("fields") != list(STORED_FIELDS):
         raise Damaged("a rule set of another layout")
-    if type(data["ranges"]) is not list or type(data["rules"]) is not list:
+    count, stored = data["count"], data["columns"]
+    if type(data["ranges"]) is not list or type(stored) is not dict or type(count) is not int:
         raise Damaged("a rule set of another layout")
     ranges = [VersionRange(*(_version(v) for v in _sized(r, len(_RANGE_FIELDS)))) for r in data["ranges"]]
     readers = _readers(ranges)
-    size, new = len(STORED_FIELDS), object.__new__
-    rules = []
-    for row in data["rules"]:
-        if type(row) is not list or len(row) != size:
-            raise Damaged("a rule of another layout")
-        for index, read in readers:
-            row[index] = read(row[index])
+    columns = [_read_column(stored[name], count, readers.get(name)) for name in STORED_FIELDS]
+    new, rules = object.__new__, []
+    for row in zip(*columns):  # each rule's fields in STORED_FIELDS order: its dict shares the class's keys
         rule = new(Rule)
         rule.__dict__.update(zip(STORED_FIELDS, row))
         rules.append(rule)
@@ -95,7 +111,26 @@ def _read(data: Any) -> RuleSet:
     return RuleSet(rules=tuple(rules), cuda_api=cuda_api)
 
 
-def _readers(ranges: list[VersionRange]) -> list[tuple[int, Callable[[Any], Any]]]:
+def _read_column(column: Any, count: int, read: Callable[[Any], Any] | None) -> list[Any]:
+    """A field's value for each of the `count` rules, from what _column wrote, through its reader if it has one
+    (a value that one column shares is read once, and shared)."""
+    if type(column) is list:
+        if len(column) != count:
+            raise Damaged("a column of another length")
+        return column if read is None else [read(v) for v in column]
+    if type(column) is not dict or type(column["at"]) is not list:
+        raise Damaged("a column of another layout")
+    fill = column["fill"]
+    values = [fill if read is None else read(fill)] * count
+    for pair in column["at"]:
+        index, value = _sized(pair, 2)
+        if type(index) is not int or not 0 <= index < count:
+            raise Damaged("a value of no rule")
+        values[index] = value if read is None else read(value)
+    return values
+
+
+def _readers(ranges: list[VersionRange]) -> dict[str, Callable[[Any], Any]]:
     """Per field that JSON does not hold as the Rule does, or whose shape must be checked: its reader."""
     by_name: dict[str, Callable[[Any], Any]] = {"rocm": ranges.__getitem__, "template": _path}
     for name, members in _ENUMS.items():
@@ -105,7 +140,7 @@ def _readers(ranges: list[VersionRange]) -> list[tuple[int, Callable[[Any], Any]
     missing = set(STORED_FIELDS) - set(by_name) - _AS_STORED
     if missing:  # a field added to Rule that this module does not know
         raise AssertionError(f"rules.stored has no reader for {sorted(missing)}")
-    return [(STORED_FIELDS.index(name), read) for name, read in by_name.items()]
+    return by_name
 
 
 def _range_values(versions: VersionRange) -> list[Version | None]:
