@@ -12,6 +12,7 @@ templates) go into the keys: `library_versions`.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import enum
 import functools
@@ -36,15 +37,25 @@ class Damaged(ValueError):
 
 
 def seal(key: bytes, value: Any) -> bytes:
-    """The bytes to store for `value` under `key`: the digest of both, then the JSON text."""
-    return seal_plain(key, _encoded(value))
+    """The bytes to store for `value` under `key`: the digest of both, then the JSON text, then the long byte
+    strings of the value as they are (a file's text: no escaping, no character per byte), after a newline,
+    which JSON text never holds."""
+    blobs = _Blobs()
+    kept = _BLOBS.set(blobs)
+    try:
+        text = _json(_encoded(value))
+    finally:
+        _BLOBS.reset(kept)
+    if blobs.parts:
+        text += b"\n" + b"".join(blobs.parts)
+    return _digest(key, text) + text
 
 
 def unseal(key: bytes, blob: bytes) -> Any:
     """The value sealed under `key`; Damaged when the digest does not match or the text is not ours."""
-    text = _opened(key, blob)
+    text, _, blobs = _opened(key, blob).partition(b"\n")
     try:
-        return _decoded(text)
+        return json.loads(text, object_hook=functools.partial(_hook, blobs=blobs) if blobs else _hook)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, ImportError, RecursionError) as exc:
         raise Damaged(f"not a value hipconv wrote: {exc}") from None
 
@@ -52,8 +63,12 @@ def unseal(key: bytes, blob: bytes) -> Any:
 def seal_plain(key: bytes, data: Any) -> bytes:
     """seal() for a value that is JSON already (dicts of str keys, lists, scalars), stored as it is: for a
     caller that lays out a large value itself (hipconv.rules.stored), which json reads without running Python."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode("ascii")
+    text = _json(data)
     return _digest(key, text) + text
+
+
+def _json(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode("ascii")
 
 
 def unseal_plain(key: bytes, blob: bytes) -> Any:
@@ -85,6 +100,19 @@ def _digest(key: bytes, text: bytes) -> bytes:
 # which json.loads hands to _hook innermost first: no Python runs for the scalars. A tuple of records of one
 # class (a file's replacements, its diagnostics) is {"R": [class, [fields], [fields], ...]}: the class once.
 _BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
+_BLOB = "B"  # a long byte string, after the JSON text: {"B": [offset, length]} (seal)
+_BLOB_BYTES = 128  # from this length on; shorter ones (names, digests) are JSON text
+
+
+class _Blobs:
+    """The long byte strings of the value being sealed, in order, and their length so far."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+
+
+_BLOBS: contextvars.ContextVar[_Blobs] = contextvars.ContextVar("blobs")
 _ROWS = "R"
 _SCALAR_ROWS = "T"  # a tuple of tuples of scalars
 
@@ -108,7 +136,7 @@ def _items(values: Any) -> list[Any]:
 def _encoder(kind: type) -> Callable[[Any], Any]:
     """How a value of this type is encoded, decided once per type: a run stores tens of thousands of values."""
     if kind is bytes:
-        return lambda value: {_BYTES: value.decode("latin-1")}  # a byte per character: source text stays short
+        return _bytes
     if kind is tuple:
         return _tuple
     if kind is list:
@@ -128,6 +156,15 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
         name, fields = found
         return lambda value: {_RECORD: [name, *fields(value)]}
     raise TypeError(f"a {kind.__qualname__} is not stored in hipconv's caches")
+
+
+def _bytes(value: bytes) -> Any:
+    blobs = _BLOBS.get(None)
+    if blobs is None or len(value) < _BLOB_BYTES:
+        return {_BYTES: value.decode("latin-1")}  # a byte per character: source text stays short
+    blobs.parts.append(value)
+    blobs.size += len(value)
+    return {_BLOB: [blobs.size - len(value), len(value)]}
 
 
 def _tuple(value: tuple[Any, ...]) -> Any:
@@ -189,13 +226,9 @@ def _name_of(kind: type) -> str:
     return f"{kind.__module__}:{kind.__qualname__}"
 
 
-def _decoded(text: bytes) -> Any:
-    return json.loads(text, object_hook=_hook)
-
-
-def _hook(obj: dict[str, Any]) -> Any:
+def _hook(obj: dict[str, Any], blobs: bytes = b"") -> Any:
     """The value of one encoded object, its items decoded already (the tags tried in the order of how often
-    a rule set holds them: a rule set is 180,000 objects, read at every start)."""
+    a file's facts and results hold them); `blobs`: the byte strings after the JSON text."""
     if len(obj) != 1:
         raise TypeError("not an encoded value")
     ((tag, data),) = obj.items()
@@ -213,13 +246,23 @@ def _hook(obj: dict[str, Any]) -> Any:
         return frozenset(data)
     if tag == _LIST:
         return list(data)
-    if tag == _BYTES:
-        return data.encode("latin-1")  # UnicodeEncodeError (a ValueError) for a character above 255: damaged
+    if tag == _BYTES or tag == _BLOB:
+        return _byte_string(tag, data, blobs)
     if tag == _SET:
         return set(data)
     if tag == _PATH:
         return Path(data)
     raise TypeError(f"unknown tag {tag!r}")
+
+
+def _byte_string(tag: str, data: Any, blobs: bytes) -> bytes:
+    if tag == _BYTES:
+        text: str = data  # AttributeError below for a value that is no text: damaged
+        return text.encode("latin-1")  # UnicodeEncodeError (a ValueError) for a character above 255: damaged
+    offset, length = data  # ValueError for another shape
+    if type(offset) is not int or type(length) is not int or not 0 <= offset <= offset + length <= len(blobs):
+        raise ValueError("a byte string outside the stored bytes")
+    return blobs[offset : offset + length]
 
 
 def _rows(tag: str, data: list[Any]) -> tuple[Any, ...]:

@@ -219,6 +219,33 @@ def test_a_value_hipconv_did_not_write_does_not_read(text: object) -> None:
         unseal(b"key", cache_format._digest(b"key", data) + data)
 
 
+def test_a_file_s_text_is_stored_after_the_json_as_it_is() -> None:
+    """Long byte strings (a file's text) follow the JSON text unescaped, each found by its offset and length."""
+    text = b"\n#include <cuda_runtime.h>\n// \xff\xfe latin-1, not UTF-8\r\n" + b"x" * 200
+    value = (FileResult("k.cu", FileStatus.CONVERTED, output=text), [text[:150], b"short", text])
+    sealed = seal(b"key", value)
+    assert unseal(b"key", sealed) == value
+    assert sealed.endswith(b"\n" + text + text[:150] + text)  # in the order the value holds them
+    assert b"short" in sealed.split(b"\n", 1)[0]  # a short one stays in the JSON text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(b'{"B":[0,4]}', id="no-bytes-after-the-text"),
+        pytest.param(b'{"B":[2,4]}\nabcd', id="past-the-end"),
+        pytest.param(b'{"B":[-1,2]}\nabcd', id="before-the-start"),
+        pytest.param(b'{"B":[3,-2]}\nabcd', id="a-negative-length"),
+        pytest.param(b'{"B":[0]}\nabcd', id="no-length"),
+        pytest.param(b'{"B":["0",2]}\nabcd', id="not-a-number"),
+        pytest.param(b'{"b":7}', id="inline-bytes-that-are-no-text"),
+    ],
+)
+def test_stored_bytes_hipconv_did_not_write_do_not_read(text: bytes) -> None:
+    with pytest.raises(Damaged, match="not a value hipconv wrote"):
+        unseal(b"key", cache_format._digest(b"key", text) + text)
+
+
 def test_a_value_sealed_under_another_key_does_not_read() -> None:
     with pytest.raises(Damaged, match="digest"):
         unseal(b"other", seal(b"key", (1, 2)))
