@@ -182,11 +182,14 @@ def _nvidia_words(table: LookupTable) -> frozenset[bytes]:
 
 def _may_define_hip_name(code: bytes, words: frozenset[bytes]) -> bool:
     """Whether the code may define a function of a name HIP declares (`name(...) {`, `name(...) const {`):
-    a superset of _defines, searched for by name (a branch uses a few dozen HIP names)."""
+    a superset of _defines, searched for by name (a branch uses a few dozen HIP names), each place the name
+    is written tried with one pattern for what follows it."""
     for name in words & _hip_name_bytes():
-        for m in _definition(name).finditer(code):
-            if m.start() == 0 or code[m.start() - 1] not in WORD_BYTES:
+        at = code.find(name)
+        while at >= 0:
+            if (at == 0 or code[at - 1] not in WORD_BYTES) and _DEFINITION_TAIL.match(code, at + len(name)):
                 return True
+            at = code.find(name, at + 1)
     return False
 
 
@@ -195,9 +198,7 @@ def _hip_name_bytes() -> frozenset[bytes]:
     return frozenset(name.encode() for name in hip_names())
 
 
-@functools.lru_cache(maxsize=1024)
-def _definition(name: bytes) -> re.Pattern[bytes]:
-    return re.compile(re.escape(name) + rb"\s*\([^;{}]*\)[^;{}()]*\{")
+_DEFINITION_TAIL = re.compile(rb"\s*\([^;{}]*\)[^;{}()]*\{")  # after a name: its parameters, then a body
 
 
 def _hip_declares(name: str, rocm: Version) -> bool:

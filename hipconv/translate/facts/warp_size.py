@@ -127,17 +127,18 @@ def warp_size_uses(tokens: Tokens, names: Iterable[str]) -> list[WarpSizeUse]:
     found = []
     spellings = [name.encode() for name in names]
     heads: dict[int, set[str]] = {}  # a function's head, read once for all its uses
+    opens: dict[int, bool] = {}  # whether a `{` opens a function's body, read once for all the uses inside it
     for k in token_occurrences(tokens, spellings, (TokenKind.IDENTIFIER,)):
         before = prev_code(tokens, k)
         if is_punct(tokens, before, ".", "->", "::") or _defined_value(tokens, k) is not None:
             continue
-        use = _use(tokens, k, heads)
+        use = _use(tokens, k, heads, opens)
         if use is not None:
             found.append(use)
     return found
 
 
-def _use(tokens: Tokens, k: int, heads: dict[int, set[str]]) -> WarpSizeUse | None:
+def _use(tokens: Tokens, k: int, heads: dict[int, set[str]], opens: dict[int, bool]) -> WarpSizeUse | None:
     directive = _directive(tokens, k)
     if directive is not None:
         if directive[0] == "define":
@@ -149,7 +150,7 @@ def _use(tokens: Tokens, k: int, heads: dict[int, set[str]]) -> WarpSizeUse | No
             return WarpSizeUse(k, WarpSide.UNDECIDED, None, why)
         return None  # #ifdef, defined(NAME), #undef: tests of the macro, not of its value
     constant = constant_context(tokens, k)
-    body = _function_body(tokens, k)
+    body = _function_body(tokens, k, opens)
     if body is None:  # a declaration at namespace or class scope, or a function's signature
         head = _declaration_words(tokens, k) | _declaration_rest(tokens, k)
         if head & _DEVICE_DECLARATIONS and "__host__" not in head:
@@ -185,10 +186,16 @@ def _directive(tokens: Tokens, k: int) -> tuple[str, str] | None:
     return (found.group(1).decode(), found.group(2).decode()) if found else None
 
 
-def _function_body(tokens: Tokens, k: int) -> int | None:
+def _function_body(tokens: Tokens, k: int, opens: dict[int, bool]) -> int | None:
     """The `{` of the innermost function body around token k (a lambda without attributes counts as the
-    function around it), or None at namespace or class scope."""
-    return next((j for j in tokens.enclosing_braces(k) if _opens_function(tokens, j)), None)
+    function around it), or None at namespace or class scope. `opens`: what each `{` was found to open."""
+    for brace in tokens.enclosing_braces(k):
+        found = opens.get(brace)
+        if found is None:
+            found = opens[brace] = _opens_function(tokens, brace)
+        if found:
+            return brace
+    return None
 
 
 def _opens_function(tokens: Tokens, brace: int) -> bool:
