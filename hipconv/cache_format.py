@@ -114,6 +114,8 @@ class _Blobs:
 
 _BLOBS: contextvars.ContextVar[_Blobs] = contextvars.ContextVar("blobs")
 _ROWS = "R"
+# an empty container's encoding, one object for all (json only reads it): most of a file's facts are empty
+_EMPTY: dict[str, dict[str, list[Any]]] = {tag: {tag: []} for tag in (_TUPLE, _LIST, _DICT, _SET, _FROZENSET)}
 _SCALAR_ROWS = "T"  # a tuple of tuples of scalars
 
 
@@ -140,12 +142,12 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
     if kind is tuple:
         return _tuple
     if kind is list:
-        return lambda value: {_LIST: _items(value)}
+        return lambda value: {_LIST: _items(value)} if value else _EMPTY[_LIST]
     if kind is dict:
-        return lambda value: {_DICT: _items(x for item in value.items() for x in item)}
+        return lambda value: {_DICT: _items(x for item in value.items() for x in item)} if value else _EMPTY[_DICT]
     if kind is frozenset or kind is set:
         tag = _FROZENSET if kind is frozenset else _SET
-        return lambda value: {tag: _items(value)}
+        return lambda value: {tag: _items(value)} if value else _EMPTY[tag]
     if issubclass(kind, PurePath):
         return lambda value: {_PATH: str(value)}
     if issubclass(kind, enum.Enum):
@@ -169,7 +171,7 @@ def _bytes(value: bytes) -> Any:
 
 def _tuple(value: tuple[Any, ...]) -> Any:
     if not value:
-        return {_TUPLE: []}
+        return _EMPTY[_TUPLE]
     first = type(value[0])
     if first is tuple:
         plain = _PLAIN

@@ -150,12 +150,24 @@ class _Parser:
 
 
 def parse(tokens: Sequence[PPToken]) -> Node:
-    """The expression of an #if/#elif line; Undecidable when it is not one this parser reads."""
-    parser = _Parser(tokens)
-    node = parser.expression()
-    if parser.pos != len(tokens):
-        raise Undecidable(f"`{parser.peek()}` after the expression")
+    """The expression of an #if/#elif line; Undecidable when it is not one this parser reads. A line is read
+    once (the chain's plan, its rewrite and its reading on each pass all ask), and its tree shared: a Node is
+    frozen."""
+    key = tuple(tokens)
+    node = _PARSED.get(key)
+    if node is None:
+        parser = _Parser(tokens)
+        node = parser.expression()
+        if parser.pos != len(tokens):
+            raise Undecidable(f"`{parser.peek()}` after the expression")
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.clear()
+        _PARSED[key] = node
     return node
+
+
+_PARSED: dict[tuple[PPToken, ...], Node] = {}
+_PARSED_LIMIT = 1 << 12
 
 
 def mentions(node: Node, names: frozenset[str]) -> bool:
@@ -169,7 +181,12 @@ def mentions(node: Node, names: frozenset[str]) -> bool:
 
 def evaluate(node: Node, known: Known) -> Value:
     """The node's value where the `known` macros have their values (a residue for the rest)."""
-    if not mentions(node, frozenset(known)):
+    return _evaluate(node, known, frozenset(known))
+
+
+def _evaluate(node: Node, known: Known, names: frozenset[str]) -> Value:
+    """evaluate(), with the known macros' names made a set once for the whole expression."""
+    if not mentions(node, names):
         return node.value if node.op == "num" else Residue(node.text)
     if node.op == "name":
         known_value = known[node.name]
@@ -177,21 +194,21 @@ def evaluate(node: Node, known: Known) -> Value:
     if node.op == "defined":
         return int(known[node.name] is not None)
     if node.op == "()":
-        return evaluate(node.kids[0], known)
+        return _evaluate(node.kids[0], known, names)
     if node.op == "call":
         raise Undecidable("it is passed to a function-like macro")
     if node.op in ("&&", "||"):
-        return _logical(node.op, evaluate(node.kids[0], known), lambda: evaluate(node.kids[1], known))
+        return _logical(node.op, _evaluate(node.kids[0], known, names), lambda: _evaluate(node.kids[1], known, names))
     if node.op == "u!":
-        value = evaluate(node.kids[0], known)
+        value = _evaluate(node.kids[0], known, names)
         return Residue("!" + grouped(value.text)) if isinstance(value, Residue) else int(not _truthy(value))
     if node.op == "?":
-        test = evaluate(node.kids[0], known)
+        test = _evaluate(node.kids[0], known, names)
         if isinstance(test, Residue):
-            then, other = (_text(evaluate(kid, known)) for kid in node.kids[1:])
+            then, other = (_text(_evaluate(kid, known, names)) for kid in node.kids[1:])
             return Residue(f"{grouped(test.text)} ? {grouped(then)} : {grouped(other)}")
-        return evaluate(node.kids[1 if _truthy(test) else 2], known)
-    values = [evaluate(kid, known) for kid in node.kids]
+        return _evaluate(node.kids[1 if _truthy(test) else 2], known, names)
+    values = [_evaluate(kid, known, names) for kid in node.kids]
     return _arithmetic(node.op, values)
 
 

@@ -251,6 +251,9 @@ def _tests_arch(c: Found, arm: Arm) -> bool:
 def _names(c: Found, arm: Arm, names: frozenset[str]) -> bool:
     """Whether the arm's directive line names one of the names."""
     tokens = c.tokens
+    line = tokens.body[arm.span[0] : arm.span[1]]
+    if b"\\" not in line and not any(name.encode() in line for name in names):
+        return False  # most lines: none of them written, found at C speed (a line splice may cut one)
     first, end = tokens.within(arm.span)
     return any(tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) in names for k in range(first, end))
 

@@ -194,8 +194,8 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     """The file's tests of macros that may be switches (may_be_switch), and those whose branches hold HIP
     code here. Cheap for a file with no such test: one search for the words HIP and ROCm. A file that has
     them is read once a run: the project pass and project_hip both ask (kept by its bytes' hash and length,
-    for the run's one table)."""
-    if b"#" not in body or not _may_name_switch(body):
+    for the run's one table; a file without one too, so that the second ask is one lookup)."""
+    if b"#" not in body:
         return NO_TESTS
     global _READ_WITH
     if _READ_WITH is not table:
@@ -204,7 +204,7 @@ def switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
     key = (hash(body), len(body))
     found = _READ.get(key)
     if found is None:
-        found = _switch_tests(body, table)
+        found = _switch_tests(body, table) if _may_name_switch(body) else NO_TESTS
         if len(_READ) < _READ_LIMIT:
             _READ[key] = found
     return found
@@ -228,7 +228,7 @@ def _may_name_switch(body: bytes) -> bool:
 
 _READ: dict[tuple[int, int], SwitchTests] = {}
 _READ_WITH: LookupTable | None = None
-_READ_LIMIT = 1 << 14  # files with HIP or ROCm in them that a run keeps the reading of
+_READ_LIMIT = 1 << 14  # files that a run keeps the reading of
 
 
 def _switch_tests(body: bytes, table: LookupTable) -> SwitchTests:
