@@ -33,14 +33,15 @@ class LazyTable:
 
     @functools.cached_property
     def table(self) -> LookupTable:  # kept by the instance, which every Context of the run shares
-        return loaded_table(self.rules_dirs, self.settings)
+        return loaded_table(self.rules_dirs, self.settings, self.digest)
 
 
-def loaded_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable:
+def loaded_table(rules_dirs: Sequence[Path], settings: Settings, digest: str | None = None) -> LookupTable:
     """The run's table from its rule set in the rules cache: its objects (some 60,000) live as long as the
-    run, and decoding a cached rule set makes no cycles (hipconv.collector.made_to_last)."""
+    run, and decoding a cached rule set makes no cycles (hipconv.collector.made_to_last). `digest`: the rule
+    set's, found at the start of the run."""
     with made_to_last():
-        return run_table(load_ruleset(rules_dirs), settings)
+        return run_table(load_ruleset(rules_dirs, digest), settings)
 
 
 def lazy_table(rules_dirs: Sequence[Path], settings: Settings) -> LookupTable | LazyTable:

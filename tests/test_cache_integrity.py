@@ -82,6 +82,19 @@ def test_an_edit_to_what_a_template_reads_is_never_served_stale(
     assert expected in _translate(project)[0]
 
 
+def test_a_run_hashes_the_rule_inputs_once(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose rule set is cached hashes the rule files once: the table it loads later in the run is read
+    by the digest found at its start."""
+    _translate(project)  # the rule set into the cache
+    digests: list[str | None] = []
+    hashed = rules_cache.inputs_digest
+    monkeypatch.setattr(rules_cache, "inputs_digest", lambda *args: digests.append(hashed(*args)) or digests[-1])
+    monkeypatch.setattr("hipconv.rules.inputs_digest", rules_cache.inputs_digest)
+    (project / "src" / "scale.cu").write_bytes(SOURCE + b"// a new file: translated, not found in the cache\n")
+    assert b"fakeScale(x, n)" in _translate(project)[0]
+    assert len(digests) == 1 and digests[0] is not None
+
+
 def test_another_jinja2_or_libclang_is_another_key(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = [project / "rules" / "fake.yaml"]
     before = rules_cache.inputs_digest(files, [project / "rules"])

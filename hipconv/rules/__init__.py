@@ -17,9 +17,10 @@ from hipconv.rules.model import RuleSet
 CUDA_NAMES_FILE = "cuda.names"  # every bundled CUDA release's names (hipconv/data/README.md)
 
 
-def load_ruleset(extra_dirs: Iterable[Path] = ()) -> RuleSet:
+def load_ruleset(extra_dirs: Iterable[Path] = (), digest: str | None = None) -> RuleSet:
+    """`digest`: cached_ruleset_digest's, when the run has it (the inputs are not hashed twice)."""
     files, folders = _inputs(extra_dirs)
-    return cached(files, folders, lambda: _built(files))
+    return cached(files, folders, lambda: _built(files), digest)
 
 
 def _built(files: list[Path]) -> RuleSet:

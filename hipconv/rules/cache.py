@@ -47,24 +47,38 @@ ENTRY_SUFFIX = ".json"
 _SEAL_KEY = b"rules"
 
 
-def cached(inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callable[[], RuleSet]) -> RuleSet:
+def cached(
+    inputs: Iterable[Path], template_dirs: Iterable[Path], build: Callable[[], RuleSet], known: str | None = None
+) -> RuleSet:
     """The rule set built from `inputs` (and the templates under `template_dirs`), from the cache when
-    none of their bytes changed."""
+    none of their bytes changed. `known`: their digest, worked out earlier in the run (its entry is read
+    without hashing the inputs again; when it is not there, the digest is worked out anew)."""
+    found = _entry(known) if known is not None else None
+    if found is not None:
+        return found
     digest = inputs_digest(inputs, template_dirs)
     if digest is None:
         return build()
-    cache = entry_path(digest)
-    try:
-        found = from_data(unseal_plain(_SEAL_KEY + digest.encode(), cache.read_bytes()))
-        with contextlib.suppress(OSError):
-            os.utime(cache)  # recently used: kept by evict()
-        return replace(found, digest=digest)
-    except (OSError, Damaged):  # missing, unreadable, damaged or altered: built again and rewritten
-        pass
+    found = _entry(digest)
+    if found is not None:
+        return found
+    cache = entry_path(digest)  # missing, unreadable, damaged or altered: built again and rewritten
     ruleset = replace(build(), digest=digest)
     if store_entry(cache, _SEAL_KEY + digest.encode(), to_data(ruleset)):
         evict(cache.parent, keep=cache)
     return ruleset
+
+
+def _entry(digest: str) -> RuleSet | None:
+    """The rule set kept under the digest (None: missing, unreadable, damaged or altered)."""
+    cache = entry_path(digest)
+    try:
+        found = from_data(unseal_plain(_SEAL_KEY + digest.encode(), cache.read_bytes()))
+    except (OSError, Damaged):
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(cache)  # recently used: kept by evict()
+    return replace(found, digest=digest)
 
 
 def inputs_digest(inputs: Iterable[Path], template_dirs: Iterable[Path]) -> str | None:
