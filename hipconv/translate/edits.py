@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import NamedTuple, Union
 
 Part = Union[str, tuple[int, int]]
@@ -74,10 +75,10 @@ def overlapping(edits: Sequence[Edit]) -> tuple[Edit, ...]:
 
 
 def _ordered(edits: Sequence[Edit]) -> list[Edit]:
-    ordered = sorted(edits, key=_position)
-    if any(_position(a) == _position(b) for a, b in zip(ordered, ordered[1:])):  # rare: break ties by content
-        ordered = sorted(set(edits), key=lambda e: (_position(e), repr(e.parts)))
-    return ordered
+    positions = list(map(_position, edits))  # each edit's once
+    if len(set(positions)) == len(positions):
+        return [e for _, e in sorted(zip(positions, edits), key=itemgetter(0))]
+    return sorted(set(edits), key=lambda e: (_position(e), repr(e.parts)))  # rare: ties broken by content
 
 
 def _disjoint(ordered: Sequence[Edit]) -> bool:
