@@ -219,7 +219,7 @@ def _scalar_fields(kind: type) -> bool:
 
 
 _PLAIN = frozenset({str, bool, int, float, type(None)})  # what JSON holds as it is
-_TUPLE_TYPE = {tuple}
+_TUPLE_TYPE, _LIST_TYPE = {tuple}, {list}
 _ENCODERS: dict[type, Callable[[Any], Any]] = {}
 
 
@@ -273,7 +273,7 @@ def _rows(tag: str, data: list[Any]) -> tuple[Any, ...]:
     if tag == _ROWS:
         build = _builder(data[0])
         return tuple(build(row) for row in data[1:])  # TypeError for a row that is no list: damaged
-    if not all(type(row) is list for row in data):
+    if not set(map(type, data)) <= _LIST_TYPE:
         raise TypeError("a row that is no list")
     return tuple(map(tuple, data))
 
