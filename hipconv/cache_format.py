@@ -219,7 +219,7 @@ def _scalar_fields(kind: type) -> bool:
 
 
 _PLAIN = frozenset({str, bool, int, float, type(None)})  # what JSON holds as it is
-_TUPLE_TYPE, _LIST_TYPE = {tuple}, {list}
+_TUPLE_TYPE, _LIST_TYPE = frozenset({tuple}), frozenset({list})
 _ENCODERS: dict[type, Callable[[Any], Any]] = {}
 
 

@@ -59,7 +59,7 @@ def cached(
     digest = inputs_digest(inputs, template_dirs)
     if digest is None:
         return build()
-    found = _entry(digest)
+    found = _entry(digest) if digest != known else None  # (`known`'s entry was read above)
     if found is not None:
         return found
     cache = entry_path(digest)  # missing, unreadable, damaged or altered: built again and rewritten

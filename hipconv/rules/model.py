@@ -209,9 +209,7 @@ class RuleSet:
         """The status policy: which of a spelling's rules applies to the target, and what to do."""
         rules = list(rules)
         if len(rules) == 1:  # most spellings: what follows, for one rule
-            rule = rules[0]
-            action = _action(rule, settings) if rule.rocm.covers(settings.rocm) else Action.REMOVED
-            return _shimmed(action, rule, settings)
+            return _shimmed(_one_rule_action(rules[0], settings), rules[0], settings)
         if _overloaded(rules):
             return self._overloads(rules, settings)
         covering = sorted((r for r in rules if r.rocm.covers(settings.rocm)), key=lambda r: r.rocm.start)
@@ -304,11 +302,13 @@ class _SingleRules:
         key = (id(rule.status), id(rule.rocm))  # an enum member hashes in Python
         action = self.actions.get(key)
         if action is None:
-            action = _action(rule, self.settings) if rule.rocm.covers(self.settings.rocm) else Action.REMOVED
-            self.actions[key] = action
-        if rule.compat and action in _SHIMMABLE:
-            return _shimmed(action, rule, self.settings)
-        return Resolution(action, rule, rule.library)
+            action = self.actions[key] = _one_rule_action(rule, self.settings)
+        return _shimmed(action, rule, self.settings)
+
+
+def _one_rule_action(rule: Rule, settings: Settings) -> Action:
+    """What a spelling with this one rule does for the target."""
+    return _action(rule, settings) if rule.rocm.covers(settings.rocm) else Action.REMOVED
 
 
 def _shimmed(action: Action, rule: Rule, settings: Settings) -> Resolution:
