@@ -55,10 +55,13 @@ def seal(key: bytes, value: Any) -> bytes:
 def unseal(key: bytes, blob: bytes) -> Any:
     """The value sealed under `key`; Damaged when the digest does not match or the text is not ours."""
     text, _, blobs = _opened(key, blob).partition(b"\n")
-    try:
-        return json.loads(text, object_hook=functools.partial(_hook, blobs=blobs) if blobs else _hook)
+    kept = _STORED_BLOBS.set(blobs)
+    try:  # text that is not ASCII (json writes none) is a UnicodeDecodeError, a ValueError: damaged
+        return _DECODER.decode(text.decode("ascii"))
     except (ValueError, TypeError, KeyError, AttributeError, IndexError, ImportError, RecursionError) as exc:
         raise Damaged(f"not a value hipconv wrote: {exc}") from None
+    finally:
+        _STORED_BLOBS.reset(kept)
 
 
 def seal_plain(key: bytes, data: Any) -> bytes:
@@ -101,6 +104,7 @@ def _digest(key: bytes, text: bytes) -> bytes:
 # which json.loads hands to _hook innermost first: no Python runs for the scalars. A tuple of records of one
 # class (a file's replacements, its diagnostics) is {"R": [class, [fields], [fields], ...]}: the class once.
 _BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
+_TYPED_RECORD = "m"  # a record whose tuple, frozenset and enum fields are stored without a tag (_typed_fields)
 _BLOB = "B"  # a long byte string, after the JSON text: {"B": [offset, length]} (seal)
 _BLOB_BYTES = 128  # from this length on; shorter ones (names, digests) are JSON text
 
@@ -114,6 +118,7 @@ class _Blobs:
 
 
 _BLOBS: contextvars.ContextVar[_Blobs] = contextvars.ContextVar("blobs")
+_STORED_BLOBS: contextvars.ContextVar[bytes] = contextvars.ContextVar("stored_blobs", default=b"")  # unseal's
 _ROWS = "R"
 # an empty container's encoding, one object for all (json only reads it): most of a file's facts are empty
 _EMPTY: dict[str, dict[str, list[Any]]] = {tag: {tag: []} for tag in (_TUPLE, _LIST, _DICT, _SET, _FROZENSET)}
@@ -157,6 +162,9 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
     found = _record_fields(kind)
     if found is not None:
         name, fields = found
+        typed = _typed_encoder(kind)
+        if typed is not None:
+            return lambda value: typed(value) or {_RECORD: [name, *fields(value)]}
         return lambda value: {_RECORD: [name, *fields(value)]}
     raise TypeError(f"a {kind.__qualname__} is not stored in hipconv's caches")
 
@@ -181,7 +189,8 @@ def _tuple(value: tuple[Any, ...]) -> Any:
         found = _RECORD_FIELDS.get(first, _UNKNOWN)
         if found is _UNKNOWN:
             found = _RECORD_FIELDS[first] = _record_fields(first)
-        if found is not None and all(type(x) is first for x in value):
+        untyped = not _typed_fields(first)  # type: ignore[arg-type]  # a typed record is stored alone
+        if found is not None and untyped and all(type(x) is first for x in value):
             fields = found[1]
             return {_ROWS: [found[0], *[fields(x) for x in value]]}
     return {_TUPLE: _items(value)}
@@ -208,6 +217,76 @@ def _record_fields(kind: type) -> _RecordFields | None:
     return _name_of(kind), (fields if _scalar_fields(kind) else lambda value: _items(fields(value)))
 
 
+# How a field is stored by its declared type (_typed_fields): its items as a JSON array, or an enum member as
+# its value. Most of a file's result and facts are empty tuples and sets, and each tag costs json an object
+# and a call of _hook when read back: a rerun reads thousands of them.
+_AS_TUPLE, _AS_FROZENSET, _AS_MEMBER = "t", "f", "e"
+
+
+@functools.cache
+def _typed_fields(kind: Any) -> tuple[tuple[int, str, type], ...]:
+    """The fields of a record class declared a tuple, a frozenset or an enum whose values JSON holds as they
+    are: (position, how it is stored, declared type)."""
+    if not (issubclass(kind, tuple) and hasattr(kind, "_fields")) and not dataclasses.is_dataclass(kind):
+        return ()
+    hints = typing.get_type_hints(kind)
+    found: list[tuple[int, str, type]] = []
+    for position, name in enumerate(_field_order(kind)):
+        hint = hints.get(name)
+        origin = typing.get_origin(hint)
+        if origin is tuple or origin is frozenset:
+            found.append((position, _AS_TUPLE if origin is tuple else _AS_FROZENSET, origin))
+        elif isinstance(hint, type) and issubclass(hint, enum.Enum) and all(type(m.value) in _PLAIN for m in hint):
+            found.append((position, _AS_MEMBER, hint))
+    return tuple(found)
+
+
+def _field_order(kind: Any) -> tuple[str, ...]:
+    """The field names of a NamedTuple or dataclass, in order."""
+    return kind._fields if issubclass(kind, tuple) else _field_names(kind)
+
+
+def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
+    """How a record of the class is stored with its typed fields untagged ({"m": [class, *fields]}): None where
+    it has no such field, and the function's None for a record whose field is not of its declared type (stored
+    as any record then, so that it reads back as it was)."""
+    typed = _typed_fields(kind)
+    if not typed:
+        return None
+    name = _name_of(kind)
+    values: Callable[[Any], tuple[Any, ...]] = _as_is  # a NamedTuple is the tuple of its fields
+    if not issubclass(kind, tuple):
+        names = _field_names(kind)  # type: ignore[arg-type]  # a dataclass: hashable
+        getter = operator.attrgetter(*names)
+        values = getter if len(names) > 1 else lambda value: (getter(value),)
+    how: list[tuple[str, type] | None] = [None] * len(_field_order(kind))
+    for position, stored, declared in typed:
+        how[position] = (stored, declared)
+
+    def encode(value: Any) -> Any:
+        out: list[Any] = [name]
+        for item, field in zip(values(value), how):
+            if field is None:
+                out.append(item if type(item) in _PLAIN else _encoded(item))
+            elif type(item) is field[1]:
+                out.append(_untagged(field[0], item))
+            else:
+                return None
+        return {_TYPED_RECORD: out}
+
+    return encode
+
+
+def _untagged(stored: str, item: Any) -> Any:
+    """A typed field's value as _typed_fields stores it."""
+    if stored == _AS_MEMBER:
+        return item.value
+    if stored == _AS_FROZENSET or not item:
+        return _items(item)
+    encoded = _tuple(item)
+    return encoded[_TUPLE] if _TUPLE in encoded else encoded  # its items, or its rows
+
+
 def _as_is(value: Any) -> Any:
     return value
 
@@ -229,9 +308,9 @@ def _name_of(kind: type) -> str:
     return f"{kind.__module__}:{kind.__qualname__}"
 
 
-def _hook(obj: dict[str, Any], blobs: bytes = b"") -> Any:
+def _hook(obj: dict[str, Any]) -> Any:
     """The value of one encoded object, its items decoded already (the tags tried in the order of how often
-    a file's facts and results hold them); `blobs`: the byte strings after the JSON text."""
+    a file's facts and results hold them)."""
     if len(obj) != 1:
         raise TypeError("not an encoded value")
     ((tag, data),) = obj.items()
@@ -241,8 +320,8 @@ def _hook(obj: dict[str, Any], blobs: bytes = b"") -> Any:
         return _member(data[0], data[1])
     if tag == _TUPLE:
         return tuple(data)
-    if tag == _RECORD:
-        return _builder(data[0])(data[1:])
+    if tag == _TYPED_RECORD or tag == _RECORD:
+        return (_typed_builder if tag == _TYPED_RECORD else _builder)(data[0])(data[1:])
     if tag == _ROWS or tag == _SCALAR_ROWS:
         return _rows(tag, data)
     if tag == _FROZENSET:
@@ -250,12 +329,16 @@ def _hook(obj: dict[str, Any], blobs: bytes = b"") -> Any:
     if tag == _LIST:
         return list(data)
     if tag == _BYTES or tag == _BLOB:
-        return _byte_string(tag, data, blobs)
+        return _byte_string(tag, data, _STORED_BLOBS.get())
     if tag == _SET:
         return set(data)
     if tag == _PATH:
         return Path(data)
     raise TypeError(f"unknown tag {tag!r}")
+
+
+# one decoder for every unseal: json.loads makes a decoder (and its scanner) per call when given a hook
+_DECODER = json.JSONDecoder(object_hook=_hook)
 
 
 def _byte_string(tag: str, data: Any, blobs: bytes) -> bytes:
@@ -271,11 +354,29 @@ def _byte_string(tag: str, data: Any, blobs: bytes) -> bytes:
 def _rows(tag: str, data: list[Any]) -> tuple[Any, ...]:
     """A tuple of records of one class (_ROWS), or of tuples of scalars (_SCALAR_ROWS)."""
     if tag == _ROWS:
-        build = _builder(data[0])
-        return tuple(build(row) for row in data[1:])  # TypeError for a row that is no list: damaged
+        return _rows_builder(data[0])(data[1:])
     if not set(map(type, data)) <= _LIST_TYPE:
         raise TypeError("a row that is no list")
     return tuple(map(tuple, data))
+
+
+@functools.cache
+def _rows_builder(name: str) -> Callable[[list[Any]], tuple[Any, ...]]:
+    """How a tuple of records of the class `name` is built from their rows of field values: NamedTuples (a
+    file's replacements, tens of thousands in a run) at C speed, once every row is known to be a list of their
+    size; other records one by one (_builder)."""
+    kind = _record_class(name)
+    if not issubclass(kind, tuple):
+        build = _builder(name)
+        return lambda rows: tuple(build(row) for row in rows)  # TypeError for a row that is no list: damaged
+    size = {len(kind._fields)}  # type: ignore[attr-defined]
+
+    def named_tuples(rows: list[Any]) -> tuple[Any, ...]:
+        if not set(map(type, rows)) <= _LIST_TYPE or not set(map(len, rows)) <= size:
+            raise TypeError(f"a row of {kind.__qualname__} that is no list of its {len(kind._fields)} fields")  # type: ignore[attr-defined]
+        return tuple(map(tuple.__new__, itertools.repeat(kind), rows))
+
+    return named_tuples
 
 
 _MEMBERS: dict[tuple[str, Any], Any] = {}
@@ -338,6 +439,39 @@ def _builder(name: str) -> Callable[[list[Any]], Any]:
         return record
 
     return dataclass
+
+
+@functools.cache
+def _typed_builder(name: str) -> Callable[[list[Any]], Any]:
+    """How a record stored with its typed fields untagged (_typed_encoder) is built: those fields made their
+    declared type again, the record then built as any (_builder)."""
+    kind = _record_class(name)
+    build = _builder(name)
+    convert = [(position, _converter(stored, declared)) for position, stored, declared in _typed_fields(kind)]
+    if not convert:
+        raise TypeError(f"{name} has no typed field")
+
+    def typed(items: list[Any]) -> Any:
+        for position, to_type in convert:
+            items[position] = to_type(items[position])  # IndexError for a record cut short: damaged
+        return build(items)
+
+    return typed
+
+
+def _converter(stored: str, declared: type) -> Callable[[Any], Any]:
+    if stored == _AS_MEMBER:
+        enum_name = _name_of(declared)
+        return lambda value: _member(enum_name, value)
+
+    def to_type(value: Any) -> Any:
+        if type(value) is list:
+            return declared(value)
+        if type(value) is declared and declared is tuple:  # rows of records or of scalars, read by _hook
+            return value
+        raise TypeError(f"a {declared.__name__} stored as a {type(value).__name__}")
+
+    return to_type
 
 
 @functools.cache

@@ -22,6 +22,7 @@ from hipconv.results import FileResult, FileStatus, Replacement
 from hipconv.rules import cache as rules_cache
 from hipconv.rules import load_ruleset, stored
 from hipconv.settings import Version
+from hipconv.translate.project import FileFacts
 
 SOURCE = b"""#include <cuda_runtime.h>
 
@@ -212,6 +213,33 @@ def test_hipconv_records_read_back_as_they_were() -> None:
     assert seal(b"key", value["result"]).count(b"hipconv.diagnostics:Diagnostic") == 1
 
 
+def test_a_record_s_tuples_sets_and_enums_are_stored_by_their_declared_type() -> None:
+    """A file's result and facts are mostly empty tuples and sets: stored as JSON arrays (an enum member as its
+    value), not as tagged objects that json hands to Python one by one, and read back as their declared type."""
+    replaced = (Replacement(3, 5, "a", "b", "r", "l"), Replacement(4, 1, "c", "d", "r", "l"))
+    result = FileResult("k.cu", FileStatus.CONVERTED, replacements=replaced)
+    facts = FileFacts("/t/k.cu", names=frozenset({"cudaThing"}), includes=((True, "k.cuh"),), macros=(("N", "4"),))
+    for value in (result, facts):
+        sealed = seal(b"key", value)
+        back = unseal(b"key", sealed)
+        assert back == value and type(back) is type(value)
+        assert all(
+            type(getattr(back, f)) is type(getattr(value, f))
+            for f in ("replacements", "shims", "names")
+            if hasattr(value, f)
+        )
+        assert b'{"m":' in sealed and b'{"f":' not in sealed and b'{"e":' not in sealed
+    assert b'"k.cu","converted",null,[],{"R":' in seal(b"key", result)
+
+
+def test_a_field_not_of_its_declared_type_reads_back_as_it_was() -> None:
+    """A record whose field holds another type than declared (a list for a tuple) is stored with every field
+    tagged, so that it reads back the same, not made the declared type."""
+    result = FileResult("k.cu", FileStatus.CONVERTED, diagnostics=[], shims={"s"})  # type: ignore[arg-type]
+    back = unseal(b"key", seal(b"key", result))
+    assert back == result and type(back.diagnostics) is list and type(back.shims) is set
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -224,6 +252,23 @@ def test_hipconv_records_read_back_as_they_were() -> None:
         pytest.param({"R": ["hipconv.settings:Version", [6, 3, 0], [6]]}, id="a-row-of-another-size"),
         pytest.param({"T": [[True, "a.h"], "b.h"]}, id="a-scalar-row-that-is-no-list"),
         pytest.param({"T": 6}, id="scalar-rows-that-are-no-list"),
+        pytest.param({"m": ["hipconv.results:Replacement", 1, 2, "a", "b", "c", "d"]}, id="typed-without-typed-fields"),
+        pytest.param({"m": ["hipconv.results:FileResult", "k.cu", "converted"]}, id="a-typed-record-cut-short"),
+        pytest.param(
+            {"m": ["hipconv.results:FileResult", "k.cu", "done", None, [], [], "", "", 0, [], []]}, id="no-such-member"
+        ),
+        pytest.param(
+            {"m": ["hipconv.results:FileResult", "k.cu", "converted", None, [], [], "", "", 0, "ab", []]},
+            id="a-set-stored-as-text",
+        ),
+        pytest.param(
+            {"m": ["hipconv.results:FileResult", "k.cu", "converted", None, 7, [], "", "", 0, [], []]},
+            id="a-tuple-stored-as-a-number",
+        ),
+        pytest.param(
+            {"m": ["hipconv.results:FileResult", "k.cu", "converted", None, [], [], "", "", 0, [[1]], []]},
+            id="a-set-of-lists",
+        ),
     ],
 )
 def test_a_value_hipconv_did_not_write_does_not_read(text: object) -> None:
