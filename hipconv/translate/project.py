@@ -10,6 +10,7 @@ look, at the files that hold one of the names passed as a mask anywhere in the r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -50,17 +51,27 @@ class Project:
     def digest(self, path: str) -> bytes:
         """A digest of everything the translation of the file at `path` may read here: part of its cache
         key (the facts of other files leave it alone)."""
+        digest = hashlib.blake2b(self._shared_text, digest_size=20)
         text = repr(
             (
                 sorted(self.names.get(path, ())),
-                sorted(self.masks.items()),
                 sorted(self.header_defines.get(path, ())),
-                sorted(self.hip_switches.items(), key=lambda item: item[0]),
                 self.macros.get(path, ()),
-                sorted(self.features.items()),
             )
         )
-        return hashlib.blake2b(text.encode(), digest_size=20).digest()
+        digest.update(text.encode())
+        return digest.digest()
+
+    @functools.cached_property
+    def _shared_text(self) -> bytes:
+        """What every file's translation may read here, the same for all (digest): worked out once a run, not
+        once per file."""
+        shared = (
+            sorted(self.masks.items()),
+            sorted(self.hip_switches.items(), key=lambda item: item[0]),
+            sorted(self.features.items()),
+        )
+        return repr(shared).encode() + b"\0"
 
 
 NO_PROJECT = Project()  # a run of one file
