@@ -61,6 +61,9 @@ class Writer:
     stdout: BinaryIO
     notes: list[FileResult] = field(default_factory=list)  # existing backups that were kept, to be shown
     _checked_dirs: set[str] = field(default_factory=set, repr=False, compare=False)
+    # the folders (as the plan names them) of files written before whose folder was found free of links then:
+    # the next file there is not made absolute and looked up again (thousands of files, a few folders)
+    _clear_folders: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def emit(self, result: FileResult) -> FileResult:
         """Write one result; a write that fails turns it into a FAILED result saying why. A full or read-only
@@ -118,7 +121,11 @@ class Writer:
     def _into_tree(self, result: FileResult, job: Job, dest: Path) -> None:
         """A file of an -o output tree: never written through a link; links inside the tree recreated."""
         assert self.plan.output_root is not None
-        refuse_links(self.plan.output_root, dest.parent, checked=self._checked_dirs)
+        folder = os.path.dirname(dest)
+        if folder not in self._clear_folders:
+            refuse_links(self.plan.output_root, dest.parent, checked=self._checked_dirs)
+            if os.path.abspath(folder) in self._checked_dirs:  # it was there, and no link: as refuse_links leaves it
+                self._clear_folders.add(folder)
         if job.link is None:
             refuse_special(dest)  # never opened: a FIFO would hang the run, a device would take the bytes
         if job.link is not None:
