@@ -23,14 +23,28 @@ import itertools
 import json
 import operator
 import os
-import typing
 from pathlib import Path, PurePath
 from typing import Any, Callable
+
+from hipconv.cache_records import (
+    AS_FROZENSET,
+    AS_MEMBER,
+    LIST_TYPE,
+    PLAIN,
+    enum_member,
+    field_names,
+    field_order,
+    record_builder,
+    record_name,
+    rows_builder,
+    scalar_fields,
+    typed_builder,
+    typed_fields,
+)
 
 SEAL_SIZE = 20  # bytes of blake2b before the text
 # the libraries whose release changes what is cached: the import name, and the distribution's
 KEYED_LIBRARIES = (("clang", "libclang"), ("jinja2", "Jinja2"), ("yaml", "PyYAML"))
-_PACKAGE = "hipconv"
 
 
 class Damaged(ValueError):
@@ -104,7 +118,7 @@ def _digest(key: bytes, text: bytes) -> bytes:
 # which json.loads hands to _hook innermost first: no Python runs for the scalars. A tuple of records of one
 # class (a file's replacements, its diagnostics) is {"R": [class, [fields], [fields], ...]}: the class once.
 _BYTES, _TUPLE, _LIST, _DICT, _SET, _FROZENSET, _PATH, _ENUM, _RECORD = "b", "t", "l", "d", "s", "f", "p", "e", "r"
-_TYPED_RECORD = "m"  # a record whose tuple, frozenset and enum fields are stored without a tag (_typed_fields)
+_TYPED_RECORD = "m"  # a record whose tuple, frozenset and enum fields are stored without a tag (typed_fields)
 _BLOB = "B"  # a long byte string, after the JSON text: {"B": [offset, length]} (seal)
 _BLOB_BYTES = 128  # from this length on; shorter ones (names, digests) are JSON text
 
@@ -127,7 +141,7 @@ _SCALAR_ROWS = "T"  # a tuple of tuples of scalars
 
 def _encoded(value: Any) -> Any:
     kind = type(value)
-    if kind in _PLAIN:
+    if kind in PLAIN:
         return value
     encode = _ENCODERS.get(kind)
     if encode is None:
@@ -137,7 +151,7 @@ def _encoded(value: Any) -> Any:
 
 def _items(values: Any) -> list[Any]:
     """The encoded items of a sequence (a scalar as itself, without a call: most items are)."""
-    plain = _PLAIN
+    plain = PLAIN
     return [x if type(x) in plain else _encoded(x) for x in values]
 
 
@@ -157,7 +171,7 @@ def _encoder(kind: type) -> Callable[[Any], Any]:
     if issubclass(kind, PurePath):
         return lambda value: {_PATH: str(value)}
     if issubclass(kind, enum.Enum):
-        name = _name_of(kind)
+        name = record_name(kind)
         return lambda value: {_ENUM: [name, _encoded(value.value)]}
     found = _record_fields(kind)
     if found is not None:
@@ -183,13 +197,13 @@ def _tuple(value: tuple[Any, ...]) -> Any:
         return _EMPTY[_TUPLE]
     first = type(value[0])
     if first is tuple:  # the types of the rows, then of their items, gathered at C speed
-        if set(map(type, value)) == _TUPLE_TYPE and set(map(type, itertools.chain.from_iterable(value))) <= _PLAIN:
+        if set(map(type, value)) == _TUPLE_TYPE and set(map(type, itertools.chain.from_iterable(value))) <= PLAIN:
             return {_SCALAR_ROWS: value}  # (pairs of names, #include lines): json writes the tuples as arrays
-    elif first not in _PLAIN and len(value) > 1:
+    elif first not in PLAIN and len(value) > 1:
         found = _RECORD_FIELDS.get(first, _UNKNOWN)
         if found is _UNKNOWN:
             found = _RECORD_FIELDS[first] = _record_fields(first)
-        untyped = not _typed_fields(first)  # type: ignore[arg-type]  # a typed record is stored alone
+        untyped = not typed_fields(first)  # type: ignore[arg-type]  # a typed record is stored alone
         if found is not None and untyped and all(type(x) is first for x in value):
             fields = found[1]
             return {_ROWS: [found[0], *[fields(x) for x in value]]}
@@ -207,59 +221,30 @@ def _record_fields(kind: type) -> _RecordFields | None:
     handed to json as the tuple of its values, which it writes at C speed; mypy holds the fields to their
     declared types."""
     if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
-        return _name_of(kind), (_as_is if _scalar_fields(kind) else _items)
+        return record_name(kind), (_as_is if scalar_fields(kind) else _items)
     if not dataclasses.is_dataclass(kind) or issubclass(kind, enum.Enum):
         return None
-    names = _field_names(kind)
+    names = field_names(kind)
     fields = operator.attrgetter(*names)  # a tuple of the values, but the one value itself for one field
     if len(names) == 1:
-        return _name_of(kind), lambda value: _items((fields(value),))
-    return _name_of(kind), (fields if _scalar_fields(kind) else lambda value: _items(fields(value)))
-
-
-# How a field is stored by its declared type (_typed_fields): its items as a JSON array, or an enum member as
-# its value. Most of a file's result and facts are empty tuples and sets, and each tag costs json an object
-# and a call of _hook when read back: a rerun reads thousands of them.
-_AS_TUPLE, _AS_FROZENSET, _AS_MEMBER = "t", "f", "e"
-
-
-@functools.cache
-def _typed_fields(kind: Any) -> tuple[tuple[int, str, type], ...]:
-    """The fields of a record class declared a tuple, a frozenset or an enum whose values JSON holds as they
-    are: (position, how it is stored, declared type)."""
-    if not (issubclass(kind, tuple) and hasattr(kind, "_fields")) and not dataclasses.is_dataclass(kind):
-        return ()
-    hints = typing.get_type_hints(kind)
-    found: list[tuple[int, str, type]] = []
-    for position, name in enumerate(_field_order(kind)):
-        hint = hints.get(name)
-        origin = typing.get_origin(hint)
-        if origin is tuple or origin is frozenset:
-            found.append((position, _AS_TUPLE if origin is tuple else _AS_FROZENSET, origin))
-        elif isinstance(hint, type) and issubclass(hint, enum.Enum) and all(type(m.value) in _PLAIN for m in hint):
-            found.append((position, _AS_MEMBER, hint))
-    return tuple(found)
-
-
-def _field_order(kind: Any) -> tuple[str, ...]:
-    """The field names of a NamedTuple or dataclass, in order."""
-    return kind._fields if issubclass(kind, tuple) else _field_names(kind)
+        return record_name(kind), lambda value: _items((fields(value),))
+    return record_name(kind), (fields if scalar_fields(kind) else lambda value: _items(fields(value)))
 
 
 def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
     """How a record of the class is stored with its typed fields untagged ({"m": [class, *fields]}): None where
     it has no such field, and the function's None for a record whose field is not of its declared type (stored
     as any record then, so that it reads back as it was)."""
-    typed = _typed_fields(kind)
+    typed = typed_fields(kind)
     if not typed:
         return None
-    name = _name_of(kind)
+    name = record_name(kind)
     values: Callable[[Any], tuple[Any, ...]] = _as_is  # a NamedTuple is the tuple of its fields
     if not issubclass(kind, tuple):
-        names = _field_names(kind)  # type: ignore[arg-type]  # a dataclass: hashable
+        names = field_names(kind)  # type: ignore[arg-type]  # a dataclass: hashable
         getter = operator.attrgetter(*names)
         values = getter if len(names) > 1 else lambda value: (getter(value),)
-    how: list[tuple[str, type] | None] = [None] * len(_field_order(kind))
+    how: list[tuple[str, type] | None] = [None] * len(field_order(kind))
     for position, stored, declared in typed:
         how[position] = (stored, declared)
 
@@ -267,7 +252,7 @@ def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
         out: list[Any] = [name]
         for item, field in zip(values(value), how):
             if field is None:
-                out.append(item if type(item) in _PLAIN else _encoded(item))
+                out.append(item if type(item) in PLAIN else _encoded(item))
             elif type(item) is field[1]:
                 out.append(_untagged(field[0], item))
             else:
@@ -278,10 +263,10 @@ def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
 
 
 def _untagged(stored: str, item: Any) -> Any:
-    """A typed field's value as _typed_fields stores it."""
-    if stored == _AS_MEMBER:
+    """A typed field's value as typed_fields stores it."""
+    if stored == AS_MEMBER:
         return item.value
-    if stored == _AS_FROZENSET or not item:
+    if stored == AS_FROZENSET or not item:
         return _items(item)
     encoded = _tuple(item)
     return encoded[_TUPLE] if _TUPLE in encoded else encoded  # its items, or its rows
@@ -291,21 +276,8 @@ def _as_is(value: Any) -> Any:
     return value
 
 
-def _scalar_fields(kind: type) -> bool:
-    """Whether every field of the record class is declared a scalar JSON holds as it is."""
-    hints = typing.get_type_hints(kind)
-    return bool(hints) and all(set(typing.get_args(h) or (h,)) <= _PLAIN for h in hints.values())
-
-
-_PLAIN = frozenset({str, bool, int, float, type(None)})  # what JSON holds as it is
-_TUPLE_TYPE, _LIST_TYPE = frozenset({tuple}), frozenset({list})
+_TUPLE_TYPE = frozenset({tuple})
 _ENCODERS: dict[type, Callable[[Any], Any]] = {}
-
-
-def _name_of(kind: type) -> str:
-    if kind.__module__ != _PACKAGE and not kind.__module__.startswith(_PACKAGE + "."):
-        raise TypeError(f"{kind.__module__}.{kind.__qualname__} is not one of hipconv's records")
-    return f"{kind.__module__}:{kind.__qualname__}"
 
 
 def _hook(obj: dict[str, Any]) -> Any:
@@ -317,11 +289,11 @@ def _hook(obj: dict[str, Any]) -> Any:
     if tag == _DICT:
         return dict(zip(data[::2], data[1::2]))
     if tag == _ENUM:
-        return _member(data[0], data[1])
+        return enum_member(data[0], data[1])
     if tag == _TUPLE:
         return tuple(data)
     if tag == _TYPED_RECORD or tag == _RECORD:
-        return (_typed_builder if tag == _TYPED_RECORD else _builder)(data[0])(data[1:])
+        return (typed_builder if tag == _TYPED_RECORD else record_builder)(data[0])(data[1:])
     if tag == _ROWS or tag == _SCALAR_ROWS:
         return _rows(tag, data)
     if tag == _FROZENSET:
@@ -354,129 +326,10 @@ def _byte_string(tag: str, data: Any, blobs: bytes) -> bytes:
 def _rows(tag: str, data: list[Any]) -> tuple[Any, ...]:
     """A tuple of records of one class (_ROWS), or of tuples of scalars (_SCALAR_ROWS)."""
     if tag == _ROWS:
-        return _rows_builder(data[0])(data[1:])
-    if not set(map(type, data)) <= _LIST_TYPE:
+        return rows_builder(data[0])(data[1:])
+    if not set(map(type, data)) <= LIST_TYPE:
         raise TypeError("a row that is no list")
     return tuple(map(tuple, data))
-
-
-@functools.cache
-def _rows_builder(name: str) -> Callable[[list[Any]], tuple[Any, ...]]:
-    """How a tuple of records of the class `name` is built from their rows of field values: NamedTuples (a
-    file's replacements, tens of thousands in a run) at C speed, once every row is known to be a list of their
-    size; other records one by one (_builder)."""
-    kind = _record_class(name)
-    if not issubclass(kind, tuple):
-        build = _builder(name)
-        return lambda rows: tuple(build(row) for row in rows)  # TypeError for a row that is no list: damaged
-    size = {len(kind._fields)}  # type: ignore[attr-defined]
-
-    def named_tuples(rows: list[Any]) -> tuple[Any, ...]:
-        if not set(map(type, rows)) <= _LIST_TYPE or not set(map(len, rows)) <= size:
-            raise TypeError(f"a row of {kind.__qualname__} that is no list of its {len(kind._fields)} fields")  # type: ignore[attr-defined]
-        return tuple(map(tuple.__new__, itertools.repeat(kind), rows))
-
-    return named_tuples
-
-
-_MEMBERS: dict[tuple[str, Any], Any] = {}
-
-
-def _member(name: str, value: Any) -> Any:
-    """The member of the enum `name` of that value, looked up once (an enum's call is slow)."""
-    key = (name, value)  # TypeError for a value that is no enum's: damaged
-    found = _MEMBERS.get(key)
-    if found is None:
-        found = _MEMBERS[key] = _record_class(name)(value)
-    return found
-
-
-@functools.cache
-def _record_class(name: str) -> type:
-    """The class a record names: a dataclass, NamedTuple or enum of a module under hipconv/, nothing else."""
-    module, _, qualname = name.partition(":")
-    if module != _PACKAGE and not module.startswith(_PACKAGE + "."):
-        raise TypeError(f"{module} is not one of hipconv's modules")
-    found: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        if part.startswith("__"):
-            raise TypeError(f"{qualname} is not a record")
-        found = getattr(found, part)
-    if not isinstance(found, type) or not (
-        dataclasses.is_dataclass(found) or issubclass(found, enum.Enum) or issubclass(found, tuple)
-    ):
-        raise TypeError(f"{name} is not a record")
-    if issubclass(found, tuple) and not hasattr(found, "_fields"):
-        raise TypeError(f"{name} is not a NamedTuple")
-    return found
-
-
-@functools.cache
-def _builder(name: str) -> Callable[[list[Any]], Any]:
-    """How a record of the class `name` is built from its field values, as unpickling builds it: a NamedTuple
-    as a tuple of its class, a dataclass without its __init__ (no __post_init__ runs again)."""
-    kind = _record_class(name)
-    if issubclass(kind, tuple):
-        size = len(kind._fields)  # type: ignore[attr-defined]
-
-        def named_tuple(items: list[Any]) -> Any:
-            if len(items) != size:
-                raise TypeError(f"{kind.__qualname__} has {size} fields, not {len(items)}")
-            return tuple.__new__(kind, items)
-
-        return named_tuple
-    names = _field_names(kind)  # type: ignore[arg-type]  # a dataclass: hashable
-
-    def dataclass(items: list[Any]) -> Any:
-        if len(names) != len(items):
-            raise TypeError(f"{kind.__qualname__} has {len(names)} fields, not {len(items)}")
-        record = object.__new__(kind)
-        if hasattr(record, "__dict__"):
-            record.__dict__.update(zip(names, items))
-        else:
-            for field, item in zip(names, items):
-                object.__setattr__(record, field, item)
-        return record
-
-    return dataclass
-
-
-@functools.cache
-def _typed_builder(name: str) -> Callable[[list[Any]], Any]:
-    """How a record stored with its typed fields untagged (_typed_encoder) is built: those fields made their
-    declared type again, the record then built as any (_builder)."""
-    kind = _record_class(name)
-    build = _builder(name)
-    convert = [(position, _converter(stored, declared)) for position, stored, declared in _typed_fields(kind)]
-    if not convert:
-        raise TypeError(f"{name} has no typed field")
-
-    def typed(items: list[Any]) -> Any:
-        for position, to_type in convert:
-            items[position] = to_type(items[position])  # IndexError for a record cut short: damaged
-        return build(items)
-
-    return typed
-
-
-def _converter(stored: str, declared: type) -> Callable[[Any], Any]:
-    if stored == _AS_MEMBER:
-        enum_name = _name_of(declared)
-        return lambda value: _member(enum_name, value)
-
-    def to_type(value: Any) -> Any:
-        if type(value) is list:
-            return declared(value)
-        if type(value) is declared and declared is tuple:  # rows of records or of scalars, read by _hook
-            return value
-        raise TypeError(f"a {declared.__name__} stored as a {type(value).__name__}")
-
-    return to_type
-
-
-@functools.cache
-def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(kind))
 
 
 @functools.lru_cache(maxsize=1)
