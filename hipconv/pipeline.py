@@ -29,7 +29,6 @@ from hipconv.single_source import cuda_source, folded_result
 from hipconv.single_source.shared_names import header_renames
 from hipconv.translate.project import NO_PROJECT, Project
 from hipconv.translate.source import DecodeFailure, SourceFile
-from hipconv.translate.translator import failed_result, translate_sources
 
 __all__ = ["Context", "LazyTable", "lazy_table", "project_of_jobs", "run", "translate_jobs"]
 
@@ -66,11 +65,13 @@ def translate_batch(context: Context, jobs: Sequence[Job]) -> list[FileResult]:
     single = context.settings.single_source  # each file translated from its CUDA text, then folded into it
     sources = [cuda_source(s) for s in read] if single else read
     includes = {job.display: job.compat_include for job in jobs}
-    translated = iter(
-        translate_sources(sources, context.table, context.settings, project=context.project, compat_includes=includes)
-        if sources
-        else ()
-    )
+    translated: Iterator[FileResult] = iter(())
+    if sources:  # the matchers are imported when a file is translated: a rerun found in the cache loads none
+        from hipconv.translate.translator import translate_sources
+
+        translated = iter(
+            translate_sources(sources, context.table, settings, project=context.project, compat_includes=includes)
+        )
     if single and read:  # (the rule table is loaded for a file to fold, not for a rerun found in the cache)
         fold = functools.partial(folded_result, shared=header_renames(context.table))
         translated = map(fold, read, sources, translated, (includes[s.path] for s in read))
@@ -119,6 +120,8 @@ def _build_file(
     try:
         return translate_build_file(source, offload_archs, single_source=single_source)
     except Exception as exc:  # a bug: keep the traceback, copy the file unchanged
+        from hipconv.translate.translator import failed_result
+
         return failed_result(source, exc)
 
 
