@@ -9,13 +9,20 @@ files alone up to --cuda-mb (a tree where every file is translated, as issue #24
 translated by this checkout's hipconv and by the base revision's (`git archive REV`, unpacked in a
 temporary folder, run with PYTHONPATH), each in a child process with its own empty cache
 (HIPCONV_CACHE_DIR): a cold run, then a rerun into the same output. Reported: CPU seconds (all
-processes), wall seconds, MB/s (of CPU time), the largest process's peak RSS, the rerun's CPU as a share
-of the cold run's, and this checkout's CPU as a share of the base's.
+processes) and the user part of them (hipconv's own work; the rest is the kernel's, mostly writing the
+output files, which varies most from run to run), wall seconds, MB/s (of CPU time), the largest process's
+peak RSS, the rerun's CPU as a share of the cold run's, and this checkout's CPU as a share of the base's.
+
+The checkouts run in rounds, each round both of them, in turns: the base first, then this checkout first,
+and so on. A VM drifts (one checkout's CPU moved by up to a third within one invocation): whichever runs
+second in every round pays the drift, so much that this checkout read 104-115% of itself run as the base
+with one round. "vs base" is the geometric mean of the rounds' ratios, in which a steady drift cancels out
+over an even number of rounds (the default is 2); the other columns show each checkout's fastest round.
 
     python bench/bench_translate.py                         # 8 and 32 MB generated, corpora; base HEAD~1
     python bench/bench_translate.py --sizes 8 38 150 --jobs 2 --base main
     python bench/bench_translate.py --base none             # this checkout only
-    python bench/bench_translate.py --repeat 3              # each checkout 3 times, alternated: the fastest
+    python bench/bench_translate.py --repeat 4              # 4 rounds (each checkout 4 times), in turns
     python bench/bench_translate.py --cuda-mb 38            # also the corpora's .cu/.cuh files only (issue #24)
 """
 
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import functools
 import io
+import math
 import os
 import shutil
 import subprocess
@@ -102,8 +110,16 @@ def _is_cuda(name: str) -> bool:
 class Run(NamedTuple):
     wall: float  # seconds
     cpu: float  # seconds, all processes
+    user: float  # the user part of cpu
     peak_kib: int  # the largest process's peak RSS
     rerun_cpu: float  # a second run into the same output, the cache filled
+
+
+def _mean_ratio(these: list[Run], bases: list[Run]) -> float:
+    """The geometric mean of each round's CPU ratio (this checkout's to the base's): the rounds run the two in
+    turns, so a drift that slows whichever runs second cancels out over an even number of rounds."""
+    ratios = [this.cpu / base.cpu for this, base in zip(these, bases)]
+    return math.prod(ratios) ** (1 / len(ratios))
 
 
 def _fastest(runs: list[Run]) -> Run:
@@ -123,7 +139,10 @@ def main() -> int:
     parser.add_argument("--base", default="HEAD~1", help="the git revision to compare with ('none': no comparison)")
     parser.add_argument("--keep", action="store_true", help="keep the trees")
     parser.add_argument(
-        "--repeat", type=int, default=1, help="runs of each checkout, alternated; the fastest is reported (a VM drifts)"
+        "--repeat",
+        type=int,
+        default=2,
+        help="rounds, each checkout once a round, first in turns (a VM drifts): 'vs base' is their ratios' mean",
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="hipconv-bench-"))
@@ -143,28 +162,27 @@ def main() -> int:
             cuda = functools.partial(copy_corpora, target_bytes=int(args.cuda_mb * 1e6), cuda_only=True)
             trees.append((f"corpora .cu {args.cuda_mb:g} MB", cuda))
         print(
-            f"{'tree':<22} {'files':>6} {'MB':>6} {'hipconv':<10} {'CPU s':>7} {'wall s':>7} {'MB/s':>6} "
-            f"{'peak MB':>8} {'rerun':>6} {'vs base':>8}"
+            f"{'tree':<22} {'files':>6} {'MB':>6} {'hipconv':<10} {'CPU s':>7} {'user s':>7} {'wall s':>7} "
+            f"{'MB/s':>6} {'peak MB':>8} {'rerun':>6} {'vs base':>8}"
         )
         for name, make in trees:
             source = work / "cuda"
             shutil.rmtree(source, ignore_errors=True)
             nbytes, nfiles = make(source)
-            base_cpu = None
             runs: dict[str, list[Run]] = {label: [] for label in checkouts}
-            order = list(reversed(checkouts.items()))  # the base first, then the other way round, and so on:
-            for _ in range(args.repeat):  # a drifting machine slows both alike, and neither always runs second
+            order = list(reversed(checkouts.items()))  # the base first, then the other way round, and so on
+            for _ in range(args.repeat):
                 for label, checkout in order:
                     runs[label].append(measure_pair(checkout, source, work, args.jobs))
                 order.reverse()
+            ratio = _mean_ratio(runs["this"], runs[args.base]) if args.base in runs else None
             for label in reversed(checkouts):
                 run = _fastest(runs[label])
-                ratio = f"{run.cpu / base_cpu:7.0%}" if base_cpu else ""
-                base_cpu = run.cpu if label != "this" else base_cpu
+                shown = f"{ratio:7.0%}" if label == "this" and ratio is not None else ""
                 print(
-                    f"{name:<22} {nfiles:6d} {nbytes / 1e6:6.1f} {label:<10} {run.cpu:7.2f} {run.wall:7.2f} "
-                    f"{nbytes / 1e6 / run.cpu:6.2f} {run.peak_kib / 1024:8.1f} {run.rerun_cpu / run.cpu:6.0%} "
-                    f"{ratio:>8}"
+                    f"{name:<22} {nfiles:6d} {nbytes / 1e6:6.1f} {label:<10} {run.cpu:7.2f} {run.user:7.2f} "
+                    f"{run.wall:7.2f} {nbytes / 1e6 / run.cpu:6.2f} {run.peak_kib / 1024:8.1f} "
+                    f"{run.rerun_cpu / run.cpu:6.0%} {shown:>8}"
                 )
     finally:
         if not args.keep:
@@ -204,14 +222,14 @@ def measure_pair(checkout: Path, source: Path, work: Path, jobs: int) -> Run:
     # the file system's work for the removed output (the other checkout's, thousands of files) is done now,
     # not in the run measured next: without this, whichever checkout runs second paid 10-20% more CPU
     os.sync()
-    wall, peak, cpu = measure(source, out, jobs, env)
-    _, _, again = measure(source, out, jobs, env)
-    return Run(wall, cpu, peak, again)
+    wall, peak, cpu, user = measure(source, out, jobs, env)
+    again = measure(source, out, jobs, env)[2]
+    return Run(wall, cpu, user, peak, again)
 
 
-def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[float, int, float]:
-    """Wall seconds, peak RSS (KiB, the largest process) and CPU seconds (all processes) of one
-    `hipconv translate` run (env: the checkout on PYTHONPATH, the cache directory).
+def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[float, int, float, float]:
+    """Wall seconds, peak RSS (KiB, the largest process), CPU seconds (all processes) and the user part of them
+    of one `hipconv translate` run (env: the checkout on PYTHONPATH, the cache directory).
 
     A small wrapper process runs hipconv, so RUSAGE_CHILDREN covers this run alone.
     """
@@ -225,7 +243,7 @@ def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[fl
         "dt = time.perf_counter() - t\n"
         "if p.returncode not in (0, 1): sys.exit(p.stderr.decode()[-2000:])\n"
         "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-        "print(dt, u.ru_maxrss, u.ru_utime + u.ru_stime)\n"
+        "print(dt, u.ru_maxrss, u.ru_utime + u.ru_stime, u.ru_utime)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(source), str(out), str(jobs)],
@@ -236,8 +254,8 @@ def measure(source: Path, out: Path, jobs: int, env: dict[str, str]) -> tuple[fl
     )
     if done.returncode != 0:
         raise SystemExit(f"hipconv failed:\n{done.stderr}")
-    seconds, peak, cpu = done.stdout.split()
-    return float(seconds), int(peak), float(cpu)
+    seconds, peak, cpu, user = done.stdout.split()
+    return float(seconds), int(peak), float(cpu), float(user)
 
 
 if __name__ == "__main__":
