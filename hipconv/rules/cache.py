@@ -42,7 +42,15 @@ STALE_TMP_SECONDS = 600
 RULES_PACKAGE = Path(__file__).resolve().parent
 # the hipconv modules outside this package that building a rule set imports (tests/test_ruleset.py checks
 # the list): CODES checks a rule's `code:`, Version is pickled in its version ranges
-BUILD_MODULES = ("cache_format.py", "diagnostics.py", "errors.py", "resources.py", "settings.py", "version.py")
+BUILD_MODULES = (
+    "cache_format.py",
+    "cache_records.py",
+    "diagnostics.py",
+    "errors.py",
+    "resources.py",
+    "settings.py",
+    "version.py",
+)
 ENTRY_SUFFIX = ".json"
 _SEAL_KEY = b"rules"
 
