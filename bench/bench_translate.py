@@ -24,6 +24,7 @@ over an even number of rounds (the default is 2); the other columns show each ch
     python bench/bench_translate.py --base none             # this checkout only
     python bench/bench_translate.py --repeat 4              # 4 rounds (each checkout 4 times), in turns
     python bench/bench_translate.py --cuda-mb 38            # also the corpora's .cu/.cuh files only (issue #24)
+    TMPDIR=/dev/shm python bench/bench_translate.py         # trees in memory: no disk noise in system CPU
 """
 
 from __future__ import annotations
