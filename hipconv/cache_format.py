@@ -220,15 +220,23 @@ def _record_fields(kind: type) -> _RecordFields | None:
     record whose fields are all declared scalars (str, int, float, bool, None: Replacement, Diagnostic) is
     handed to json as the tuple of its values, which it writes at C speed; mypy holds the fields to their
     declared types."""
-    if issubclass(kind, tuple) and hasattr(kind, "_fields"):  # a NamedTuple
-        return record_name(kind), (_as_is if scalar_fields(kind) else _items)
+    values = _field_values(kind)
+    if values is None:
+        return None
+    if scalar_fields(kind):
+        return record_name(kind), values
+    return record_name(kind), (_items if values is _as_is else lambda value: _items(values(value)))
+
+
+def _field_values(kind: type) -> Callable[[Any], tuple[Any, ...]] | None:
+    """How a record's field values are read, as a tuple (None: not a record class)."""
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        return _as_is  # a NamedTuple is the tuple of its fields
     if not dataclasses.is_dataclass(kind) or issubclass(kind, enum.Enum):
         return None
     names = field_names(kind)
-    fields = operator.attrgetter(*names)  # a tuple of the values, but the one value itself for one field
-    if len(names) == 1:
-        return record_name(kind), lambda value: _items((fields(value),))
-    return record_name(kind), (fields if scalar_fields(kind) else lambda value: _items(fields(value)))
+    getter = operator.attrgetter(*names)  # a tuple of the values, but the one value itself for one field
+    return getter if len(names) > 1 else lambda value: (getter(value),)
 
 
 def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
@@ -236,14 +244,10 @@ def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
     it has no such field, and the function's None for a record whose field is not of its declared type (stored
     as any record then, so that it reads back as it was)."""
     typed = typed_fields(kind)
-    if not typed:
+    values = _field_values(kind)
+    if not typed or values is None:
         return None
     name = record_name(kind)
-    values: Callable[[Any], tuple[Any, ...]] = _as_is  # a NamedTuple is the tuple of its fields
-    if not issubclass(kind, tuple):
-        names = field_names(kind)  # type: ignore[arg-type]  # a dataclass: hashable
-        getter = operator.attrgetter(*names)
-        values = getter if len(names) > 1 else lambda value: (getter(value),)
     how: list[tuple[str, type] | None] = [None] * len(field_order(kind))
     for position, stored, declared in typed:
         how[position] = (stored, declared)
