@@ -86,7 +86,12 @@ def seal_plain(key: bytes, data: Any) -> bytes:
 
 
 def _json(data: Any) -> bytes:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=True).encode("ascii")
+    return _ENCODER.encode(data).encode("ascii")
+
+
+# one encoder for every seal (json.dumps makes one per call given options); what is encoded is built afresh by
+# _encoded, or is a rule set's layout, never a value that holds itself: no check for cycles
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True, allow_nan=True, check_circular=False)
 
 
 def unseal_plain(key: bytes, blob: bytes) -> Any:
@@ -204,9 +209,9 @@ def _tuple(value: tuple[Any, ...]) -> Any:
         if found is _UNKNOWN:
             found = _RECORD_FIELDS[first] = _record_fields(first)
         untyped = not typed_fields(first)  # type: ignore[arg-type]  # a typed record is stored alone
-        if found is not None and untyped and all(type(x) is first for x in value):
-            fields = found[1]
-            return {_ROWS: [found[0], *[fields(x) for x in value]]}
+        if found is not None and untyped and set(map(type, value)) == {first}:
+            fields = found[1]  # a NamedTuple of scalars is its own row, which json writes as an array
+            return {_ROWS: [found[0], *(value if fields is _as_is else map(fields, value))]}
     return {_TUPLE: _items(value)}
 
 
@@ -248,7 +253,7 @@ def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
     if not typed or values is None:
         return None
     name = record_name(kind)
-    how: list[tuple[str, type] | None] = [None] * len(field_order(kind))
+    how: list[tuple[str, Any] | None] = [None] * len(field_order(kind))  # Any: a test by it narrows nothing
     for position, stored, declared in typed:
         how[position] = (stored, declared)
 
@@ -257,19 +262,19 @@ def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
         for item, field in zip(values(value), how):
             if field is None:
                 out.append(item if type(item) in PLAIN else _encoded(item))
-            elif type(item) is field[1]:
-                out.append(_untagged(field[0], item))
-            else:
+            elif type(item) is not field[1]:
                 return None
+            elif field[0] == AS_MEMBER:
+                out.append(item.value)
+            else:  # a tuple or frozenset: most are empty
+                out.append(_untagged(field[0], item) if item else [])
         return {_TYPED_RECORD: out}
 
     return encode
 
 
 def _untagged(stored: str, item: Any) -> Any:
-    """A typed field's value as typed_fields stores it."""
-    if stored == AS_MEMBER:
-        return item.value
+    """A typed tuple or frozenset field's value as typed_fields stores it."""
     if stored == AS_FROZENSET or not item:
         return _items(item)
     encoded = _tuple(item)
