@@ -46,7 +46,8 @@ _ALTERNATIVES = ("elif", "elifdef", "elifndef", "else")
 def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     names = hip_spellings(ctx.table)
     own = switch_tests(ctx.source.body, ctx.table)  # a project's switch says HIP or ROCm: found here too
-    if not own.tested and ctx.words.isdisjoint(names):
+    hip_words = not ctx.words.isdisjoint(names)  # what an alias line and a file written for HIP need
+    if not own.tested and not hip_words:
         return MatchResult()
     known = ctx.project_switches  # the run's verdict wins over the file's own (None: the project defines it)
     found_here = own.switches | own.translated
@@ -56,7 +57,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     keep = ctx.settings.project_hip_path == "keep"
     rewritten: list[Span] = []
     branches: list[Span] = []
-    for test in _tests(ctx, frozenset(counts)):
+    for test in _tests(ctx, frozenset(counts)) if counts else ():
         if keep and test.name not in COMPILER_SWITCHES:
             # a comment inside the test (`#ifdef /* c */ M`, `defined(/* c */ M)`) stays, after the rewrite
             kept = "".join(f" {ctx.tokens.body[a:b].decode()}" for a, b in comments_in(ctx.tokens, test.span))
@@ -69,10 +70,12 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     if not keep:
         return found.result()
     # a switch whose branches here hold CUDA code that becomes HIP, and no HIP code: translated, not kept
-    branches += _selected_branches(ctx, switches - own.translated)
-    branches += _alias_lines(ctx)
-    if _written_for_hip(ctx, names) and not _launches_asked_for(ctx):
-        branches.append((0, len(ctx.source.body)))
+    if selecting := switches - own.translated:
+        branches += _selected_branches(ctx, selecting)
+    if hip_words:  # else no alias line (its body is a HIP spelling), and not a file written for HIP
+        branches += _alias_lines(ctx)
+        if _written_for_hip(ctx) and not _launches_asked_for(ctx):
+            branches.append((0, len(ctx.source.body)))
     found.kept += _without(branches, rewritten)
     return found.result(taken=tuple(rewritten))
 
@@ -190,10 +193,8 @@ def _alias_lines(ctx: FileContext) -> list[Span]:
     return found
 
 
-def _written_for_hip(ctx: FileContext, names: frozenset[bytes]) -> bool:
-    """A file written for HIP: it includes a `hip/` header and uses HIP names, and includes no CUDA header."""
-    if ctx.words.isdisjoint(names):
-        return False
+def _written_for_hip(ctx: FileContext) -> bool:
+    """A file written for HIP, of one that uses HIP names: it includes a `hip/` header, and no CUDA header."""
     paths = [path for _, path in include_lines(ctx.source.body)]
     return any(p.startswith(HIP_HEADER_PREFIX) for p in paths) and not any(p in ctx.table.includes for p in paths)
 
