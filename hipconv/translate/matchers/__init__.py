@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hipconv.translate.context import FileContext
-from hipconv.translate.found import Earlier, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, MatchResult
 from hipconv.translate.matchers import (
     case_labels,
     cg_aliases,
@@ -71,8 +71,14 @@ MATCHERS: tuple[Matcher, ...] = (
 
 
 def run_matchers(ctx: FileContext) -> list[MatchResult]:
-    """Every matcher's result for the file, in order."""
+    """The matchers' results for the file, in order, less those that found nothing (NOTHING): most matchers find
+    nothing in most files, and the combiner and the later matchers read the results as a whole. A matcher after
+    one that found nothing gets the same Earlier, with what it worked out already."""
     results: list[MatchResult] = []
+    earlier = Earlier()
     for matcher in MATCHERS:
-        results.append(matcher(ctx, Earlier(tuple(results))))
+        result = matcher(ctx, earlier)
+        if result is not NOTHING:
+            results.append(result)
+            earlier = Earlier(tuple(results))
     return results

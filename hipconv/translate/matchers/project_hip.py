@@ -31,7 +31,7 @@ from hipconv.translate.facts.hip_switches import (
     switch_tests,
     tested_names,
 )
-from hipconv.translate.found import Earlier, Found, MatchResult
+from hipconv.translate.found import NOTHING, Earlier, Found, MatchResult
 from hipconv.translate.include_closure import include_lines
 from hipconv.translate.lexer import TokenKind, Tokens
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
@@ -48,7 +48,7 @@ def match(ctx: FileContext, earlier: Earlier) -> MatchResult:
     own = switch_tests(ctx.source.body, ctx.table)  # a project's switch says HIP or ROCm: found here too
     hip_words = not ctx.words.isdisjoint(names)  # what an alias line and a file written for HIP need
     if not own.tested and not hip_words:
-        return MatchResult()
+        return NOTHING
     known = ctx.project_switches  # the run's verdict wins over the file's own (None: the project defines it)
     found_here = own.switches | own.translated
     switches = {n for n in found_here if n not in known} | {n for n, tests in known.items() if tests}
