@@ -20,7 +20,7 @@ from hipconv.translate.facts.builtin_warp_size import BUILTIN, constant_context
 from hipconv.translate.lexer import IDENTIFIER, KEYWORD, TokenKind, Tokens, unsplice
 from hipconv.translate.statements import statement_start
 from hipconv.translate.syntax import int_literal, is_punct, matching_open, next_code, prev_code
-from hipconv.translate.words import WORD_BYTES, has_spliced_word, token_occurrences
+from hipconv.translate.words import has_spliced_word, token_occurrences
 
 # names that say "the warp size": WARP_SIZE, kWarpSize, THREADS_PER_WARP (hipconv scan's HC301 reads them too)
 WARP_SIZE_NAME = re.compile(r"(?i)warp_?(size|width|threads|lanes)|threads_?per_?warp|lanes_?per_?warp")
@@ -61,7 +61,7 @@ def may_name_warp_size(body: bytes) -> bool:
 def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterable[tuple[str, str]]) -> dict[str, int]:
     """The names the file (or a project header it includes: `macros`, name -> body) defines as the warp size:
     `#define WARP_SIZE 32`, `constexpr int kWarpSize = 32;`, `static const unsigned WARP_THREADS{64};`."""
-    found = {name: int(body) for name, body in macros if _names_warp_size(name) and body.strip() in ("32", "64")}
+    found = {name: int(body) for name, body in macros if body.strip() in ("32", "64") and _names_warp_size(name)}
     for word in sorted(_named_words(unsplice(tokens.body) if tokens.spliced else tokens.body, words)):
         name = word.decode()
         if not _names_warp_size(name):
@@ -74,20 +74,18 @@ def warp_size_constants(tokens: Tokens, words: frozenset[bytes], macros: Iterabl
 
 
 def _named_words(body: bytes, words: frozenset[bytes]) -> set[bytes]:
-    """The file's words that hold a warp-size name, found where the name's bytes stand (most files: none, at C
-    speed), not by a regex per word. A name a line splice cuts is seen in the body with its splices joined."""
-    lowered = body.lower()
-    if b"warp" not in lowered:  # every spelling of the names holds it: most files stop here
+    """The file's words that hold a warp-size name: most files have no `warp` at all, found at C speed; in the
+    others the regex runs over the words, each once, not over the body, where a kernel names `warp` at every
+    other line. A name a line splice cuts is seen in the body with its splices joined (file_words joins them too)."""
+    if b"warp" not in body.lower():  # every spelling of the names holds it: most files stop here
         return set()
+    joined = b" ".join(words)
+    lowered = joined.lower()
     found = set()
-    for m in _WARP_SIZE_LOWER.finditer(lowered):
-        start, end = m.start(), m.end()
-        while start and body[start - 1] in WORD_BYTES:
-            start -= 1
-        while end < len(body) and body[end] in WORD_BYTES:
-            end += 1
-        if body[start:end] in words:
-            found.add(body[start:end])
+    for m in _WARP_SIZE_LOWER.finditer(lowered):  # a match lies inside one word: the word around it
+        start = lowered.rfind(b" ", 0, m.start()) + 1
+        end = lowered.find(b" ", m.end())
+        found.add(joined[start : end if end >= 0 else len(joined)])
     return found
 
 
