@@ -31,14 +31,18 @@ Include = tuple[bool, str]  # one #include line: quoted ("x.h", not <x.h>), and 
 
 def include_lines(body: bytes) -> tuple[Include, ...]:
     """The #include lines of a body (project.file_facts keeps them with a file's facts)."""
-    if _spliced_head(body):  # read as the preprocessor reads it: `#in\\<newline>clude <cuda_runtime.h>` is one
+    spliced = LINE_SPLICE.search(body) is not None  # most files: none, and no line below asks about one
+    if spliced and _spliced_head(body):  # read as the preprocessor reads it: `#in\\<newline>clude <x.h>` is one
         body = unsplice(body)
+        spliced = LINE_SPLICE.search(body) is not None
     if b"include" not in body:
         return ()
     lines = []
     for m in _INCLUDE.finditer(body):
         line = body.rfind(b"\n", 0, m.start()) + 1
-        if after_splice(body, line):  # a line the one above continues (`#else\\`, `#define X \\`): read it whole
+        if spliced and after_splice(
+            body, line
+        ):  # a line the one above continues (`#else\\`, `#define X \\`): read it whole
             head = _logical_head(body, line, m.start())
             if _HASH.fullmatch(head):
                 lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
@@ -54,16 +58,21 @@ def _logical_head(body: bytes, line: int, at: int) -> bytes:
     return unsplice(body[line:at])
 
 
-# the head of a directive that a line splice may cut, up to the splice: `#`, a word, an include's path so far
-_HEAD = re.compile(_BLANKS + rb"#" + _BLANKS + rb'(?:[a-z]*|include[ \t]*["<][^">]*)')
+# the head of a directive that a line splice cuts, from its `#`: a word, or an include's path so far, then the splice
+_SPLICED_HEAD = re.compile(rb"#" + _BLANKS + rb'(?:[a-z]*|include[ \t]*["<][^">\n]*)\\\r?\n')
+_LINE_BLANKS = re.compile(_BLANKS)
 
 
 def _spliced_head(body: bytes) -> bool:
-    """Whether a line splice cuts a directive's `#` and name (`#in\\<newline>clude`) or an include's path: a look
-    at each splice (a file holds few), not a copy of the file without them (three times the cost)."""
-    return any(
-        _HEAD.fullmatch(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()) for m in LINE_SPLICE.finditer(body)
-    )
+    """Whether a line splice cuts a directive's `#` and name (`#in\\<newline>clude`) or an include's path: each
+    `#` that such a head follows found by one search, its line then read back to the line start (a file holds
+    few), not a copy of the file without its splices (three times the cost)."""
+    at = 0
+    while (m := _SPLICED_HEAD.search(body, at)) is not None:
+        if _LINE_BLANKS.fullmatch(body, body.rfind(b"\n", 0, m.start()) + 1, m.start()):
+            return True
+        at = m.start() + 1
+    return False
 
 
 @dataclass(frozen=True)
