@@ -40,9 +40,8 @@ def include_lines(body: bytes) -> tuple[Include, ...]:
     lines = []
     for m in _INCLUDE.finditer(body):
         line = body.rfind(b"\n", 0, m.start()) + 1
-        if spliced and after_splice(
-            body, line
-        ):  # a line the one above continues (`#else\\`, `#define X \\`): read it whole
+        # a line the one above continues (`#else\\`, `#define X \\`): read it whole
+        if spliced and after_splice(body, line):
             head = _logical_head(body, line, m.start())
             if _HASH.fullmatch(head):
                 lines.append((m.group(1) == b'"', m.group(2).decode(errors="replace")))
