@@ -274,8 +274,8 @@ def _typed_encoder(kind: type) -> Callable[[Any], Any] | None:
 
 
 def _untagged(stored: str, item: Any) -> Any:
-    """A typed tuple or frozenset field's value as typed_fields stores it."""
-    if stored == AS_FROZENSET or not item:
+    """A typed tuple or frozenset field's value, not empty, as typed_fields stores it."""
+    if stored == AS_FROZENSET:
         return _items(item)
     encoded = _tuple(item)
     return encoded[_TUPLE] if _TUPLE in encoded else encoded  # its items, or its rows

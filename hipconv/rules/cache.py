@@ -41,7 +41,8 @@ KEEP_ENTRIES = 4  # rule sets of this version: the bundled one, a few --rules-di
 STALE_TMP_SECONDS = 600
 RULES_PACKAGE = Path(__file__).resolve().parent
 # the hipconv modules outside this package that building a rule set imports (tests/test_ruleset.py checks
-# the list): CODES checks a rule's `code:`, Version is pickled in its version ranges
+# the list): CODES checks a rule's `code:`, Version is stored in its version ranges, cache_format and
+# cache_records seal the entry
 BUILD_MODULES = (
     "cache_format.py",
     "cache_records.py",
