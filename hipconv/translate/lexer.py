@@ -269,7 +269,7 @@ class _Raw:
             if ends[i] <= len(body):
                 break
             ends[i] = len(body)
-        spliced = _place_splices(body, starts, ends) if b"\\\n" in body or b"\\\r\n" in body else ()
+        spliced = _place_splices(body, starts, ends) if LINE_SPLICE.search(body) else ()  # as has_spliced_word
         return Tokens(body, array("B", self.kinds[first:last]), starts, ends, spliced)
 
     def crosses_start(self, offset: int) -> bool:

