@@ -3,8 +3,9 @@ write to a pickle's folder runs code as the user who loads it; what is stored he
 back builds only plain values and hipconv's own records (dataclasses, NamedTuples and enums of modules
 under hipconv/), without running their constructors' code.
 
-Each stored value is sealed with a digest of its key and its text (seal/unseal): a flipped byte, a
-truncated value or a value moved to another key reads as damaged (None), never as another value.
+Each stored value is sealed with a checksum of its key and its text (seal/unseal): a flipped byte reads as
+damaged (None), never as another value, and so does a truncated value or one moved to another key, but for
+1 in 2**32.
 
 The libraries whose versions a cached value depends on (libclang lexes, jinja2 renders and checks
 templates) go into the keys: `library_versions`.
@@ -56,7 +57,7 @@ class Damaged(ValueError):
 
 
 def seal(key: bytes, value: Any) -> bytes:
-    """The bytes to store for `value` under `key`: the digest of both, then the JSON text, then the long byte
+    """The bytes to store for `value` under `key`: the checksum of both, then the JSON text, then the long byte
     strings of the value as they are (a file's text: no escaping, no character per byte), after a newline,
     which JSON text never holds."""
     blobs = _Blobs()
@@ -67,11 +68,11 @@ def seal(key: bytes, value: Any) -> bytes:
         _BLOBS.reset(kept)
     if blobs.parts:
         text += b"\n" + b"".join(blobs.parts)
-    return _digest(key, text) + text
+    return _checksum(key, text) + text
 
 
 def unseal(key: bytes, blob: bytes) -> Any:
-    """The value sealed under `key`; Damaged when the digest does not match or the text is not ours."""
+    """The value sealed under `key`; Damaged when the checksum does not match or the text is not ours."""
     text, _, blobs = _opened(key, blob).partition(b"\n")
     kept = _STORED_BLOBS.set(blobs)
     try:  # text that is not ASCII (json writes none) is a UnicodeDecodeError, a ValueError: damaged
@@ -86,7 +87,7 @@ def seal_plain(key: bytes, data: Any) -> bytes:
     """seal() for a value that is JSON already (dicts of str keys, lists, scalars), stored as it is: for a
     caller that lays out a large value itself (hipconv.rules.stored), which json reads without running Python."""
     text = _json(data)
-    return _digest(key, text) + text
+    return _checksum(key, text) + text
 
 
 def _json(data: Any) -> bytes:
@@ -108,14 +109,14 @@ def unseal_plain(key: bytes, blob: bytes) -> Any:
 
 
 def _opened(key: bytes, blob: bytes) -> bytes:
-    """The text of a sealed blob, once its digest matches."""
+    """The text of a sealed blob, once its checksum matches."""
     text = blob[SEAL_SIZE:]
-    if len(blob) < SEAL_SIZE or _digest(key, text) != blob[:SEAL_SIZE]:
-        raise Damaged("its digest does not match its bytes")
+    if len(blob) < SEAL_SIZE or _checksum(key, text) != blob[:SEAL_SIZE]:
+        raise Damaged("its checksum does not match its bytes")
     return text
 
 
-def _digest(key: bytes, text: bytes) -> bytes:
+def _checksum(key: bytes, text: bytes) -> bytes:
     return zlib.crc32(text, zlib.crc32(key + b"\0")).to_bytes(SEAL_SIZE, "big")
 
 

@@ -10,7 +10,7 @@ Values are JSON, each sealed with a digest of its key and bytes (hipconv.cache_f
 not used for MAX_AGE_DAYS, and the least recently used ones beyond MAX_BYTES, are evicted at the end of a
 run. Any trouble with the cache (a read-only home, a locked database) only turns it off for the run.
 
-Damage (a value whose digest does not match, a database SQLite finds malformed or that is not one) is never
+Damage (a value whose checksum does not match, a database SQLite finds malformed or that is not one) is never
 served: the value is computed again, and the process that finds it writes why to DAMAGE_FILE beside the
 database (pool workers too). At the end of the run (evict, in the main process) a damaged database is
 removed and started again empty, and `notices` says so, once, for the command to show.
@@ -41,7 +41,7 @@ MAX_AGE_DAYS = 30
 USED_GRAIN = 3600  # seconds: an entry's last use is kept to the hour
 NO_CACHE_ENV = "HIPCONV_NO_CACHE"
 # beside the database, why it is damaged (the first process to find it writes it): the database as SQLite
-# reads it (it is started again), or entries that did not match their digest (removed when found)
+# reads it (it is started again), or entries that did not match their checksum (removed when found)
 DAMAGE_SUFFIX, MISMATCH_SUFFIX = ".damaged", ".mismatched"
 _SQLITE_DAMAGE = frozenset({11, 26})  # SQLITE_CORRUPT, SQLITE_NOTADB
 _PACKAGE = Path(__file__).resolve().parent
@@ -145,7 +145,7 @@ class FileCache:
                 except Damaged:
                     damaged.append(key)
             if damaged:
-                self._note_damage(MISMATCH_SUFFIX, "an entry did not match its digest")
+                self._note_damage(MISMATCH_SUFFIX, "an entry did not match its checksum")
                 conn.execute(f"DELETE FROM entries WHERE key IN ({','.join('?' * len(damaged))})", damaged)
             if found:  # an entry used in the last hour is not written again (SQLite rewrites the whole row)
                 used, now = ",".join("?" * len(found)), _now()

@@ -138,7 +138,7 @@ def test_a_flipped_byte_in_an_entry_is_never_served(project: Path, where: float)
     _set_values(project, flipped)
     output, stderr = _translate(project)
     assert output == expected
-    assert stderr.count(WARNING) == 1 and "did not match its digest" in stderr
+    assert stderr.count(WARNING) == 1 and "did not match its checksum" in stderr
     assert len(_rows(project)) == len(rows)  # started again and filled again
     assert _translate(project) == (expected, stderr.split(WARNING)[0])  # said once
 
@@ -274,7 +274,7 @@ def test_a_field_not_of_its_declared_type_reads_back_as_it_was() -> None:
 def test_a_value_hipconv_did_not_write_does_not_read(text: object) -> None:
     data = json.dumps(text).encode()
     with pytest.raises(Damaged, match="not a value hipconv wrote"):
-        unseal(b"key", cache_format._digest(b"key", data) + data)
+        unseal(b"key", cache_format._checksum(b"key", data) + data)
 
 
 def test_a_file_s_text_is_stored_after_the_json_as_it_is() -> None:
@@ -301,11 +301,11 @@ def test_a_file_s_text_is_stored_after_the_json_as_it_is() -> None:
 )
 def test_stored_bytes_hipconv_did_not_write_do_not_read(text: bytes) -> None:
     with pytest.raises(Damaged, match="not a value hipconv wrote"):
-        unseal(b"key", cache_format._digest(b"key", text) + text)
+        unseal(b"key", cache_format._checksum(b"key", text) + text)
 
 
 def test_a_value_sealed_under_another_key_does_not_read() -> None:
-    with pytest.raises(Damaged, match="digest"):
+    with pytest.raises(Damaged, match="checksum"):
         unseal(b"other", seal(b"key", (1, 2)))
 
 
