@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from hipconv.translate.lexer import LINE_SPLICE, TokenKind, Tokens, unsplice
+from hipconv.translate.lexer import TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 
 WORDY_KINDS = (TokenKind.IDENTIFIER, TokenKind.KEYWORD)
@@ -23,12 +23,15 @@ EXPRESSION_KEYWORDS = frozenset(
 WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _RUNS = bytes(c if c in WORD_BYTES else 0x20 for c in range(256))  # every other byte becomes a space
 _DIGITS = b"0123456789"
+# a line splice whose backslash follows a word's byte: the search looks for each backslash as fast as for a
+# byte (the pattern starts with it), then looks back, so a file with no splice, or with splices after blanks
+# only (a macro's lines), is read once at C speed
+_SPLICED_WORD = re.compile(rb"\\(?<=\w\\)\r?\n")
 
 
 def has_spliced_word(body: bytes) -> bool:
-    """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`). The regex finds a file's
-    first splice, or that it has none (most files), in a quarter of the time `in` takes to look for both line ends."""
-    return any(body[m.start() - 1] in WORD_BYTES for m in LINE_SPLICE.finditer(body, 1))
+    """Whether a line splice may cut a name of the body (`cuda\\<newline>Malloc`): one after a word's byte."""
+    return _SPLICED_WORD.search(body) is not None
 
 
 def file_words(body: bytes) -> frozenset[bytes]:
