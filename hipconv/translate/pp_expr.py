@@ -318,16 +318,17 @@ _DEFINE = re.compile(  # at a line start (words.line_directives)
     rb"(?://[^\n]*|/\*[^\n]*?\*/[ \t]*)?(?=\n|\Z)"
 )
 _WORD = re.compile(r"\w+|<<|>>|<=|>=|==|!=|&&|\|\||\S")
+# the `#` of each #define with a digit after it on its line: the only ones _DEFINE may match and keep (a
+# header's guards and most of its #if, #endif and #include lines are not looked at)
+_NUMERIC_DEFINE = re.compile(rb"#[ \t]*define[ \t](?=[^\n]*\d)")
 
 
 def integer_defines(body: bytes) -> tuple[tuple[str, str], ...]:
     """The (name, body) of each one-line object-like #define whose body may be an integer constant expression
     (`#define CC_VOLTA 700`, `#define CC_RDNA2 (CC_OFFSET_AMD + 1030)`), without lexing: a header's share of
     the project's facts (project.FileFacts); version_tests.integer_macros folds them."""
-    if b"define" not in body:
-        return ()
     found = []
-    for m in line_directives(_DEFINE, body):
+    for m in line_directives(_DEFINE, body, _NUMERIC_DEFINE):
         text = m.group(2).decode("ascii", "replace")
         if any(ch.isdigit() for ch in text):
             found.append((m.group(1).decode("ascii", "replace"), " ".join(text.split())))
