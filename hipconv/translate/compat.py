@@ -136,8 +136,13 @@ def include_line(ctx: FileContext, shims: frozenset[str], *, compat_included: bo
 
 
 def _includes_header(body: bytes) -> bool:
-    name = re.escape(COMPAT_HEADER.encode())
-    return re.search(rb'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + name + rb'"', body, re.M) is not None
+    # the name first: the pattern, anchored at each line's start, is tried at every byte of the body
+    return COMPAT_HEADER.encode() in body and _COMPAT_INCLUDE.search(body) is not None
+
+
+_COMPAT_INCLUDE = re.compile(
+    rb'^[ \t]*#[ \t]*include[ \t]*"(?:[^"\n]*/)?' + re.escape(COMPAT_HEADER.encode()) + rb'"', re.M
+)
 
 
 def _mask_problem(c: Found, last: int, shim: str) -> tuple[str | None, Span | None]:
