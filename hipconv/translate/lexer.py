@@ -18,6 +18,8 @@ import bisect
 import ctypes
 import enum
 import functools
+import itertools
+import operator
 import re
 import sys
 from array import array
@@ -62,7 +64,11 @@ class Token:
 
 
 _QUOTE = re.compile(rb"[\"']")
-_BRACE = re.compile(rb"[{}]")
+# a brace of either kind, found as `{` in the body with each `}` read as one: a search for one byte skips to
+# it, where one for a set of bytes ([{}]) tries each byte (the scan takes a third of the instructions)
+_BRACES_AS_OPEN = bytes.maketrans(b"}", b"{")
+_OPEN_BRACE = re.compile(rb"\{")
+_START = operator.methodcaller("start")
 _CLOSE_BRACE = ord("}")
 _UNTERMINATED_LITERAL = re.compile(rb"(?:u8|[uUL])?R?[\"']")
 
@@ -129,12 +135,16 @@ class Tokens:
         around a token (facts.launch_blocks.function_name) steps over braces, not over every token."""
         if self._braces is None:
             starts, ends, kinds, size = self.starts, self.ends, self.kinds, len(self.kinds)
-            found = array("I")
-            for m in _BRACE.finditer(self.body):
-                i = bisect.bisect_left(starts, m.start())
-                if i < size and starts[i] == m.start() and ends[i] == m.end() and kinds[i] == PUNCTUATION:
-                    found.append(i)  # not one in a comment or a literal
-            self._braces = found
+            at = list(map(_START, _OPEN_BRACE.finditer(self.body.translate(_BRACES_AS_OPEN))))
+            tokens = map(bisect.bisect_left, itertools.repeat(starts), at)  # the token at or after each brace
+            self._braces = array(
+                "I",  # not one in a comment or a literal
+                [
+                    i
+                    for i, p in zip(tokens, at)
+                    if i < size and starts[i] == p and ends[i] == p + 1 and kinds[i] == PUNCTUATION
+                ],
+            )
         return self._braces
 
     def enclosing_braces(self, k: int) -> Iterator[int]:
