@@ -18,7 +18,7 @@ from hipconv.translate.directives import Directives, directive_last_token, logic
 from hipconv.translate.edits import Edit
 from hipconv.translate.found import Found
 from hipconv.translate.includes import line_before_splices
-from hipconv.translate.lexer import TokenKind, Tokens, unsplice
+from hipconv.translate.lexer import NEWLINE, TokenKind, Tokens, unsplice
 from hipconv.translate.syntax import is_punct, next_code, prev_code, starts_line
 
 
@@ -248,7 +248,7 @@ def line_ends_after(tokens: Tokens, last: int) -> bool:
         return False  # `}\` then a blank line: `#endif\` would continue onto it
     k = last
     while k + 1 < len(tokens):
-        if b"\n" in unsplice(body[tokens.ends[k] : tokens.starts[k + 1]]):
+        if NEWLINE in unsplice(body[tokens.ends[k] : tokens.starts[k + 1]]):
             return True
         if tokens.kinds[k + 1] != TokenKind.COMMENT:
             return False

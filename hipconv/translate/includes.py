@@ -10,7 +10,7 @@ from hipconv.translate.compat import shim_include
 from hipconv.translate.directives import Directives, Includes, directive_last_token, logical_line_end
 from hipconv.translate.edits import Edit, Part
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind, Tokens, after_splice, unsplice
+from hipconv.translate.lexer import NEWLINE, TokenKind, Tokens, after_splice, unsplice
 from hipconv.translate.status import apply_resolution
 from hipconv.translate.syntax import Span, next_code
 
@@ -181,7 +181,9 @@ def _remove_line(c: Found, hash_i: int) -> bool:
     it (on a line of their own), line splices inside it included; False when a splice joins code to it."""
     tokens, body = c.tokens, c.tokens.body
     first, last = hash_i, directive_last_token(tokens, hash_i)
-    while first > 0 and tokens.kinds[first - 1] == TokenKind.COMMENT and b"\n" not in unsplice(_gap(tokens, first - 1)):
+    while (
+        first > 0 and tokens.kinds[first - 1] == TokenKind.COMMENT and NEWLINE not in unsplice(_gap(tokens, first - 1))
+    ):
         first -= 1  # comments before the `#` on its line
     line_start = body.rfind(b"\n", 0, tokens.starts[first]) + 1
     line_end = logical_line_end(body, tokens.ends[last])

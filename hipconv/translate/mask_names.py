@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from hipconv.rules.model import LookupTable
 from hipconv.translate.declarations import QUALIFIERS, declaration_type
-from hipconv.translate.lexer import TokenKind, Tokens, lex_many, unsplice
+from hipconv.translate.lexer import NEWLINE, TokenKind, Tokens, lex_many, unsplice
 from hipconv.translate.source import SourceFile
 from hipconv.translate.syntax import (
     IntLiteral,
@@ -171,7 +171,7 @@ def _macro(tokens: Tokens, k: int) -> tuple[int, None] | None:
 
 
 def _line_break_between(tokens: Tokens, a: int, b: int) -> bool:
-    return b"\n" in unsplice(tokens.body[tokens.ends[a] : tokens.starts[b]])
+    return NEWLINE in unsplice(tokens.body[tokens.ends[a] : tokens.starts[b]])
 
 
 def _constant(tokens: Tokens, k: int) -> tuple[int, tuple[int, int]] | None:

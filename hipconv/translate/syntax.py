@@ -12,7 +12,7 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from hipconv.translate.lexer import COMMENT, IDENTIFIER, KEYWORD, PUNCTUATION, Tokens, unsplice
+from hipconv.translate.lexer import COMMENT, IDENTIFIER, KEYWORD, NEWLINE, PUNCTUATION, Tokens, unsplice
 
 Span = tuple[int, int]  # byte offsets [start, end) into the body
 
@@ -360,7 +360,7 @@ def starts_line(tokens: Tokens, i: int) -> bool:
     j = i - 1
     while j >= 0:
         gap = body[ends[j] : starts[j + 1]]
-        if b"\n" in gap and b"\n" in unsplice(gap):
+        if NEWLINE in gap and NEWLINE in unsplice(gap):
             return True
         if tokens.kinds[j] != COMMENT:
             return False

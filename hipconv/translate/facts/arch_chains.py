@@ -20,7 +20,7 @@ from hipconv.diagnostics import ARCH_BRANCH_NVIDIA_ONLY
 from hipconv.translate.directives import Directives
 from hipconv.translate.facts.arch_branches import Holds, branch_holds
 from hipconv.translate.found import Found
-from hipconv.translate.lexer import TokenKind, Tokens
+from hipconv.translate.lexer import BACKSLASH, TokenKind, Tokens
 from hipconv.translate.pp_expr import Node, PPToken, Undecidable, Value, condition_text, evaluate, mentions, parse
 from hipconv.translate.syntax import Span, next_code
 from hipconv.translate.version_tests import (
@@ -252,7 +252,7 @@ def _names(c: Found, arm: Arm, names: frozenset[str]) -> bool:
     """Whether the arm's directive line names one of the names."""
     tokens = c.tokens
     line = tokens.body[arm.span[0] : arm.span[1]]
-    if b"\\" not in line and not any(name.encode() in line for name in names):
+    if BACKSLASH not in line and not any(name.encode() in line for name in names):
         return False  # most lines: none of them written, found at C speed (a line splice may cut one)
     first, end = tokens.within(arm.span)
     return any(tokens.kinds[k] == TokenKind.IDENTIFIER and tokens.text(k) in names for k in range(first, end))

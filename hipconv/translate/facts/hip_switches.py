@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from hipconv.resources import hip_names
 from hipconv.rules.model import LookupTable
-from hipconv.translate.lexer import unsplice
+from hipconv.translate.lexer import BACKSLASH, unsplice
 from hipconv.translate.words import file_words, line_directives
 
 COMPILER_SWITCHES = frozenset(
@@ -155,11 +155,14 @@ def alias_of(table: LookupTable, name: str, body: str) -> bool:
     return name in table.identifiers and body.encode() in hip_spellings(table)
 
 
+_SLASH = ord("/")  # a byte's value: lexer.BACKSLASH says why
+
+
 def directive_code(text: bytes) -> bytes:
     """A directive's text after its name, without comments and line splices; a test project_hip rewrote
     (`1 /* hipconv: defined(M) */`) read as written, so a second run keeps what the first kept."""
-    if b"/" not in text:  # most directives: no comment, so no rewritten test either
-        return text.replace(b"\\\n", b" ") if b"\\" in text else text
+    if _SLASH not in text:  # most directives: no comment, so no rewritten test either
+        return text.replace(b"\\\n", b" ") if BACKSLASH in text else text
     return COMMENTS.sub(b" ", _REWRITTEN.sub(_as_written, text)).replace(b"\\\n", b" ")
 
 

@@ -11,7 +11,7 @@ import bisect
 import math
 from typing import NamedTuple
 
-from hipconv.translate.lexer import IDENTIFIER, KEYWORD, LITERAL, TokenKind, Tokens
+from hipconv.translate.lexer import IDENTIFIER, KEYWORD, LITERAL, NEWLINE, TokenKind, Tokens
 from hipconv.translate.syntax import (
     int_literal,
     is_punct,
@@ -178,7 +178,7 @@ def _read_definition(tokens: Tokens, j: int, known: _Known, *, depth: int, dim3:
     before, after = prev_code(tokens, j), next_code(tokens, j)
     if tokens.text(before) == "define":
         end = after
-        while end < len(tokens) and b"\n" not in tokens.body[tokens.ends[end - 1] : tokens.starts[end]]:
+        while end < len(tokens) and NEWLINE not in tokens.body[tokens.ends[end - 1] : tokens.starts[end]]:
             end += 1
         return (
             _threads(tokens, after, end, known, depth=depth)
