@@ -11,6 +11,7 @@ directives) and version_uses (code, #define bodies).
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -44,6 +45,9 @@ DEVICE_TEST = "defined(__HIP_DEVICE_COMPILE__)"
 VERSIONS = ("CUDART_VERSION", "CUDA_VERSION", "__CUDART_API_VERSION", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__")
 MACROS = frozenset((ARCH, *VERSIONS))
 WORDS = frozenset(m.encode() for m in MACROS)
+# any of the macros in a text (MACRO_TEXT.search(body, start, end)): one search, where `name in text` for each
+# raises and clears a TypeError in CPython 3.11 before it looks (lexer.BACKSLASH)
+MACRO_TEXT = re.compile(b"|".join(re.escape(w) for w in sorted(WORDS)))
 CODE = (TokenKind.WHITESPACE, TokenKind.COMMENT)  # what is not code
 
 
@@ -90,7 +94,7 @@ def integer_macros(tokens: Tokens, directives: Directives, inherited: Iterable[t
     span_starts = [a for a, _ in directives.spans]
     for hash_i, name_i, name in directives.lines:
         span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
-        if name in ("if", "elif", "define") and any(w in body[span[0] : span[1]] for w in WORDS):
+        if name in ("if", "elif", "define") and MACRO_TEXT.search(body, span[0], span[1]):
             wanted.update(w.decode() for w in file_words(body[span[0] : span[1]]))
         if name not in ("define", "undef"):
             continue

@@ -22,6 +22,7 @@ from hipconv.translate.pp_expr import Node, Undecidable, condition_text, evaluat
 from hipconv.translate.syntax import Span, is_punct, next_code, prev_code
 from hipconv.translate.version_tests import (
     ARCH,
+    MACRO_TEXT,
     MACROS,
     RULE_ID,
     VERSIONS,
@@ -45,9 +46,6 @@ MACRO_DEVICE_TEST = "__HIP_DEVICE_COMPILE__"
 ARCH_VALUE = "HIPCONV_CUDA_ARCH"  # __CUDA_ARCH__'s value: a shim of hipconv_compat.h
 
 
-_MACRO_BYTES = tuple(m.encode() for m in MACROS)
-
-
 def match_defines(c: Found, w: Worlds, directives: Directives, done: list[Span]) -> None:
     """Rewrite or report each object-like #define whose body is a test of the macros."""
     tokens = c.tokens
@@ -58,7 +56,7 @@ def match_defines(c: Found, w: Worlds, directives: Directives, done: list[Span])
             continue
         span = directives.spans[bisect.bisect_right(span_starts, tokens.starts[hash_i]) - 1]
         text = unsplice(tokens.body[tokens.ends[macro_i] : span[1]])
-        if not any(m in text for m in _MACRO_BYTES):
+        if not MACRO_TEXT.search(text):
             continue  # most definitions: none of the macros' bytes, found without reading the tokens
         after = macro_i + 1
         code = code_of(tokens, after, bisect.bisect_left(tokens.starts, span[1]))
