@@ -152,7 +152,8 @@ def file_links(sources: Sequence[SourceFile], table: LookupTable) -> list[FileFa
 def file_facts(sources: Sequence[SourceFile], table: LookupTable, *, links: bool = True) -> list[FileFacts]:
     """All the facts of each source: one scan of each body (file_words) serves the questions. `links`
     False: not those of file_links (a run has them already: with_links joins them)."""
-    words = [file_words(s.body) for s in sources]  # one scan of each body serves the three questions
+    # one scan of each body serves the three questions, and the translation of the file later (keep)
+    words = [file_words(s.body, keep=True) for s in sources]
     requiring = _requiring(table)
     declared = project_names([(s.body, w) for s, w in zip(sources, words)], table.names)
     requiring_words = frozenset(requiring)  # a set: `found & requiring.keys()` walks all of a file's words

@@ -34,9 +34,16 @@ def has_spliced_word(body: bytes) -> bool:
     return _SPLICED_WORD.search(body) is not None
 
 
-def file_words(body: bytes) -> frozenset[bytes]:
+def file_words(body: bytes, *, keep: bool = False) -> frozenset[bytes]:
     """Every identifier-like word of a body (comments and strings included), joining line splices: in each
-    run of letters, digits and `_`, the part from its first non-digit (`0x1f` holds `x1f`)."""
+    run of letters, digits and `_`, the part from its first non-digit (`0x1f` holds `x1f`). `keep`: the
+    words are kept for the next call with the same bytes (the project pass reads a header, the translation
+    reads it again later)."""
+    key = (hash(body), len(body)) if keep or _KEPT.words else None
+    if key is not None and (kept := _KEPT.take(key)) is not None:
+        if keep:
+            _KEPT.put(key, kept)
+        return frozenset(kept.split())
     if has_spliced_word(body):
         body = unsplice(body)
     runs = set(body.translate(_RUNS).split())  # the C-speed split; numbers are the rare runs to fix
@@ -44,7 +51,34 @@ def file_words(body: bytes) -> frozenset[bytes]:
     if numeric:
         runs -= numeric
         runs.update(word for word in (run.lstrip(_DIGITS) for run in numeric) if word)
+    if key is not None and keep:
+        _KEPT.put(key, b" ".join(runs))
     return frozenset(runs)
+
+
+class _KeptWords:
+    """The words of file_words(keep=True), by the bytes' hash and length, until asked for again: each body's as
+    one string (a ninth of the set's memory; read back from its unique words, not from every word of the
+    body), at most LIMIT bytes of them (a run that reads more computes the rest again)."""
+
+    LIMIT = 4 << 20
+
+    def __init__(self) -> None:
+        self.words: dict[tuple[int, int], bytes] = {}
+        self.size = 0
+
+    def take(self, key: tuple[int, int]) -> bytes | None:
+        words = self.words.pop(key, None)
+        self.size -= len(words) if words is not None else 0
+        return words
+
+    def put(self, key: tuple[int, int], words: bytes) -> None:
+        if key not in self.words and self.size + len(words) <= self.LIMIT:
+            self.words[key] = words
+            self.size += len(words)
+
+
+_KEPT = _KeptWords()
 
 
 def line_directives(
