@@ -282,7 +282,7 @@ class _Raw:
             if ends[i] <= len(body):
                 break
             ends[i] = len(body)
-        spliced = _place_splices(body, starts, ends) if LINE_SPLICE.search(body) else ()  # as has_spliced_word
+        spliced = _place_splices(body, starts, ends) if LINE_SPLICE.search(body) else ()  # one scan, not two `in`
         return Tokens(body, array("B", self.kinds[first:last]), starts, ends, spliced)
 
     def crosses_start(self, offset: int) -> bool:
