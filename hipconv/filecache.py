@@ -6,7 +6,7 @@ Every key is a digest of what the value was computed from: the file's bytes (as 
 cache is never trusted over them), its path as shown, hipconv's version and code, the rule data, the
 settings, and for a translation the facts of the whole run that a file's translation reads
 (Project.digest), and the releases of the libraries it runs (libclang, jinja2: hipconv.cache_format).
-Values are JSON, each sealed with a digest of its key and bytes (hipconv.cache_format), never pickles. Entries
+Values are JSON, each sealed with a checksum of its key and bytes (hipconv.cache_format), never pickles. Entries
 not used for MAX_AGE_DAYS, and the least recently used ones beyond MAX_BYTES, are evicted at the end of a
 run. Any trouble with the cache (a read-only home, a locked database) only turns it off for the run.
 
